@@ -1,0 +1,735 @@
+package action
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// PixelsPerNotch converts pixel scroll amounts (OpenAI's scroll_x and
+// scroll_y) to wheel notches: X11 and VNC scroll in notches.
+const PixelsPerNotch = 100
+
+// ScrollNotches is the wheel notches of a scroll that names only a direction.
+const ScrollNotches = 3
+
+const maxJSONScan = 1000
+
+// jsonValues finds the JSON values in a reply: the whole reply, else the
+// fenced blocks, else each balanced object or array in the text.
+func jsonValues(reply string) []json.RawMessage {
+	t := strings.TrimSpace(reply)
+	if json.Valid([]byte(t)) && t != "" {
+		return []json.RawMessage{json.RawMessage(t)}
+	}
+	var out []json.RawMessage
+	for _, b := range codeBlocks(reply) {
+		body := strings.TrimSpace(b.body)
+		if json.Valid([]byte(body)) && body != "" {
+			out = append(out, json.RawMessage(body))
+			continue
+		}
+		for _, line := range strings.Split(body, "\n") { // one object a line
+			if l := strings.TrimSpace(line); l != "" && json.Valid([]byte(l)) {
+				out = append(out, json.RawMessage(l))
+			}
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	tries := 0
+	for i := 0; i < len(reply) && tries < maxJSONScan; i++ {
+		if reply[i] != '{' && reply[i] != '[' {
+			continue
+		}
+		tries++
+		dec := json.NewDecoder(strings.NewReader(reply[i:]))
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			continue
+		}
+		out = append(out, raw)
+		i += int(dec.InputOffset()) - 1
+	}
+	return out
+}
+
+// objects flattens the JSON values into objects: arrays are expanded.
+func objects(vals []json.RawMessage) ([]map[string]json.RawMessage, error) {
+	var out []map[string]json.RawMessage
+	var add func(raw json.RawMessage, depth int) error
+	add = func(raw json.RawMessage, depth int) error {
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 {
+			return nil
+		}
+		switch raw[0] {
+		case '[':
+			if depth > 2 {
+				return fmt.Errorf("arrays nested too deeply")
+			}
+			var items []json.RawMessage
+			if err := json.Unmarshal(raw, &items); err != nil {
+				return err
+			}
+			for _, it := range items {
+				if err := add(it, depth+1); err != nil {
+					return err
+				}
+			}
+		case '{':
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(raw, &m); err != nil {
+				return err
+			}
+			out = append(out, m)
+		default:
+			return fmt.Errorf("expected a JSON object, found %s", shorten(string(raw), 40))
+		}
+		return nil
+	}
+	for _, v := range vals {
+		if err := add(v, 0); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// jobj is a decoded JSON object with typed, error-reporting accessors.
+type jobj struct {
+	m   map[string]json.RawMessage
+	f   Format
+	err error
+}
+
+func (o *jobj) has(k string) bool {
+	v, ok := o.m[k]
+	return ok && string(bytes.TrimSpace(v)) != "null"
+}
+
+func (o *jobj) fail(format string, args ...any) {
+	if o.err == nil {
+		o.err = fmt.Errorf(format, args...)
+	}
+}
+
+func (o *jobj) str(k string) string {
+	if !o.has(k) {
+		return ""
+	}
+	var s string
+	if err := json.Unmarshal(o.m[k], &s); err != nil {
+		o.fail("%s must be a string", k)
+	}
+	return s
+}
+
+func (o *jobj) num(k string) float64 {
+	if !o.has(k) {
+		return 0
+	}
+	var f float64
+	if err := json.Unmarshal(o.m[k], &f); err != nil {
+		var s string // some models quote numbers
+		if json.Unmarshal(o.m[k], &s) == nil {
+			if _, e := fmt.Sscanf(strings.TrimSpace(s), "%g", &f); e == nil {
+				return f
+			}
+		}
+		o.fail("%s must be a number", k)
+	}
+	return f
+}
+
+func (o *jobj) boolean(k string) bool {
+	if !o.has(k) {
+		return false
+	}
+	var b bool
+	if err := json.Unmarshal(o.m[k], &b); err != nil {
+		o.fail("%s must be true or false", k)
+	}
+	return b
+}
+
+func (o *jobj) obj(k string) *jobj {
+	var m map[string]json.RawMessage
+	if o.has(k) {
+		if err := json.Unmarshal(o.m[k], &m); err != nil {
+			o.fail("%s must be an object", k)
+		}
+	}
+	return &jobj{m: m, f: o.f}
+}
+
+// pair reads a [x, y] array.
+func (o *jobj) pair(k string, unit Unit) *Point {
+	if !o.has(k) {
+		return nil
+	}
+	var xy []float64
+	if err := json.Unmarshal(o.m[k], &xy); err != nil || len(xy) != 2 {
+		o.fail("%s must be an [x, y] pair of numbers", k)
+		return nil
+	}
+	return &Point{X: xy[0], Y: xy[1], Unit: unit}
+}
+
+func (o *jobj) index(k string) *int {
+	if !o.has(k) {
+		o.fail("%s is required", k)
+		return nil
+	}
+	f := o.num(k)
+	if f != math.Trunc(f) || f < 0 || f > math.MaxInt32 {
+		o.fail("%s must be a non-negative whole number", k)
+		return nil
+	}
+	n := int(f)
+	return &n
+}
+
+func (o *jobj) raw() string {
+	b, _ := json.Marshal(o.m)
+	return string(b)
+}
+
+func parseObjects(f Format, reply string, one func(o *jobj) ([]Action, error)) ([]Action, error) {
+	vals := jsonValues(reply)
+	if len(vals) == 0 {
+		return nil, &ParseError{Format: f, Part: reply, Reason: "no JSON found in the reply"}
+	}
+	objs, err := objects(vals)
+	if err != nil {
+		return nil, &ParseError{Format: f, Reason: err.Error()}
+	}
+	var out []Action
+	for _, m := range objs {
+		o := &jobj{m: m, f: f}
+		acts, err := one(o)
+		if err == nil {
+			err = o.err
+		}
+		if err != nil {
+			return nil, &ParseError{Format: f, Part: o.raw(), Reason: err.Error()}
+		}
+		out = append(out, acts...)
+	}
+	if len(out) == 0 {
+		return nil, &ParseError{Format: f, Reason: "the reply holds no action"}
+	}
+	return out, nil
+}
+
+// comboAction turns "ctrl+c" (or ["ctrl", "c"]) into a Key or Hotkey action.
+func comboAction(names []string) (Action, error) {
+	keys, bad, ok := normalizeKeys(names)
+	if !ok {
+		return Action{}, fmt.Errorf("unknown key %q", bad)
+	}
+	if len(keys) == 1 {
+		return Action{Kind: Key, Keys: keys}, nil
+	}
+	return Action{Kind: Hotkey, Keys: keys}, nil
+}
+
+// ParseScreenAgent parses ScreenAgent's JSON function calls: MouseAction,
+// KeyboardAction, WaitAction, PlanAction and EvaluateSubTaskAction.
+func ParseScreenAgent(reply string, o Options) ([]Action, error) {
+	unit := unitOr(o, Pixels)
+	return parseObjects(FormatScreenAgent, reply, func(j *jobj) ([]Action, error) {
+		switch t := j.str("action_type"); t {
+		case "MouseAction":
+			var a Action
+			if j.has("mouse_position") {
+				p := j.obj("mouse_position")
+				a.Point = &Point{X: p.num("width"), Y: p.num("height"), Unit: unit}
+				if p.err != nil {
+					return nil, fmt.Errorf("mouse_position: %v", p.err)
+				}
+			}
+			switch b := strings.ToLower(j.str("mouse_button")); b {
+			case "", "left":
+			case "right", "middle":
+				a.Button = Button(b)
+			default:
+				return nil, fmt.Errorf("unknown mouse_button %q", b)
+			}
+			switch mt := strings.ToLower(j.str("mouse_action_type")); mt {
+			case "click":
+				a.Kind = Click
+			case "double_click":
+				a.Kind, a.Count = Click, 2
+			case "move":
+				a.Kind = Move
+			case "drag":
+				a.Kind, a.To, a.Point = Drag, a.Point, nil
+			case "down":
+				a.Kind = MouseDown
+			case "up":
+				a.Kind = MouseUp
+			case "scroll_up", "scroll_down":
+				rep := 1
+				if j.has("scroll_repeat") {
+					rep = int(j.num("scroll_repeat"))
+				}
+				if rep < 1 {
+					return nil, fmt.Errorf("scroll_repeat must be at least 1")
+				}
+				a.Kind, a.DY, a.Button = Scroll, rep, ""
+				if mt == "scroll_up" {
+					a.DY = -rep
+				}
+			default:
+				return nil, fmt.Errorf("unknown mouse_action_type %q", mt)
+			}
+			return []Action{a}, nil
+		case "KeyboardAction":
+			kt := strings.ToLower(j.str("keyboard_action_type"))
+			text, key := j.str("keyboard_text"), j.str("keyboard_key")
+			if text == "" {
+				text = j.str("keyboard_input")
+			}
+			if kt == "" {
+				kt = map[bool]string{true: "press", false: "text"}[key != ""]
+			}
+			switch kt {
+			case "text", "input":
+				if text == "" {
+					return nil, fmt.Errorf("keyboard_text is required")
+				}
+				return []Action{{Kind: Type, Text: text}}, nil
+			case "press", "down", "up":
+				if key == "" {
+					return nil, fmt.Errorf("keyboard_key is required")
+				}
+				a, err := comboAction(splitCombo(key))
+				if err != nil {
+					return nil, err
+				}
+				if kt != "press" {
+					if len(a.Keys) != 1 {
+						return nil, fmt.Errorf("key %s takes one key", kt)
+					}
+					a.Kind = map[string]Kind{"down": KeyDown, "up": KeyUp}[kt]
+				}
+				return []Action{a}, nil
+			}
+			return nil, fmt.Errorf("unknown keyboard_action_type %q", kt)
+		case "WaitAction":
+			d := 0.5
+			if j.has("wait_time") {
+				d = j.num("wait_time")
+			}
+			return []Action{{Kind: Wait, Duration: d}}, nil
+		case "PlanAction":
+			var text string
+			var list []string
+			if err := json.Unmarshal(j.m["element"], &list); err == nil {
+				text = strings.Join(list, "\n")
+			} else {
+				text = j.str("element")
+			}
+			if text == "" {
+				return nil, fmt.Errorf("PlanAction needs element")
+			}
+			return []Action{{Kind: Plan, Text: text}}, nil
+		case "EvaluateSubTaskAction":
+			s := j.str("situation")
+			if s == "goal_success" {
+				s = "sub_task_success"
+			}
+			switch s {
+			case "sub_task_success", "need_retry", "need_reformulate":
+			default:
+				return nil, fmt.Errorf("unknown situation %q", s)
+			}
+			a := Action{Kind: Reflect, Text: s}
+			if adv := j.str("advice"); adv != "" {
+				a.Args = map[string]any{"advice": adv}
+			}
+			return []Action{a}, nil
+		case "":
+			return nil, fmt.Errorf("action_type is missing")
+		default:
+			return nil, fmt.Errorf("unknown action_type %q", t)
+		}
+	})
+}
+
+// ParseAnthropic parses the input of Anthropic's computer-use tool (a bare
+// input object, a tool_use block, or a content array holding them).
+func ParseAnthropic(reply string, o Options) ([]Action, error) {
+	unit := unitOr(o, Pixels)
+	return parseObjects(FormatAnthropic, reply, func(j *jobj) ([]Action, error) {
+		if t := j.str("type"); t != "" && t != "tool_use" {
+			return nil, nil // text and thinking blocks carry no action
+		}
+		if j.has("input") {
+			j = j.obj("input")
+			if j.err != nil {
+				return nil, j.err
+			}
+		}
+		act := j.str("action")
+		pt := j.pair("coordinate", unit)
+		held := func(a Action) []Action {
+			if mods := j.str("text"); mods != "" {
+				keys, bad, ok := normalizeKeys(splitCombo(mods))
+				if !ok {
+					j.fail("unknown modifier key %q", bad)
+					return nil
+				}
+				out := make([]Action, 0, 2*len(keys)+1)
+				for _, k := range keys {
+					out = append(out, Action{Kind: KeyDown, Keys: []string{k}})
+				}
+				out = append(out, a)
+				for i := len(keys) - 1; i >= 0; i-- {
+					out = append(out, Action{Kind: KeyUp, Keys: []string{keys[i]}})
+				}
+				return out
+			}
+			return []Action{a}
+		}
+		switch act {
+		case "key":
+			var out []Action
+			for _, combo := range strings.Fields(j.str("text")) {
+				a, err := comboAction(splitCombo(combo))
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, a)
+			}
+			if len(out) == 0 {
+				return nil, fmt.Errorf("key needs text")
+			}
+			return out, nil
+		case "type":
+			return []Action{{Kind: Type, Text: j.str("text")}}, nil
+		case "mouse_move":
+			return []Action{{Kind: Move, Point: pt}}, nil
+		case "left_click", "right_click", "middle_click", "double_click", "triple_click":
+			a := Action{Kind: Click, Point: pt}
+			switch act {
+			case "right_click":
+				a.Button = Right
+			case "middle_click":
+				a.Button = Middle
+			case "double_click":
+				a.Count = 2
+			case "triple_click":
+				a.Count = 3
+			}
+			return held(a), nil
+		case "left_click_drag":
+			return []Action{{Kind: Drag, Point: j.pair("start_coordinate", unit), To: pt}}, nil
+		case "left_mouse_down":
+			return []Action{{Kind: MouseDown, Point: pt}}, nil
+		case "left_mouse_up":
+			return []Action{{Kind: MouseUp, Point: pt}}, nil
+		case "scroll":
+			n := ScrollNotches
+			if j.has("scroll_amount") {
+				n = int(j.num("scroll_amount"))
+			}
+			if n < 1 {
+				return nil, fmt.Errorf("scroll_amount must be at least 1")
+			}
+			a := Action{Kind: Scroll, Point: pt}
+			switch d := j.str("scroll_direction"); d {
+			case "up":
+				a.DY = -n
+			case "down":
+				a.DY = n
+			case "left":
+				a.DX = -n
+			case "right":
+				a.DX = n
+			default:
+				return nil, fmt.Errorf("unknown scroll_direction %q", d)
+			}
+			return held(a), nil
+		case "hold_key":
+			keys, bad, ok := normalizeKeys(splitCombo(j.str("text")))
+			if !ok || len(keys) == 0 {
+				return nil, fmt.Errorf("unknown key %q", bad)
+			}
+			d := j.num("duration")
+			var out []Action
+			for _, k := range keys {
+				out = append(out, Action{Kind: KeyDown, Keys: []string{k}})
+			}
+			out = append(out, Action{Kind: Wait, Duration: d})
+			for i := len(keys) - 1; i >= 0; i-- {
+				out = append(out, Action{Kind: KeyUp, Keys: []string{keys[i]}})
+			}
+			if d <= 0 {
+				return nil, fmt.Errorf("hold_key needs a positive duration")
+			}
+			return out, nil
+		case "wait":
+			d := j.num("duration")
+			if d <= 0 {
+				d = 1
+			}
+			return []Action{{Kind: Wait, Duration: d}}, nil
+		case "screenshot", "cursor_position":
+			return nil, nil // observation requests: the next observation answers them
+		case "":
+			return nil, fmt.Errorf("action is missing")
+		}
+		return nil, fmt.Errorf("unknown action %q", act)
+	})
+}
+
+// ParseOpenAI parses OpenAI computer-use output: a response output array, a
+// computer_call item, or a bare action object.
+func ParseOpenAI(reply string, o Options) ([]Action, error) {
+	unit := unitOr(o, Pixels)
+	var one func(j *jobj) ([]Action, error)
+	one = func(j *jobj) ([]Action, error) {
+		if j.has("output") { // a whole response
+			var items []map[string]json.RawMessage
+			if err := json.Unmarshal(j.m["output"], &items); err != nil {
+				return nil, fmt.Errorf("output must be an array of items")
+			}
+			var out []Action
+			for _, it := range items {
+				acts, err := one(&jobj{m: it, f: j.f})
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, acts...)
+			}
+			return out, nil
+		}
+		t := j.str("type")
+		if t == "computer_call" {
+			if j.has("actions") {
+				var list []map[string]json.RawMessage
+				if err := json.Unmarshal(j.m["actions"], &list); err != nil {
+					return nil, fmt.Errorf("actions must be an array of objects")
+				}
+				var out []Action
+				for _, it := range list {
+					acts, err := one(&jobj{m: it, f: j.f})
+					if err != nil {
+						return nil, err
+					}
+					out = append(out, acts...)
+				}
+				return out, nil
+			}
+			return one(j.obj("action"))
+		}
+		pt := func() *Point {
+			if !j.has("x") || !j.has("y") {
+				j.fail("%s needs x and y", t)
+				return nil
+			}
+			return &Point{X: j.num("x"), Y: j.num("y"), Unit: unit}
+		}
+		switch t {
+		case "click", "double_click":
+			a := Action{Kind: Click, Point: pt()}
+			if t == "double_click" {
+				a.Count = 2
+			}
+			switch b := j.str("button"); b {
+			case "", "left":
+			case "right":
+				a.Button = Right
+			case "wheel", "middle":
+				a.Button = Middle
+			case "back", "forward":
+				return []Action{{Kind: Back}}, nil
+			default:
+				return nil, fmt.Errorf("unknown button %q", b)
+			}
+			return []Action{a}, nil
+		case "move":
+			return []Action{{Kind: Move, Point: pt()}}, nil
+		case "drag":
+			var path []struct{ X, Y float64 }
+			if err := json.Unmarshal(j.m["path"], &path); err != nil || len(path) < 2 {
+				return nil, fmt.Errorf("drag needs a path of at least two points")
+			}
+			last := path[len(path)-1]
+			return []Action{{Kind: Drag, Point: &Point{X: path[0].X, Y: path[0].Y, Unit: unit},
+				To: &Point{X: last.X, Y: last.Y, Unit: unit}}}, nil
+		case "keypress":
+			var keys []string
+			if err := json.Unmarshal(j.m["keys"], &keys); err != nil || len(keys) == 0 {
+				return nil, fmt.Errorf("keypress needs keys")
+			}
+			a, err := comboAction(keys)
+			return []Action{a}, err
+		case "type":
+			return []Action{{Kind: Type, Text: j.str("text")}}, nil
+		case "scroll":
+			notches := func(px float64) int {
+				n := int(math.Round(px / PixelsPerNotch))
+				if n == 0 && px != 0 {
+					n = int(math.Copysign(1, px))
+				}
+				return n
+			}
+			a := Action{Kind: Scroll, DX: notches(j.num("scroll_x")), DY: notches(j.num("scroll_y"))}
+			if j.has("x") {
+				a.Point = pt()
+			}
+			return []Action{a}, nil
+		case "wait":
+			return []Action{{Kind: Wait, Duration: 2}}, nil
+		case "screenshot":
+			return nil, nil
+		case "message", "reasoning", "function_call", "text":
+			return nil, nil
+		case "":
+			return nil, fmt.Errorf("type is missing")
+		}
+		return nil, fmt.Errorf("unknown action type %q", t)
+	}
+	return parseObjects(FormatOpenAI, reply, one)
+}
+
+// ParseBrowserUse parses browser-use output: {"action": [{"name": {...}}]}
+// or the action objects alone. Tools outside the unified space (files,
+// dropdown listing, search, extraction) become API actions of that name.
+func ParseBrowserUse(reply string, o Options) ([]Action, error) {
+	var one func(j *jobj) ([]Action, error)
+	one = func(j *jobj) ([]Action, error) {
+		if j.has("action") { // the model output wrapper, with thoughts beside it
+			var list []map[string]json.RawMessage
+			if err := json.Unmarshal(j.m["action"], &list); err != nil {
+				var single map[string]json.RawMessage
+				if err2 := json.Unmarshal(j.m["action"], &single); err2 != nil {
+					return nil, fmt.Errorf("action must be a list of {name: params} objects")
+				}
+				list = []map[string]json.RawMessage{single}
+			}
+			var out []Action
+			for _, it := range list {
+				acts, err := one(&jobj{m: it, f: j.f})
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, acts...)
+			}
+			return out, nil
+		}
+		if len(j.m) != 1 {
+			return nil, fmt.Errorf("each action must be one {name: params} object")
+		}
+		var name string
+		for k := range j.m {
+			name = k
+		}
+		p := j.obj(name)
+		if j.err != nil {
+			return nil, j.err
+		}
+		var out []Action
+		switch name {
+		case "go_to_url", "open_tab":
+			out = []Action{{Kind: Navigate, Text: p.str("url"), NewTab: p.boolean("new_tab") || name == "open_tab"}}
+		case "go_back":
+			out = []Action{{Kind: Back}}
+		case "click_element_by_index", "click_element":
+			a := Action{Kind: Click, Target: &Target{Index: p.index("index")}}
+			if p.boolean("while_holding_ctrl") {
+				out = []Action{{Kind: KeyDown, Keys: []string{"ctrl"}}, a, {Kind: KeyUp, Keys: []string{"ctrl"}}}
+			} else {
+				out = []Action{a}
+			}
+		case "input_text":
+			out = []Action{{Kind: Type, Target: &Target{Index: p.index("index")}, Text: p.str("text"), Clear: p.boolean("clear_existing")}}
+		case "switch_tab", "close_tab":
+			id := p.str("tab_id")
+			if id == "" && p.has("page_id") {
+				id = fmt.Sprintf("%g", p.num("page_id"))
+			}
+			if id == "" {
+				return nil, fmt.Errorf("%s needs tab_id", name)
+			}
+			k := TabSwitch
+			if name == "close_tab" {
+				k = TabClose
+			}
+			out = []Action{{Kind: k, Tab: id}}
+		case "scroll", "scroll_down", "scroll_up":
+			pages := 1.0
+			if p.has("num_pages") {
+				pages = p.num("num_pages")
+			}
+			down := name == "scroll_down" || (name == "scroll" && (!p.has("down") || p.boolean("down")))
+			if !down {
+				pages = -pages
+			}
+			a := Action{Kind: Scroll, Pages: pages}
+			if p.has("frame_element_index") {
+				a.Target = &Target{Index: p.index("frame_element_index")}
+			}
+			out = []Action{a}
+		case "scroll_to_text":
+			out = []Action{{Kind: ScrollToText, Text: p.str("text")}}
+		case "send_keys":
+			keys := p.str("keys")
+			if a, err := comboAction(splitCombo(keys)); err == nil {
+				out = []Action{a}
+			} else {
+				out = []Action{{Kind: Type, Text: keys}}
+			}
+		case "select_dropdown_option":
+			out = []Action{{Kind: Select, Target: &Target{Index: p.index("index")}, Text: p.str("text")}}
+		case "wait":
+			d := 3.0
+			if p.has("seconds") {
+				d = p.num("seconds")
+			}
+			out = []Action{{Kind: Wait, Duration: d}}
+		case "done":
+			if p.has("success") && !p.boolean("success") {
+				out = []Action{{Kind: Fail, Text: p.str("text")}}
+			} else {
+				out = []Action{{Kind: Done, Text: p.str("text")}}
+			}
+		case "get_dropdown_options", "upload_file_to_element", "upload_file", "write_file", "replace_file_str",
+			"read_file", "search_google", "extract_structured_data", "extract_content":
+			var args map[string]any
+			if len(p.m) > 0 {
+				b, _ := json.Marshal(p.m)
+				_ = json.Unmarshal(b, &args)
+			}
+			out = []Action{{Kind: API, Name: name, Args: args}}
+		default:
+			return nil, fmt.Errorf("unknown browser-use action %q", name)
+		}
+		if p.err != nil {
+			return nil, fmt.Errorf("%s: %v", name, p.err)
+		}
+		return out, nil
+	}
+	return parseObjects(FormatBrowserUse, reply, one)
+}
+
+// ParseJSON parses Proctor's own actions: an Action object or an array of
+// them, with unknown fields rejected.
+func ParseJSON(reply string, o Options) ([]Action, error) {
+	return parseObjects(FormatJSON, reply, func(j *jobj) ([]Action, error) {
+		b, _ := json.Marshal(j.m)
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		var a Action
+		if err := dec.Decode(&a); err != nil {
+			return nil, err
+		}
+		return []Action{a}, nil
+	})
+}

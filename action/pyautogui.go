@@ -1,0 +1,993 @@
+package action
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ParsePyAutoGUI parses pyautogui code statically: the code is never run.
+// Only calls to the pyautogui functions of the unified space and time.sleep
+// are accepted, with literal arguments (numbers, strings, tuples, lists,
+// tag_N references, and + - * / between them). The special codes DONE, FAIL,
+// WAIT [n] and ANS s may stand alone, quoted or fenced, or as lines of code.
+func ParsePyAutoGUI(reply string, o Options) ([]Action, error) {
+	blocks := codeBlocks(reply)
+	if len(blocks) == 0 {
+		if a, ok := special(reply); ok {
+			return []Action{a}, nil
+		}
+		acts, err := parsePython(reply, o)
+		if err == nil && len(acts) > 0 {
+			return acts, nil
+		}
+		// Prose with the special code on a line of its own.
+		var sp []Action
+		for _, line := range strings.Split(reply, "\n") {
+			if a, ok := special(line); ok {
+				sp = append(sp, a)
+			}
+		}
+		if len(sp) > 0 {
+			return sp, nil
+		}
+		if err != nil {
+			return nil, &ParseError{Format: FormatPyAutoGUI, Reason: "no code block found, and the reply is not code: " + err.Error()}
+		}
+		return nil, &ParseError{Format: FormatPyAutoGUI, Reason: "no code block and no special code (DONE, FAIL, WAIT, ANS) found"}
+	}
+	var out []Action
+	for _, b := range blocks {
+		acts, err := parsePython(b.body, o)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, acts...)
+	}
+	if len(out) == 0 {
+		return nil, &ParseError{Format: FormatPyAutoGUI, Reason: "the code blocks hold no action"}
+	}
+	return out, nil
+}
+
+type tokKind int
+
+const (
+	tEOF tokKind = iota
+	tName
+	tNum
+	tStr
+	tOp
+	tNewline
+	tSpecial
+)
+
+type token struct {
+	kind tokKind
+	text string // name, operator, string value, or the special line
+	num  float64
+	line int
+}
+
+// pyLex splits Python source into tokens. Newlines inside brackets are
+// ignored, as in Python; at the start of a statement, a line that is a
+// special code becomes one tSpecial token.
+func pyLex(src string) ([]token, error) {
+	var toks []token
+	line, depth := 1, 0
+	atStmt := true
+	i := 0
+	for i < len(src) {
+		c := src[i]
+		if atStmt && depth == 0 {
+			end := strings.IndexByte(src[i:], '\n')
+			if end < 0 {
+				end = len(src) - i
+			}
+			text := src[i : i+end]
+			if t := strings.TrimSpace(text); t != "" {
+				if _, ok := special(t); ok {
+					toks = append(toks, token{kind: tSpecial, text: t, line: line})
+					i += end
+					atStmt = false
+					continue
+				}
+			}
+		}
+		switch {
+		case c == '\n':
+			line++
+			if depth == 0 {
+				toks = append(toks, token{kind: tNewline, line: line - 1})
+				atStmt = true
+			}
+			i++
+			continue
+		case c == ' ' || c == '\t' || c == '\r' || c == '\f':
+			i++
+			continue
+		case c == '#':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			continue
+		case c == '\\' && i+1 < len(src) && (src[i+1] == '\n' || src[i+1] == '\r'):
+			i += 2
+			if i < len(src) && src[i-1] == '\r' && src[i] == '\n' {
+				i++
+			}
+			line++
+			continue
+		}
+		atStmt = false
+		switch {
+		case c == '"' || c == '\'' || ((c == 'r' || c == 'R' || c == 'u' || c == 'U' || c == 'b' || c == 'B' || c == 'f' || c == 'F') && i+1 < len(src) && (src[i+1] == '"' || src[i+1] == '\'')):
+			raw := false
+			if c != '"' && c != '\'' {
+				if c == 'f' || c == 'F' {
+					return nil, fmt.Errorf("line %d: f-strings are not accepted: write the text literally", line)
+				}
+				raw = c == 'r' || c == 'R'
+				i++
+			}
+			s, n, nl, err := lexString(src[i:], raw)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %v", line, err)
+			}
+			toks = append(toks, token{kind: tStr, text: s, line: line})
+			line += nl
+			i += n
+		case c >= '0' && c <= '9' || c == '.' && i+1 < len(src) && src[i+1] >= '0' && src[i+1] <= '9':
+			j := i
+			for j < len(src) && (isDigit(src[j]) || src[j] == '.' || src[j] == '_' || src[j] == 'e' || src[j] == 'E' ||
+				((src[j] == '+' || src[j] == '-') && j > i && (src[j-1] == 'e' || src[j-1] == 'E'))) {
+				j++
+			}
+			f, err := strconv.ParseFloat(strings.ReplaceAll(src[i:j], "_", ""), 64)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: bad number %q", line, src[i:j])
+			}
+			toks = append(toks, token{kind: tNum, num: f, text: src[i:j], line: line})
+			i = j
+		case c == '_' || c < utf8.RuneSelf && unicode.IsLetter(rune(c)):
+			j := i
+			for j < len(src) && (src[j] == '_' || isDigit(src[j]) || src[j] < utf8.RuneSelf && unicode.IsLetter(rune(src[j]))) {
+				j++
+			}
+			toks = append(toks, token{kind: tName, text: src[i:j], line: line})
+			i = j
+		case strings.IndexByte("()[]{},=.;+-*/:", c) >= 0:
+			switch c {
+			case '(', '[', '{':
+				depth++
+			case ')', ']', '}':
+				if depth > 0 {
+					depth--
+				}
+			case ';':
+				if depth == 0 {
+					atStmt = true
+				}
+			}
+			toks = append(toks, token{kind: tOp, text: string(c), line: line})
+			i++
+		default:
+			r, _ := utf8.DecodeRuneInString(src[i:])
+			return nil, fmt.Errorf("line %d: unexpected character %q", line, r)
+		}
+	}
+	toks = append(toks, token{kind: tEOF, line: line})
+	return toks, nil
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// lexString reads a Python string literal at the start of s (which begins
+// with a quote) and returns its value, its length and the newlines it spans.
+func lexString(s string, raw bool) (string, int, int, error) {
+	q := s[0]
+	triple := len(s) >= 3 && s[1] == q && s[2] == q
+	start := 1
+	if triple {
+		start = 3
+	}
+	var b strings.Builder
+	nl := 0
+	for i := start; i < len(s); {
+		c := s[i]
+		if triple && c == q && i+2 < len(s) && s[i+1] == q && s[i+2] == q {
+			return b.String(), i + 3, nl, nil
+		}
+		if !triple && c == q {
+			return b.String(), i + 1, nl, nil
+		}
+		if c == '\n' {
+			if !triple {
+				return "", 0, 0, fmt.Errorf("string not closed before the end of the line")
+			}
+			nl++
+		}
+		if c == '\\' && i+1 < len(s) {
+			if raw {
+				b.WriteByte(c)
+				b.WriteByte(s[i+1])
+				i += 2
+				continue
+			}
+			e := s[i+1]
+			i += 2
+			switch e {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			case 'r':
+				b.WriteByte('\r')
+			case '\\', '\'', '"':
+				b.WriteByte(e)
+			case '\n':
+				nl++
+			case '0':
+				b.WriteByte(0)
+			case 'x', 'u', 'U':
+				n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
+				if i+n > len(s) {
+					return "", 0, 0, fmt.Errorf("bad \\%c escape", e)
+				}
+				v, err := strconv.ParseUint(s[i:i+n], 16, 32)
+				if err != nil || v > unicode.MaxRune {
+					return "", 0, 0, fmt.Errorf("bad \\%c escape", e)
+				}
+				b.WriteRune(rune(v))
+				i += n
+			default:
+				b.WriteByte('\\')
+				b.WriteByte(e)
+			}
+			continue
+		}
+		b.WriteByte(c)
+		i++
+	}
+	return "", 0, 0, fmt.Errorf("string not closed")
+}
+
+type valKind int
+
+const (
+	vNum valKind = iota
+	vStr
+	vBool
+	vNone
+	vTag
+	vSeq
+)
+
+type pyVal struct {
+	kind  valKind
+	num   float64
+	str   string
+	b     bool
+	tag   int
+	items []pyVal
+}
+
+func (v pyVal) describe() string {
+	switch v.kind {
+	case vNum:
+		return "a number"
+	case vStr:
+		return "a string"
+	case vBool:
+		return "a boolean"
+	case vNone:
+		return "None"
+	case vTag:
+		return "a tag"
+	default:
+		return "a tuple or list"
+	}
+}
+
+type pyParser struct {
+	toks []token
+	pos  int
+}
+
+func (p *pyParser) peek() token { return p.toks[p.pos] }
+func (p *pyParser) next() token {
+	t := p.toks[p.pos]
+	if t.kind != tEOF {
+		p.pos++
+	}
+	return t
+}
+func (p *pyParser) isOp(s string) bool {
+	t := p.peek()
+	return t.kind == tOp && t.text == s
+}
+func (p *pyParser) expectOp(s string) error {
+	t := p.next()
+	if t.kind != tOp || t.text != s {
+		return fmt.Errorf("line %d: expected %q, found %s", t.line, s, describeTok(t))
+	}
+	return nil
+}
+
+func describeTok(t token) string {
+	switch t.kind {
+	case tEOF:
+		return "the end of the code"
+	case tNewline:
+		return "the end of the line"
+	case tNum:
+		return "number " + t.text
+	case tStr:
+		return "a string"
+	case tSpecial:
+		return strconv.Quote(t.text)
+	default:
+		return strconv.Quote(t.text)
+	}
+}
+
+type pyCall struct {
+	fn    string
+	pos   []pyVal
+	kw    map[string]pyVal
+	line  int
+	text  string
+	order []string
+}
+
+// parsePython parses the statements of one block into actions.
+func parsePython(src string, o Options) ([]Action, error) {
+	toks, err := pyLex(src)
+	if err != nil {
+		return nil, &ParseError{Format: FormatPyAutoGUI, Reason: err.Error()}
+	}
+	lines := strings.Split(src, "\n")
+	lineText := func(n int) string {
+		if n >= 1 && n <= len(lines) {
+			return lines[n-1]
+		}
+		return ""
+	}
+	p := &pyParser{toks: toks}
+	var out []Action
+	for {
+		t := p.peek()
+		switch {
+		case t.kind == tEOF:
+			return out, nil
+		case t.kind == tNewline || t.kind == tOp && t.text == ";":
+			p.next()
+			continue
+		case t.kind == tSpecial:
+			p.next()
+			a, _ := special(t.text)
+			out = append(out, a)
+			continue
+		case t.kind == tName && (t.text == "import" || t.text == "from"):
+			for p.peek().kind != tNewline && p.peek().kind != tEOF && !p.isOp(";") {
+				p.next()
+			}
+			continue
+		case t.kind == tName && t.text == "pass":
+			p.next()
+			continue
+		}
+		c, err := p.call()
+		if err != nil {
+			return nil, &ParseError{Format: FormatPyAutoGUI, Line: t.line, Part: lineText(t.line), Reason: err.Error()}
+		}
+		if nt := p.peek(); nt.kind != tNewline && nt.kind != tEOF && !(nt.kind == tOp && nt.text == ";") {
+			return nil, &ParseError{Format: FormatPyAutoGUI, Line: nt.line, Part: lineText(nt.line), Reason: "unexpected " + describeTok(nt) + " after the call"}
+		}
+		acts, err := pyAction(c, o)
+		if err != nil {
+			return nil, &ParseError{Format: FormatPyAutoGUI, Line: c.line, Part: lineText(c.line), Reason: err.Error()}
+		}
+		out = append(out, acts...)
+	}
+}
+
+func (p *pyParser) call() (pyCall, error) {
+	t := p.next()
+	if t.kind != tName {
+		return pyCall{}, fmt.Errorf("expected a call such as pyautogui.click(x, y), found %s", describeTok(t))
+	}
+	name := t.text
+	for p.isOp(".") {
+		p.next()
+		n := p.next()
+		if n.kind != tName {
+			return pyCall{}, fmt.Errorf("expected a name after %q", name+".")
+		}
+		name += "." + n.text
+	}
+	if !p.isOp("(") {
+		if p.isOp("=") {
+			return pyCall{}, fmt.Errorf("assignments are not accepted: each action is one call with literal arguments")
+		}
+		switch name {
+		case "for", "while", "if", "def", "with", "try", "class", "lambda", "return":
+			return pyCall{}, fmt.Errorf("%q statements are not accepted: write one call per action", name)
+		}
+		return pyCall{}, fmt.Errorf("%q is not a call", name)
+	}
+	p.next()
+	c := pyCall{fn: name, kw: map[string]pyVal{}, line: t.line}
+	for !p.isOp(")") {
+		if p.peek().kind == tEOF {
+			return c, fmt.Errorf("call to %s is not closed", name)
+		}
+		if p.peek().kind == tName && p.toks[p.pos+1].kind == tOp && p.toks[p.pos+1].text == "=" {
+			k := p.next().text
+			p.next()
+			v, err := p.expr(0)
+			if err != nil {
+				return c, err
+			}
+			if _, dup := c.kw[k]; dup {
+				return c, fmt.Errorf("argument %s given twice", k)
+			}
+			c.kw[k] = v
+			c.order = append(c.order, k)
+		} else {
+			if len(c.kw) > 0 {
+				return c, fmt.Errorf("positional argument after a keyword argument")
+			}
+			v, err := p.expr(0)
+			if err != nil {
+				return c, err
+			}
+			c.pos = append(c.pos, v)
+		}
+		if p.isOp(",") {
+			p.next()
+			continue
+		}
+		if p.peek().kind == tEOF {
+			return c, fmt.Errorf("call to %s is not closed", name)
+		}
+		if !p.isOp(")") {
+			return c, fmt.Errorf("expected \",\" or \")\" in the call to %s, found %s", name, describeTok(p.peek()))
+		}
+	}
+	p.next()
+	return c, nil
+}
+
+const maxExprDepth = 64
+
+func (p *pyParser) expr(depth int) (pyVal, error) {
+	if depth > maxExprDepth {
+		return pyVal{}, fmt.Errorf("expression nested too deeply")
+	}
+	l, err := p.term(depth)
+	if err != nil {
+		return l, err
+	}
+	for p.isOp("+") || p.isOp("-") {
+		op := p.next().text
+		r, err := p.term(depth)
+		if err != nil {
+			return l, err
+		}
+		if l, err = arith(op, l, r); err != nil {
+			return l, err
+		}
+	}
+	return l, nil
+}
+
+func (p *pyParser) term(depth int) (pyVal, error) {
+	l, err := p.unary(depth)
+	if err != nil {
+		return l, err
+	}
+	for p.isOp("*") || p.isOp("/") {
+		op := p.next().text
+		if op == "/" && p.isOp("/") { // floor division
+			p.next()
+			op = "//"
+		}
+		r, err := p.unary(depth)
+		if err != nil {
+			return l, err
+		}
+		if l, err = arith(op, l, r); err != nil {
+			return l, err
+		}
+	}
+	return l, nil
+}
+
+func arith(op string, l, r pyVal) (pyVal, error) {
+	if op == "+" && l.kind == vStr && r.kind == vStr {
+		return pyVal{kind: vStr, str: l.str + r.str}, nil
+	}
+	if l.kind != vNum || r.kind != vNum {
+		return pyVal{}, fmt.Errorf("cannot apply %s to %s and %s", op, l.describe(), r.describe())
+	}
+	switch op {
+	case "+":
+		l.num += r.num
+	case "-":
+		l.num -= r.num
+	case "*":
+		l.num *= r.num
+	case "/", "//":
+		if r.num == 0 {
+			return pyVal{}, fmt.Errorf("division by zero")
+		}
+		l.num /= r.num
+		if op == "//" {
+			l.num = math.Floor(l.num)
+		}
+	}
+	return l, nil
+}
+
+func (p *pyParser) unary(depth int) (pyVal, error) {
+	if p.isOp("-") || p.isOp("+") {
+		neg := p.next().text == "-"
+		v, err := p.unary(depth + 1)
+		if err != nil {
+			return v, err
+		}
+		if v.kind != vNum {
+			return v, fmt.Errorf("cannot negate %s", v.describe())
+		}
+		if neg {
+			v.num = -v.num
+		}
+		return v, nil
+	}
+	return p.atom(depth)
+}
+
+func (p *pyParser) atom(depth int) (pyVal, error) {
+	t := p.next()
+	switch t.kind {
+	case tNum:
+		return pyVal{kind: vNum, num: t.num}, nil
+	case tStr:
+		s := t.text
+		for p.peek().kind == tStr { // implicit concatenation
+			s += p.next().text
+		}
+		return pyVal{kind: vStr, str: s}, nil
+	case tName:
+		switch t.text {
+		case "True", "False":
+			return pyVal{kind: vBool, b: t.text == "True"}, nil
+		case "None":
+			return pyVal{kind: vNone}, nil
+		}
+		if n, ok := strings.CutPrefix(t.text, "tag_"); ok {
+			if k, err := strconv.Atoi(n); err == nil && k > 0 {
+				return pyVal{kind: vTag, tag: k}, nil
+			}
+		}
+		if p.isOp("(") || p.isOp(".") {
+			return pyVal{}, fmt.Errorf("nested calls such as %s(...) are not accepted: arguments must be literals", t.text)
+		}
+		return pyVal{}, fmt.Errorf("unknown name %q: arguments must be literals or tag_N", t.text)
+	case tOp:
+		if t.text == "(" || t.text == "[" {
+			closer := map[string]string{"(": ")", "[": "]"}[t.text]
+			var items []pyVal
+			for !p.isOp(closer) {
+				if p.peek().kind == tEOF {
+					return pyVal{}, fmt.Errorf("%q is not closed", t.text)
+				}
+				v, err := p.expr(depth + 1)
+				if err != nil {
+					return v, err
+				}
+				items = append(items, v)
+				if p.isOp(",") {
+					p.next()
+					continue
+				}
+				if !p.isOp(closer) {
+					return pyVal{}, fmt.Errorf("expected \",\" or %q, found %s", closer, describeTok(p.peek()))
+				}
+			}
+			p.next()
+			if t.text == "(" && len(items) == 1 && p.toks[p.pos-2].text != "," {
+				return items[0], nil // parenthesised expression
+			}
+			return pyVal{kind: vSeq, items: items}, nil
+		}
+	}
+	return pyVal{}, fmt.Errorf("unexpected %s", describeTok(t))
+}
+
+// argument access with pyautogui's positional order.
+type pyArgs struct {
+	c    pyCall
+	used map[string]bool
+}
+
+func (a *pyArgs) get(i int, name string) (pyVal, bool) {
+	a.used[name] = true
+	if v, ok := a.c.kw[name]; ok {
+		return v, true
+	}
+	if i >= 0 && i < len(a.c.pos) {
+		return a.c.pos[i], true
+	}
+	return pyVal{}, false
+}
+
+func (a *pyArgs) num(i int, name string) (float64, bool, error) {
+	v, ok := a.get(i, name)
+	if !ok || v.kind == vNone {
+		return 0, false, nil
+	}
+	if v.kind != vNum {
+		return 0, false, fmt.Errorf("%s must be a number, not %s", name, v.describe())
+	}
+	return v.num, true, nil
+}
+
+func (a *pyArgs) str(i int, name string) (string, bool, error) {
+	v, ok := a.get(i, name)
+	if !ok || v.kind == vNone {
+		return "", false, nil
+	}
+	if v.kind != vStr {
+		return "", false, fmt.Errorf("%s must be a string, not %s", name, v.describe())
+	}
+	return v.str, true, nil
+}
+
+func (a *pyArgs) unknown(maxPos int) error {
+	if len(a.c.pos) > maxPos {
+		return fmt.Errorf("%s takes at most %d positional arguments, got %d", a.c.fn, maxPos, len(a.c.pos))
+	}
+	for _, k := range a.c.order {
+		if !a.used[k] {
+			return fmt.Errorf("%s has no argument %q", a.c.fn, k)
+		}
+	}
+	return nil
+}
+
+// position reads pyautogui's flexible x, y: two numbers, one (x, y) tuple,
+// or a tag. It returns the number of positional slots used.
+func (a *pyArgs) position(o Options, unit Unit) (*Point, *Target, int, error) {
+	xv, hasX := a.get(0, "x")
+	if !hasX || xv.kind == vNone {
+		if yv, hasY := a.get(1, "y"); hasY && yv.kind != vNone {
+			return nil, nil, 0, fmt.Errorf("y given without x")
+		}
+		return nil, nil, 0, nil
+	}
+	switch xv.kind {
+	case vTag:
+		return nil, &Target{Tag: xv.tag}, 1, nil
+	case vSeq:
+		if len(xv.items) != 2 || xv.items[0].kind != vNum || xv.items[1].kind != vNum {
+			return nil, nil, 0, fmt.Errorf("a position tuple must hold two numbers")
+		}
+		return &Point{X: xv.items[0].num, Y: xv.items[1].num, Unit: unit}, nil, 1, nil
+	case vNum:
+		y, ok, err := a.num(1, "y")
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		if !ok {
+			return nil, nil, 0, fmt.Errorf("x given without y")
+		}
+		return &Point{X: xv.num, Y: y, Unit: unit}, nil, 2, nil
+	}
+	return nil, nil, 0, fmt.Errorf("x must be a number, a (x, y) tuple or tag_N, not %s", xv.describe())
+}
+
+func pyButton(a *pyArgs, i int, def Button) (Button, error) {
+	s, ok, err := a.str(i, "button")
+	if err != nil || !ok {
+		return def, err
+	}
+	switch b := Button(strings.ToLower(s)); b {
+	case Left, Right, Middle:
+		return b, nil
+	case "primary":
+		return Left, nil
+	case "secondary":
+		return Right, nil
+	}
+	return "", fmt.Errorf("unknown button %q", s)
+}
+
+func pyKeyList(v pyVal, what string) ([]string, error) {
+	var names []string
+	switch v.kind {
+	case vStr:
+		names = []string{v.str}
+	case vSeq:
+		for _, it := range v.items {
+			if it.kind != vStr {
+				return nil, fmt.Errorf("%s must be strings", what)
+			}
+			names = append(names, it.str)
+		}
+	default:
+		return nil, fmt.Errorf("%s must be a string or a list of strings, not %s", what, v.describe())
+	}
+	keys, bad, ok := normalizeKeys(names)
+	if !ok {
+		return nil, fmt.Errorf("unknown key %q", bad)
+	}
+	return keys, nil
+}
+
+func pyAction(c pyCall, o Options) ([]Action, error) {
+	fn := strings.TrimPrefix(c.fn, "pyautogui.")
+	if c.fn == "time.sleep" {
+		fn = "sleep"
+	} else if fn == c.fn {
+		return nil, fmt.Errorf("unknown function %s: only pyautogui.* and time.sleep are accepted", c.fn)
+	}
+	a := &pyArgs{c: c, used: map[string]bool{}}
+	unit := unitOr(o, Pixels)
+	var act Action
+	maxPos := 0
+	switch fn {
+	case "moveTo", "moveRel", "move", "click", "doubleClick", "rightClick", "middleClick", "tripleClick",
+		"dragTo", "dragRel", "drag", "mouseDown", "mouseUp":
+		relative := fn == "moveRel" || fn == "move" || fn == "dragRel" || fn == "drag"
+		u := unit
+		if relative {
+			u = Pixels
+			a.used["xOffset"], a.used["yOffset"] = true, true
+			if v, ok := c.kw["xOffset"]; ok {
+				c.kw["x"] = v
+			}
+			if v, ok := c.kw["yOffset"]; ok {
+				c.kw["y"] = v
+			}
+		}
+		pt, tg, n, err := a.position(o, u)
+		if err != nil {
+			return nil, err
+		}
+		maxPos = n
+		act.Point, act.Target = pt, tg
+		if d, ok, err := a.num(-1, "duration"); err != nil {
+			return nil, err
+		} else if ok {
+			act.Duration = d
+		}
+		a.used["tween"], a.used["logScreenshot"], a.used["_pause"], a.used["interval"] = true, true, true, true
+		switch fn {
+		case "moveTo":
+			act.Kind = Move
+			if pt == nil && tg == nil {
+				return nil, fmt.Errorf("moveTo needs a position")
+			}
+		case "moveRel", "move":
+			act.Kind = MoveRel
+			if tg != nil || pt == nil {
+				return nil, fmt.Errorf("%s needs an x and y offset", fn)
+			}
+		case "dragTo", "dragRel", "drag":
+			act.Kind = Drag
+			if relative {
+				act.Kind = DragRel
+			}
+			if pt == nil && tg == nil {
+				return nil, fmt.Errorf("%s needs a position", fn)
+			}
+			if relative && tg != nil {
+				return nil, fmt.Errorf("%s needs an x and y offset, not a tag", fn)
+			}
+			act.To, act.Point = pt, nil
+			b, err := pyButton(a, n+2, Left) // dragTo(x, y, duration, tween, button)
+			if err != nil {
+				return nil, err
+			}
+			if b != Left {
+				act.Button = b
+			}
+			maxPos = n + 3
+		case "mouseDown", "mouseUp":
+			act.Kind = MouseDown
+			if fn == "mouseUp" {
+				act.Kind = MouseUp
+			}
+			b, err := pyButton(a, n, Left)
+			if err != nil {
+				return nil, err
+			}
+			if b != Left {
+				act.Button = b
+			}
+			maxPos = n + 1
+		default:
+			act.Kind = Click
+			def := map[string]Button{"rightClick": Right, "middleClick": Middle}[fn]
+			if def == "" {
+				def = Left
+			}
+			count := map[string]int{"doubleClick": 2, "tripleClick": 3}[fn]
+			if fn == "click" {
+				cl, ok, err := a.num(n, "clicks")
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					if cl != math.Trunc(cl) || cl < 1 || cl > 3 {
+						return nil, fmt.Errorf("clicks must be 1, 2 or 3, not %g", cl)
+					}
+					count = int(cl)
+				}
+				b, err := pyButton(a, n+2, def)
+				if err != nil {
+					return nil, err
+				}
+				def = b
+				maxPos = n + 4
+			} else if fn == "doubleClick" || fn == "tripleClick" {
+				b, err := pyButton(a, n+1, def)
+				if err != nil {
+					return nil, err
+				}
+				def = b
+				maxPos = n + 3
+			} else {
+				maxPos = n + 2
+			}
+			if count > 1 {
+				act.Count = count
+			}
+			if def != Left {
+				act.Button = def
+			}
+		}
+	case "scroll", "vscroll", "hscroll":
+		cl, ok, err := a.num(0, "clicks")
+		if err != nil {
+			return nil, err
+		}
+		if !ok || cl == 0 {
+			return nil, fmt.Errorf("%s needs a non-zero number of clicks", fn)
+		}
+		act.Kind = Scroll
+		// pyautogui: positive scrolls up (or right for hscroll); Proctor: DY positive is down.
+		if fn == "hscroll" {
+			act.DX = int(math.Round(cl))
+		} else {
+			act.DY = -int(math.Round(cl))
+		}
+		if act.DX == 0 && act.DY == 0 {
+			return nil, fmt.Errorf("%s needs a whole number of clicks", fn)
+		}
+		xv, hasX := a.get(1, "x")
+		if hasX && xv.kind != vNone {
+			if xv.kind == vTag {
+				act.Target = &Target{Tag: xv.tag}
+			} else {
+				x, _, err := a.num(1, "x")
+				if err != nil {
+					return nil, err
+				}
+				y, oky, err := a.num(2, "y")
+				if err != nil {
+					return nil, err
+				}
+				if !oky {
+					return nil, fmt.Errorf("x given without y")
+				}
+				act.Point = &Point{X: x, Y: y, Unit: unit}
+			}
+		}
+		maxPos = 3
+	case "typewrite", "write":
+		v, ok := a.get(0, "message")
+		a.used["interval"], a.used["_pause"] = true, true
+		if !ok {
+			return nil, fmt.Errorf("%s needs a message", fn)
+		}
+		maxPos = 2
+		if v.kind == vSeq { // a list of key names
+			keys, err := pyKeyList(v, "keys")
+			if err != nil {
+				return nil, err
+			}
+			if err := a.unknown(maxPos); err != nil {
+				return nil, err
+			}
+			return []Action{{Kind: Key, Keys: keys}}, nil
+		}
+		if v.kind != vStr {
+			return nil, fmt.Errorf("message must be a string, not %s", v.describe())
+		}
+		act = Action{Kind: Type, Text: v.str}
+	case "press":
+		v, ok := a.get(0, "keys")
+		if !ok {
+			return nil, fmt.Errorf("press needs a key")
+		}
+		keys, err := pyKeyList(v, "keys")
+		if err != nil {
+			return nil, err
+		}
+		n, ok, err := a.num(1, "presses")
+		if err != nil {
+			return nil, err
+		}
+		a.used["interval"], a.used["_pause"] = true, true
+		reps := 1
+		if ok {
+			if n < 1 || n > 100 || n != math.Trunc(n) {
+				return nil, fmt.Errorf("presses must be a whole number from 1 to 100")
+			}
+			reps = int(n)
+		}
+		all := make([]string, 0, len(keys)*reps)
+		for range reps {
+			all = append(all, keys...)
+		}
+		act = Action{Kind: Key, Keys: all}
+		maxPos = 3
+	case "hotkey":
+		var names []string
+		for _, v := range c.pos {
+			ks, err := pyKeyList(v, "hotkey keys")
+			if err != nil {
+				return nil, err
+			}
+			names = append(names, ks...)
+		}
+		if len(names) == 0 {
+			return nil, fmt.Errorf("hotkey needs keys")
+		}
+		a.used["interval"], a.used["_pause"] = true, true
+		act = Action{Kind: Hotkey, Keys: names}
+		maxPos = len(c.pos)
+	case "keyDown", "keyUp":
+		v, ok := a.get(0, "key")
+		if !ok {
+			return nil, fmt.Errorf("%s needs a key", fn)
+		}
+		keys, err := pyKeyList(v, "key")
+		if err != nil {
+			return nil, err
+		}
+		if len(keys) != 1 {
+			return nil, fmt.Errorf("%s takes one key", fn)
+		}
+		act = Action{Kind: KeyDown, Keys: keys}
+		if fn == "keyUp" {
+			act.Kind = KeyUp
+		}
+		maxPos = 1
+	case "sleep":
+		d, ok, err := a.num(0, "secs")
+		if err != nil {
+			return nil, err
+		}
+		if !ok || d < 0 {
+			return nil, fmt.Errorf("sleep needs a non-negative number of seconds")
+		}
+		act = Action{Kind: Wait, Duration: d}
+		if d == 0 {
+			return nil, a.unknown(1)
+		}
+		maxPos = 1
+	default:
+		return nil, fmt.Errorf("unknown function pyautogui.%s", fn)
+	}
+	if err := a.unknown(maxPos); err != nil {
+		return nil, err
+	}
+	return []Action{act}, nil
+}
