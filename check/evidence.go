@@ -1,0 +1,92 @@
+// Package check evaluates a task's outcome from evidence: probes of the live
+// environment (command output, files, the accessibility tree, windows, the
+// clipboard) and the recorded trajectory. The same checks run on a live
+// environment and on a stored run, because both provide Evidence.
+package check
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/proctor-eval/proctor/action"
+)
+
+// ErrNotExist is returned by Evidence.ReadFile for a missing file.
+var ErrNotExist = errors.New("does not exist")
+
+// CommandResult is the outcome of a command run in the environment.
+type CommandResult struct {
+	Stdout   string `json:"stdout"`
+	Stderr   string `json:"stderr"`
+	ExitCode int    `json:"exit_code"`
+}
+
+// Element is an accessibility node found by a query.
+type Element struct {
+	App    string     `json:"app,omitempty"`
+	Role   string     `json:"role"`
+	Name   string     `json:"name"`
+	Text   string     `json:"text,omitempty"`
+	Box    action.Box `json:"box"`
+	States []string   `json:"states,omitempty"`
+}
+
+// ElementQuery selects accessibility nodes. Empty fields match anything;
+// Name and Text match exactly unless Contains is set.
+type ElementQuery struct {
+	Role     string `json:"role,omitempty" yaml:"role,omitempty"`
+	Name     string `json:"name,omitempty" yaml:"name,omitempty"`
+	Text     string `json:"text,omitempty" yaml:"text,omitempty"`
+	App      string `json:"app,omitempty" yaml:"app,omitempty"`
+	Contains bool   `json:"contains,omitempty" yaml:"contains,omitempty"`
+}
+
+// Step is one action of the trajectory with what the environment recorded
+// about it: for a click, the description of the element under the pointer.
+type Step struct {
+	Action  action.Action `json:"action"`
+	Element string        `json:"element,omitempty"`
+}
+
+// Trajectory is what the agent did, in order.
+type Trajectory struct {
+	Steps []Step `json:"steps"`
+}
+
+// Final is the last action if it ended the episode (done, fail or answer).
+func (t Trajectory) Final() (action.Action, bool) {
+	if len(t.Steps) == 0 {
+		return action.Action{}, false
+	}
+	a := t.Steps[len(t.Steps)-1].Action
+	return a, a.Kind.Terminal()
+}
+
+// Answer is the text the agent submitted: ANS s, or the text given with DONE.
+func (t Trajectory) Answer() (string, bool) {
+	a, ok := t.Final()
+	if !ok || a.Kind == action.Fail {
+		return "", false
+	}
+	return a.Text, a.Kind == action.Answer || a.Text != ""
+}
+
+// Evidence is what checks read. A live environment implements it with
+// probes; a stored run implements it from its records.
+type Evidence interface {
+	// Command runs a shell command in the environment.
+	Command(ctx context.Context, cmd string, timeout time.Duration) (CommandResult, error)
+	// ReadFile reads a file of the environment; ErrNotExist when missing.
+	ReadFile(ctx context.Context, path string) ([]byte, error)
+	// Elements returns the accessibility nodes matching q.
+	Elements(ctx context.Context, q ElementQuery) ([]Element, error)
+	// Windows returns the titles of the open top-level windows.
+	Windows(ctx context.Context) ([]string, error)
+	// Clipboard returns the clipboard's text.
+	Clipboard(ctx context.Context) (string, error)
+	// Asset reads a file shipped with the suite (expected outputs).
+	Asset(name string) ([]byte, error)
+	// Trajectory is what the agent did.
+	Trajectory() Trajectory
+}

@@ -1,0 +1,235 @@
+package check
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/expr-lang/expr/vm"
+)
+
+// Kind names a check.
+type Kind string
+
+// The check kinds.
+const (
+	Exact       Kind = "exact"        // probe value equals expected (string, number or JSON)
+	Lines       Kind = "lines"        // probe lines equal expected lines as a set
+	AnswerKind  Kind = "answer"       // the agent's answer matches one accepted answer
+	Contains    Kind = "contains"     // probe value contains value (or matches a regex)
+	NotContains Kind = "not_contains" // probe value does not contain value
+	Exists      Kind = "exists"       // a file, element or window exists
+	NotExists   Kind = "not_exists"   // a file, element or window does not exist
+	Range       Kind = "range"        // probe number lies in [min, max] widened by tolerance
+	Infeasible  Kind = "infeasible"   // the agent said FAIL
+	FileEqual   Kind = "file_equal"   // a file equals an asset as text, JSON or image
+	CommandKind Kind = "command"      // a command's exit code and stdout
+	Predicate   Kind = "predicate"    // an expression over the probe's JSON value is true
+	Process     Kind = "process"      // required steps appear in order on the trajectory
+	Milestones  Kind = "milestones"   // the weighted milestone score reaches min_score
+)
+
+// Kinds lists every check kind.
+var Kinds = []Kind{Exact, Lines, AnswerKind, Contains, NotContains, Exists, NotExists, Range,
+	Infeasible, FileEqual, CommandKind, Predicate, Process, Milestones}
+
+// Duration is a time.Duration written as "10s" or "1m30s" in task files.
+type Duration time.Duration
+
+// UnmarshalText parses a Go duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("bad duration %q: use a number with a unit, such as 10s or 2m", b)
+	}
+	if v < 0 {
+		return fmt.Errorf("duration %q is negative", b)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalText writes the duration as a Go duration string.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// Probe says where a check's value comes from. Exactly one field is set.
+type Probe struct {
+	Command   string        `json:"command,omitempty" yaml:"command,omitempty"`     // stdout of a shell command
+	File      string        `json:"file,omitempty" yaml:"file,omitempty"`           // a file's content
+	Answer    bool          `json:"answer,omitempty" yaml:"answer,omitempty"`       // the agent's answer
+	Element   *ElementQuery `json:"element,omitempty" yaml:"element,omitempty"`     // text (else name) of the first matching element
+	Window    bool          `json:"window,omitempty" yaml:"window,omitempty"`       // the window titles, one a line
+	Clipboard bool          `json:"clipboard,omitempty" yaml:"clipboard,omitempty"` // the clipboard's text
+}
+
+func (p Probe) validate() error {
+	n := 0
+	for _, set := range []bool{p.Command != "", p.File != "", p.Answer, p.Element != nil, p.Window, p.Clipboard} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return fmt.Errorf("probe needs exactly one of command, file, answer, element, window, clipboard")
+	}
+	return nil
+}
+
+func (p Probe) String() string {
+	switch {
+	case p.Command != "":
+		return "output of `" + p.Command + "`"
+	case p.File != "":
+		return "file " + p.File
+	case p.Answer:
+		return "the answer"
+	case p.Element != nil:
+		return "element " + p.Element.describe()
+	case p.Window:
+		return "window titles"
+	default:
+		return "clipboard"
+	}
+}
+
+func (q ElementQuery) describe() string {
+	var parts []string
+	if q.Role != "" {
+		parts = append(parts, q.Role)
+	}
+	if q.Name != "" {
+		parts = append(parts, fmt.Sprintf("%q", q.Name))
+	}
+	if q.Text != "" {
+		parts = append(parts, fmt.Sprintf("with text %q", q.Text))
+	}
+	if q.App != "" {
+		parts = append(parts, "in "+q.App)
+	}
+	if len(parts) == 0 {
+		return "(any)"
+	}
+	return strings.Join(parts, " ")
+}
+
+// Spec is one check as written in a task file. Which fields apply depends on
+// Kind; Compile rejects a spec with missing or stray fields.
+type Spec struct {
+	Kind Kind   `json:"kind" yaml:"kind"`
+	Name string `json:"name,omitempty" yaml:"name,omitempty"` // label in reports
+
+	Probe    *Probe `json:"probe,omitempty" yaml:"probe,omitempty"`
+	Expected any    `json:"expected,omitempty" yaml:"expected,omitempty"` // exact, lines
+	As       string `json:"as,omitempty" yaml:"as,omitempty"`             // exact: string, number or json
+
+	Accepted   []string      `json:"accepted,omitempty" yaml:"accepted,omitempty"` // answer
+	Tolerance  float64       `json:"tolerance,omitempty" yaml:"tolerance,omitempty"`
+	CaseSense  bool          `json:"case_sensitive,omitempty" yaml:"case_sensitive,omitempty"`
+	Value      string        `json:"value,omitempty" yaml:"value,omitempty"` // contains, not_contains
+	Regex      bool          `json:"regex,omitempty" yaml:"regex,omitempty"`
+	Min        *float64      `json:"min,omitempty" yaml:"min,omitempty"` // range
+	Max        *float64      `json:"max,omitempty" yaml:"max,omitempty"`
+	File       string        `json:"file,omitempty" yaml:"file,omitempty"` // exists, not_exists, file_equal
+	Element    *ElementQuery `json:"element,omitempty" yaml:"element,omitempty"`
+	Window     string        `json:"window,omitempty" yaml:"window,omitempty"`
+	Asset      string        `json:"asset,omitempty" yaml:"asset,omitempty"` // file_equal
+	Mode       string        `json:"mode,omitempty" yaml:"mode,omitempty"`   // file_equal: text, json, image
+	Command    string        `json:"command,omitempty" yaml:"command,omitempty"`
+	Timeout    Duration      `json:"timeout,omitempty" yaml:"timeout,omitempty"`
+	ExitCode   *int          `json:"exit_code,omitempty" yaml:"exit_code,omitempty"`
+	Stdout     *string       `json:"stdout,omitempty" yaml:"stdout,omitempty"`
+	StdoutRE   string        `json:"stdout_regex,omitempty" yaml:"stdout_regex,omitempty"`
+	Expr       string        `json:"expr,omitempty" yaml:"expr,omitempty"`   // predicate
+	Steps      []string      `json:"steps,omitempty" yaml:"steps,omitempty"` // process
+	Milestones []string      `json:"milestones,omitempty" yaml:"milestones,omitempty"`
+	MinScore   *float64      `json:"min_score,omitempty" yaml:"min_score,omitempty"`
+}
+
+// Label is the check's name, or a description made from its kind.
+func (s Spec) Label() string {
+	if s.Name != "" {
+		return s.Name
+	}
+	switch {
+	case s.Probe != nil:
+		return fmt.Sprintf("%s on %s", s.Kind, s.Probe)
+	case s.File != "":
+		return fmt.Sprintf("%s %s", s.Kind, s.File)
+	case s.Command != "":
+		return fmt.Sprintf("%s `%s`", s.Kind, s.Command)
+	}
+	return string(s.Kind)
+}
+
+// fields lists, per kind, the optional fields besides kind and name that
+// apply; required ones are checked in Compile.
+var fields = map[Kind][]string{
+	Exact:       {"probe", "expected", "as", "tolerance", "case_sensitive"},
+	Lines:       {"probe", "expected", "case_sensitive"},
+	AnswerKind:  {"probe", "accepted", "tolerance", "case_sensitive"},
+	Contains:    {"probe", "value", "regex", "case_sensitive"},
+	NotContains: {"probe", "value", "regex", "case_sensitive"},
+	Exists:      {"file", "element", "window"},
+	NotExists:   {"file", "element", "window"},
+	Range:       {"probe", "min", "max", "tolerance"},
+	Infeasible:  {},
+	FileEqual:   {"file", "asset", "mode", "tolerance"},
+	CommandKind: {"command", "timeout", "exit_code", "stdout", "stdout_regex"},
+	Predicate:   {"probe", "expr"},
+	Process:     {"steps", "case_sensitive"},
+	Milestones:  {"milestones", "min_score"},
+}
+
+func (s Spec) setFields() []string {
+	var out []string
+	add := func(ok bool, name string) {
+		if ok {
+			out = append(out, name)
+		}
+	}
+	add(s.Probe != nil, "probe")
+	add(s.Expected != nil, "expected")
+	add(s.As != "", "as")
+	add(s.Accepted != nil, "accepted")
+	add(s.Tolerance != 0, "tolerance")
+	add(s.CaseSense, "case_sensitive")
+	add(s.Value != "", "value")
+	add(s.Regex, "regex")
+	add(s.Min != nil, "min")
+	add(s.Max != nil, "max")
+	add(s.File != "", "file")
+	add(s.Element != nil, "element")
+	add(s.Window != "", "window")
+	add(s.Asset != "", "asset")
+	add(s.Mode != "", "mode")
+	add(s.Command != "", "command")
+	add(s.Timeout != 0, "timeout")
+	add(s.ExitCode != nil, "exit_code")
+	add(s.Stdout != nil, "stdout")
+	add(s.StdoutRE != "", "stdout_regex")
+	add(s.Expr != "", "expr")
+	add(s.Steps != nil, "steps")
+	add(s.Milestones != nil, "milestones")
+	add(s.MinScore != nil, "min_score")
+	return out
+}
+
+// FieldError is a problem with one field of a check spec.
+type FieldError struct {
+	Field  string // the spec's field, e.g. "expr"
+	Reason string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Reason }
+
+func ferr(field, format string, args ...any) error {
+	return &FieldError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Check is a compiled spec, ready to evaluate.
+type Check struct {
+	Spec    Spec
+	re      *regexp.Regexp
+	program *vm.Program
+}

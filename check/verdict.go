@@ -1,0 +1,188 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/proctor-eval/proctor/action"
+)
+
+// Outcome is how a task ended.
+type Outcome string
+
+// Task outcomes.
+const (
+	Success      Outcome = "success"       // the agent ended the task and every check passed
+	Failure      Outcome = "failure"       // the agent ended the task and a check failed
+	Uncompleted  Outcome = "uncompleted"   // a budget ran out before the agent ended the task
+	EarlyStopped Outcome = "early_stopped" // the agent repeated one action too often
+	Error        Outcome = "error"         // the infrastructure failed; not the agent's fault
+)
+
+// Outcomes lists the outcomes in report order.
+var Outcomes = []Outcome{Success, Failure, Uncompleted, EarlyStopped, Error}
+
+// End says why the episode stopped.
+type End string
+
+// Episode ends.
+const (
+	EndAgent     End = "agent"      // the agent said DONE, FAIL or ANS
+	EndBudget    End = "budget"     // max steps, time or cost reached
+	EndEarlyStop End = "early_stop" // repeated actions
+	EndError     End = "error"      // the environment or model API failed
+)
+
+// Milestone is a weighted part of a task with a rubric; it passes when all
+// its checks pass (SCUBA's milestone scores).
+type Milestone struct {
+	ID     string  `json:"id" yaml:"id"`
+	Weight float64 `json:"weight" yaml:"weight"`
+	Rubric string  `json:"rubric" yaml:"rubric"`
+	Checks []Spec  `json:"checks" yaml:"checks"`
+}
+
+// Suite is a task's compiled checks and milestones.
+type Suite struct {
+	Checks     []*Check
+	Milestones []compiledMilestone
+}
+
+type compiledMilestone struct {
+	Milestone
+	checks []*Check
+}
+
+// CompileAll compiles a task's checks and milestones. Errors name the
+// place: "checks[2].expr: ..." or "milestones[0].checks[1].probe: ...".
+func CompileAll(checks []Spec, milestones []Milestone) (*Suite, error) {
+	s := &Suite{}
+	ids := map[string]bool{}
+	for i, m := range milestones {
+		if m.ID == "" {
+			return nil, fmt.Errorf("milestones[%d].id: is required", i)
+		}
+		if ids[m.ID] {
+			return nil, fmt.Errorf("milestones[%d].id: %q is used twice", i, m.ID)
+		}
+		ids[m.ID] = true
+		if m.Weight <= 0 {
+			return nil, fmt.Errorf("milestones[%d].weight: must be positive", i)
+		}
+		cm := compiledMilestone{Milestone: m}
+		for j, sp := range m.Checks {
+			if sp.Kind == Milestones {
+				return nil, fmt.Errorf("milestones[%d].checks[%d].kind: a milestone cannot score milestones", i, j)
+			}
+			c, err := Compile(sp)
+			if err != nil {
+				return nil, fmt.Errorf("milestones[%d].checks[%d].%w", i, j, err)
+			}
+			cm.checks = append(cm.checks, c)
+		}
+		if len(cm.checks) == 0 {
+			return nil, fmt.Errorf("milestones[%d].checks: a milestone needs at least one check", i)
+		}
+		s.Milestones = append(s.Milestones, cm)
+	}
+	for i, sp := range checks {
+		c, err := Compile(sp)
+		if err != nil {
+			return nil, fmt.Errorf("checks[%d].%w", i, err)
+		}
+		for _, id := range sp.Milestones {
+			if !ids[id] {
+				return nil, fmt.Errorf("checks[%d].milestones: no milestone has id %q", i, id)
+			}
+		}
+		s.Checks = append(s.Checks, c)
+	}
+	return s, nil
+}
+
+// Infeasible reports whether the task expects the agent to say FAIL.
+func (s *Suite) Infeasible() bool {
+	for _, c := range s.Checks {
+		if c.Spec.Kind == Infeasible {
+			return true
+		}
+	}
+	return false
+}
+
+// Verdict is a task's evaluation: its outcome, each check's result, and the
+// milestone score in [0, 1].
+type Verdict struct {
+	Outcome        Outcome           `json:"outcome"`
+	Reason         string            `json:"reason"`
+	Checks         []Result          `json:"checks"`
+	Milestones     []MilestoneResult `json:"milestones,omitempty"`
+	MilestoneScore float64           `json:"milestone_score"`
+}
+
+// Judge evaluates the suite on the evidence of an episode that stopped for
+// the reason end. Milestones are scored whatever the end, so partial
+// progress shows; success requires that the agent ended the task itself.
+func (s *Suite) Judge(ctx context.Context, ev Evidence, end End) Verdict {
+	var v Verdict
+	ms := MilestoneScores{}
+	var got, total float64
+	infra := ""
+	for _, m := range s.Milestones {
+		mr := MilestoneResult{ID: m.ID, Weight: m.Weight, Rubric: m.Rubric, Pass: true}
+		for _, c := range m.checks {
+			r := c.Evaluate(ctx, ev, nil)
+			if r.Err != "" && infra == "" {
+				infra = r.Err
+			}
+			mr.Pass = mr.Pass && r.Pass
+			mr.Checks = append(mr.Checks, r)
+		}
+		total += m.Weight
+		if mr.Pass {
+			got += m.Weight
+		}
+		ms[m.ID] = mr
+		v.Milestones = append(v.Milestones, mr)
+	}
+	if total > 0 {
+		v.MilestoneScore = got / total
+	}
+	allPass := true
+	var failed []string
+	for _, c := range s.Checks {
+		r := c.Evaluate(ctx, ev, ms)
+		if r.Err != "" && infra == "" {
+			infra = r.Err
+		}
+		if !r.Pass {
+			allPass = false
+			failed = append(failed, r.Name+": "+r.Reason)
+		}
+		v.Checks = append(v.Checks, r)
+	}
+	if len(s.Milestones) == 0 && allPass && len(s.Checks) > 0 && end == EndAgent {
+		v.MilestoneScore = 1
+	}
+	final, ended := ev.Trajectory().Final()
+	switch {
+	case end == EndError:
+		v.Outcome, v.Reason = Error, "the episode stopped on an infrastructure error"
+	case infra != "":
+		v.Outcome, v.Reason = Error, "evidence could not be read: "+infra
+	case end == EndEarlyStop:
+		v.Outcome, v.Reason = EarlyStopped, "the agent repeated the same action and was stopped"
+	case end == EndBudget || !ended:
+		v.Outcome, v.Reason = Uncompleted, "the budget ran out before the agent ended the task"
+	case final.Kind == action.Fail && !s.Infeasible():
+		v.Outcome, v.Reason = Failure, "the agent said FAIL on a feasible task"
+	case len(s.Checks) == 0:
+		v.Outcome, v.Reason = Error, "the task has no checks"
+	case allPass:
+		v.Outcome, v.Reason = Success, "all checks passed"
+	default:
+		v.Outcome, v.Reason = Failure, strings.Join(failed, "; ")
+	}
+	return v
+}
