@@ -1,0 +1,174 @@
+package score
+
+import (
+	"math"
+	"sort"
+
+	"github.com/proctor-eval/proctor/check"
+)
+
+// Result is one task's verdict with the task facts that scores group by.
+type Result struct {
+	Task       string        `json:"task"`
+	Repeat     int           `json:"repeat"` // which run of the task (0 for the first)
+	Level      string        `json:"level"`
+	Weight     float64       `json:"weight"` // the level's weight in the weighted score
+	Apps       []string      `json:"apps"`
+	Domain     string        `json:"domain"`
+	Kind       string        `json:"kind"`
+	Difficulty string        `json:"difficulty"`
+	Outcome    check.Outcome `json:"outcome"`
+	Milestone  float64       `json:"milestone"` // milestone score in [0, 1]
+}
+
+// Passed reports whether the task succeeded.
+func (r Result) Passed() bool { return r.Outcome == check.Success }
+
+// Summary is the scores of a set of results.
+type Summary struct {
+	N            int                   `json:"n"`
+	Passed       int                   `json:"passed"`
+	SuccessRate  float64               `json:"success_rate"`   // passed / n
+	Weighted     float64               `json:"weighted_score"` // sum of passed weights / sum of weights
+	MilestoneAvg float64               `json:"milestone_avg"`
+	Outcomes     map[check.Outcome]int `json:"outcomes"`
+}
+
+// Summarize scores a set of results: the success rate, the OSUniverse
+// weighted score (each task counts its level's weight), the milestone
+// average and the count of each outcome.
+func Summarize(rs []Result) Summary {
+	s := Summary{N: len(rs), Outcomes: map[check.Outcome]int{}}
+	var wPassed, wAll, ms float64
+	for _, r := range rs {
+		s.Outcomes[r.Outcome]++
+		wAll += r.Weight
+		ms += r.Milestone
+		if r.Passed() {
+			s.Passed++
+			wPassed += r.Weight
+		}
+	}
+	if s.N > 0 {
+		s.SuccessRate = float64(s.Passed) / float64(s.N)
+		s.MilestoneAvg = ms / float64(s.N)
+	}
+	if wAll > 0 {
+		s.Weighted = wPassed / wAll
+	}
+	return s
+}
+
+// Dimension names a way to group results.
+type Dimension string
+
+// Breakdown dimensions.
+const (
+	ByLevel      Dimension = "level"
+	ByApp        Dimension = "app"
+	ByDomain     Dimension = "domain"
+	ByKind       Dimension = "kind"
+	ByDifficulty Dimension = "difficulty"
+)
+
+// Dimensions lists the breakdown dimensions.
+var Dimensions = []Dimension{ByLevel, ByApp, ByDomain, ByKind, ByDifficulty}
+
+func keys(r Result, d Dimension) []string {
+	switch d {
+	case ByLevel:
+		return []string{r.Level}
+	case ByApp:
+		if len(r.Apps) == 0 {
+			return []string{""}
+		}
+		return r.Apps // a multi-app task counts under each of its apps
+	case ByDomain:
+		return []string{r.Domain}
+	case ByKind:
+		return []string{r.Kind}
+	default:
+		return []string{r.Difficulty}
+	}
+}
+
+// Group is one value of a breakdown.
+type Group struct {
+	Key     string  `json:"key"`
+	Summary Summary `json:"summary"`
+}
+
+// Breakdown groups results by a dimension and summarizes each group,
+// sorted by key. A task with several apps counts once under each.
+func Breakdown(rs []Result, d Dimension) []Group {
+	by := map[string][]Result{}
+	for _, r := range rs {
+		for _, k := range keys(r, d) {
+			by[k] = append(by[k], r)
+		}
+	}
+	out := make([]Group, 0, len(by))
+	for k, g := range by {
+		out = append(out, Group{Key: k, Summary: Summarize(g)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// Stat is a mean and a sample standard deviation.
+type Stat struct {
+	Mean float64 `json:"mean"`
+	Std  float64 `json:"std"` // sample standard deviation (n-1); 0 for one value
+	N    int     `json:"n"`
+}
+
+// MeanStd computes the mean and sample standard deviation of xs.
+func MeanStd(xs []float64) Stat {
+	s := Stat{N: len(xs)}
+	if s.N == 0 {
+		return s
+	}
+	for _, x := range xs {
+		s.Mean += x
+	}
+	s.Mean /= float64(s.N)
+	if s.N > 1 {
+		var ss float64
+		for _, x := range xs {
+			ss += (x - s.Mean) * (x - s.Mean)
+		}
+		s.Std = math.Sqrt(ss / float64(s.N-1))
+	}
+	return s
+}
+
+// RepeatStats are the scores' mean and standard deviation over the
+// repeated runs of a suite (OSUniverse's multiple runs).
+type RepeatStats struct {
+	Runs         []Summary `json:"runs"`
+	SuccessRate  Stat      `json:"success_rate"`
+	Weighted     Stat      `json:"weighted_score"`
+	MilestoneAvg Stat      `json:"milestone_avg"`
+}
+
+// Repeats summarizes each repeat of the suite, then the spread across them.
+func Repeats(rs []Result) RepeatStats {
+	by := map[int][]Result{}
+	for _, r := range rs {
+		by[r.Repeat] = append(by[r.Repeat], r)
+	}
+	idx := make([]int, 0, len(by))
+	for k := range by {
+		idx = append(idx, k)
+	}
+	sort.Ints(idx)
+	var st RepeatStats
+	var sr, ws, ma []float64
+	for _, k := range idx {
+		s := Summarize(by[k])
+		st.Runs = append(st.Runs, s)
+		sr, ws, ma = append(sr, s.SuccessRate), append(ws, s.Weighted), append(ma, s.MilestoneAvg)
+	}
+	st.SuccessRate, st.Weighted, st.MilestoneAvg = MeanStd(sr), MeanStd(ws), MeanStd(ma)
+	return st
+}

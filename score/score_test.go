@@ -1,0 +1,121 @@
+package score
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/proctor-eval/proctor/check"
+)
+
+var weights = map[string]float64{"paper": 0.5, "wood": 1, "bronze": 2, "silver": 4, "gold": 8}
+
+// suite makes results with the given number of tasks and passes per level.
+func suite(repeat int, counts map[string][2]int) []Result {
+	var rs []Result
+	for lvl, c := range counts {
+		for i := 0; i < c[0]; i++ {
+			o := check.Failure
+			if i < c[1] {
+				o = check.Success
+			}
+			rs = append(rs, Result{Task: fmt.Sprintf("%s-%d", lvl, i), Repeat: repeat, Level: lvl, Weight: weights[lvl], Outcome: o})
+		}
+	}
+	return rs
+}
+
+func TestWeightedScoreMatchesOSUniverse(t *testing.T) {
+	// OSUniverse has 11 paper, 58 wood, 48 bronze, 32 silver and 11 gold
+	// tests; its published per-level rates and weighted scores (47.80% and
+	// 28.36% for two agents) follow from these pass counts.
+	tests := []struct {
+		passed [5]int
+		want   float64
+	}{
+		{[5]int{11, 50, 36, 11, 1}, 0.4780},
+		{[5]int{11, 31, 21, 7, 0}, 0.2836},
+	}
+	for _, tc := range tests {
+		rs := suite(0, map[string][2]int{"paper": {11, tc.passed[0]}, "wood": {58, tc.passed[1]},
+			"bronze": {48, tc.passed[2]}, "silver": {32, tc.passed[3]}, "gold": {11, tc.passed[4]}})
+		s := Summarize(rs)
+		if math.Abs(s.Weighted-tc.want) > 0.00005 {
+			t.Errorf("weighted = %.4f, want %.4f", s.Weighted, tc.want)
+		}
+		want := float64(tc.passed[0]+tc.passed[1]+tc.passed[2]+tc.passed[3]+tc.passed[4]) / 160
+		if !near(s.SuccessRate, want) {
+			t.Errorf("success rate = %v, want %v", s.SuccessRate, want)
+		}
+	}
+}
+
+func TestSummarizeOutcomesAndMilestones(t *testing.T) {
+	rs := []Result{
+		{Outcome: check.Success, Weight: 1, Milestone: 1},
+		{Outcome: check.Failure, Weight: 1, Milestone: 0.5},
+		{Outcome: check.Uncompleted, Weight: 2, Milestone: 0.25},
+		{Outcome: check.EarlyStopped, Weight: 2},
+		{Outcome: check.Error, Weight: 2},
+	}
+	s := Summarize(rs)
+	if s.N != 5 || s.Passed != 1 || !near(s.SuccessRate, 0.2) || !near(s.Weighted, 1.0/8) || !near(s.MilestoneAvg, 0.35) {
+		t.Fatalf("summary = %+v", s)
+	}
+	for _, o := range check.Outcomes {
+		if s.Outcomes[o] != 1 {
+			t.Errorf("outcome %s counted %d times", o, s.Outcomes[o])
+		}
+	}
+	if z := Summarize(nil); z.SuccessRate != 0 || z.Weighted != 0 {
+		t.Fatalf("empty summary = %+v", z)
+	}
+}
+
+func TestBreakdown(t *testing.T) {
+	rs := []Result{
+		{Task: "a", Level: "wood", Apps: []string{"mousepad"}, Domain: "office", Kind: "state", Difficulty: "easy", Outcome: check.Success, Weight: 1},
+		{Task: "b", Level: "wood", Apps: []string{"mousepad", "xterm"}, Domain: "office", Kind: "process", Difficulty: "hard", Outcome: check.Failure, Weight: 1},
+		{Task: "c", Level: "gold", Apps: []string{"gimp"}, Domain: "art", Kind: "state", Difficulty: "hard", Outcome: check.Success, Weight: 8},
+	}
+	tests := []struct {
+		d    Dimension
+		want map[string][2]int // key -> n, passed
+	}{
+		{ByLevel, map[string][2]int{"wood": {2, 1}, "gold": {1, 1}}},
+		{ByApp, map[string][2]int{"mousepad": {2, 1}, "xterm": {1, 0}, "gimp": {1, 1}}},
+		{ByDomain, map[string][2]int{"office": {2, 1}, "art": {1, 1}}},
+		{ByKind, map[string][2]int{"state": {2, 2}, "process": {1, 0}}},
+		{ByDifficulty, map[string][2]int{"easy": {1, 1}, "hard": {2, 1}}},
+	}
+	for _, tc := range tests {
+		gs := Breakdown(rs, tc.d)
+		if len(gs) != len(tc.want) {
+			t.Fatalf("%s: %d groups, want %d", tc.d, len(gs), len(tc.want))
+		}
+		for i, g := range gs {
+			w := tc.want[g.Key]
+			if g.Summary.N != w[0] || g.Summary.Passed != w[1] {
+				t.Errorf("%s %s: n=%d passed=%d, want %v", tc.d, g.Key, g.Summary.N, g.Summary.Passed, w)
+			}
+			if i > 0 && gs[i-1].Key >= g.Key {
+				t.Errorf("%s: groups not sorted", tc.d)
+			}
+		}
+	}
+}
+
+func TestRepeats(t *testing.T) {
+	var rs []Result
+	// Three runs of a 4-task suite passing 1, 2 and 3 tasks.
+	for run, passed := range []int{1, 2, 3} {
+		rs = append(rs, suite(run, map[string][2]int{"wood": {4, passed}})...)
+	}
+	st := Repeats(rs)
+	if len(st.Runs) != 3 || !near(st.SuccessRate.Mean, 0.5) || !near(st.SuccessRate.Std, 0.25) || st.SuccessRate.N != 3 {
+		t.Fatalf("repeats = %+v", st.SuccessRate)
+	}
+	if one := MeanStd([]float64{0.7}); one.Std != 0 || one.Mean != 0.7 {
+		t.Fatalf("single value stat = %+v", one)
+	}
+}
