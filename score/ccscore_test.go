@@ -131,7 +131,7 @@ func TestAggregate(t *testing.T) {
 	if !near(m.ActionTypeF1, 1) || !near(m.MouseTypeF1, 1) {
 		t.Fatalf("type F1s = %v %v", m.ActionTypeF1, m.MouseTypeF1)
 	}
-	want := ((2 + 3 + 2 + 1) / 9.0 + 3/4.0) / 2
+	want := ((2+3+2+1)/9.0 + 3/4.0) / 2
 	if !near(m.CCScore, want) {
 		t.Fatalf("mean CC-Score = %v, want %v", m.CCScore, want)
 	}
