@@ -54,46 +54,80 @@ type compiledMilestone struct {
 	checks []*Check
 }
 
-// CompileAll compiles a task's checks and milestones. Errors name the
-// place: "checks[2].expr: ..." or "milestones[0].checks[1].probe: ...".
+// PathError is a problem at a place in a task: Path is the chain of keys
+// and indexes from the task's root, such as checks, 2, expr.
+type PathError struct {
+	Path   []any // string keys and int indexes
+	Reason string
+}
+
+func (e *PathError) Error() string {
+	var b strings.Builder
+	for i, p := range e.Path {
+		switch v := p.(type) {
+		case int:
+			fmt.Fprintf(&b, "[%d]", v)
+		default:
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			fmt.Fprint(&b, v)
+		}
+	}
+	return b.String() + ": " + e.Reason
+}
+
+func pathErr(reason string, path ...any) error {
+	return &PathError{Path: path, Reason: reason}
+}
+
+func fieldPathErr(err error, path ...any) error {
+	if fe, ok := err.(*FieldError); ok {
+		return &PathError{Path: append(path, fe.Field), Reason: fe.Reason}
+	}
+	return &PathError{Path: path, Reason: err.Error()}
+}
+
+// CompileAll compiles a task's checks and milestones. Errors are
+// *PathError values naming the place, such as checks[2].expr.
 func CompileAll(checks []Spec, milestones []Milestone) (*Suite, error) {
 	s := &Suite{}
 	ids := map[string]bool{}
 	for i, m := range milestones {
 		if m.ID == "" {
-			return nil, fmt.Errorf("milestones[%d].id: is required", i)
+			return nil, pathErr("is required", "milestones", i, "id")
 		}
 		if ids[m.ID] {
-			return nil, fmt.Errorf("milestones[%d].id: %q is used twice", i, m.ID)
+			return nil, pathErr(fmt.Sprintf("%q is used twice", m.ID), "milestones", i, "id")
 		}
 		ids[m.ID] = true
 		if m.Weight <= 0 {
-			return nil, fmt.Errorf("milestones[%d].weight: must be positive", i)
+			return nil, pathErr("must be positive", "milestones", i, "weight")
 		}
 		cm := compiledMilestone{Milestone: m}
 		for j, sp := range m.Checks {
 			if sp.Kind == Milestones {
-				return nil, fmt.Errorf("milestones[%d].checks[%d].kind: a milestone cannot score milestones", i, j)
+				return nil, pathErr("a milestone cannot score milestones", "milestones", i, "checks", j, "kind")
 			}
 			c, err := Compile(sp)
 			if err != nil {
-				return nil, fmt.Errorf("milestones[%d].checks[%d].%w", i, j, err)
+				return nil, fieldPathErr(err, "milestones", i, "checks", j)
 			}
 			cm.checks = append(cm.checks, c)
 		}
 		if len(cm.checks) == 0 {
-			return nil, fmt.Errorf("milestones[%d].checks: a milestone needs at least one check", i)
+			return nil, pathErr("a milestone needs at least one check", "milestones", i, "checks")
 		}
 		s.Milestones = append(s.Milestones, cm)
 	}
 	for i, sp := range checks {
 		c, err := Compile(sp)
 		if err != nil {
-			return nil, fmt.Errorf("checks[%d].%w", i, err)
+			return nil, fieldPathErr(err, "checks", i)
 		}
 		for _, id := range sp.Milestones {
 			if !ids[id] {
-				return nil, fmt.Errorf("checks[%d].milestones: no milestone has id %q", i, id)
+				return nil, pathErr(fmt.Sprintf("no milestone has id %q", id), "checks", i, "milestones")
 			}
 		}
 		s.Checks = append(s.Checks, c)

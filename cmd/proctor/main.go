@@ -1,0 +1,33 @@
+// Command proctor evaluates computer-use agents on real desktops.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// exitError carries an exit code without printing anything more.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	cmd := newRootCommand()
+	err := cmd.ExecuteContext(ctx)
+	var ee exitError
+	switch {
+	case errors.As(err, &ee):
+		os.Exit(ee.code)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "proctor:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,152 @@
+package task
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/check"
+)
+
+// lint runs the semantic checks that the schema cannot express.
+func (s *Suite) lint(f *fileCtx, t *Task) Problems {
+	var ps Problems
+	add := func(path []any, format string, args ...any) {
+		ps = append(ps, f.problem(path, format, args...))
+	}
+	if t.App != "" {
+		if _, ok := s.App(t.App); !ok {
+			add([]any{"app"}, "unknown app %q (known: %s; a suite may declare more in %s)", t.App, strings.Join(s.AppNames(), ", "), SuiteFile)
+		}
+	}
+	for i, a := range t.Apps {
+		if _, ok := s.App(a); !ok {
+			add([]any{"apps", i}, "unknown app %q (known: %s; a suite may declare more in %s)", a, strings.Join(s.AppNames(), ", "), SuiteFile)
+		}
+	}
+	size, err := t.Environment.Size()
+	if err != nil {
+		add([]any{"environment", "resolution"}, "%v", err)
+	}
+	for i, st := range t.Setup {
+		spec := st.Spec()
+		if spec == nil {
+			add([]any{"setup", i}, "a setup step needs exactly one kind")
+			continue
+		}
+		if err := spec.Validate(s); err != nil {
+			field, msg, ok := strings.Cut(err.Error(), ": ")
+			if ok && field == spec.Kind() {
+				add([]any{"setup", i, spec.Kind()}, "%s", msg)
+			} else if ok {
+				add([]any{"setup", i, spec.Kind(), field}, "%s", msg)
+			} else {
+				add([]any{"setup", i, spec.Kind()}, "%v", err)
+			}
+		}
+	}
+	if _, err := check.CompileAll(t.Checks, t.Milestones); err != nil {
+		var pe *check.PathError
+		if errors.As(err, &pe) {
+			add(pe.Path, "%s", pe.Reason)
+		} else {
+			add([]any{"checks"}, "%v", err)
+		}
+	}
+	assetCheck := func(path []any, specs []check.Spec) {
+		for i, sp := range specs {
+			if sp.Asset != "" && !s.HasAsset(sp.Asset) {
+				add(append(append([]any(nil), path...), i, "asset"), "%q is not in the suite's %s/", sp.Asset, AssetDir)
+			}
+		}
+	}
+	assetCheck([]any{"checks"}, t.Checks)
+	for i, m := range t.Milestones {
+		assetCheck([]any{"milestones", i, "checks"}, m.Checks)
+	}
+	has := func(k check.Kind) int {
+		for i, c := range t.Checks {
+			if c.Kind == k {
+				return i
+			}
+		}
+		return -1
+	}
+	switch t.Kind {
+	case InfeasibleTask:
+		if has(check.Infeasible) < 0 {
+			add([]any{"checks"}, "an infeasible task needs an infeasible check")
+		}
+	case QATask:
+		if has(check.AnswerKind) < 0 {
+			add([]any{"checks"}, "a qa task needs an answer check")
+		}
+	case ProcessTask:
+		if has(check.Process) < 0 {
+			add([]any{"checks"}, "a process task needs a process check on the trajectory")
+		}
+	}
+	if i := has(check.Infeasible); i >= 0 && t.Kind != InfeasibleTask {
+		add([]any{"checks", i, "kind"}, "an infeasible check belongs to a task of kind infeasible, not %s", t.Kind)
+	}
+	ps = append(ps, lintGold(f, t, size)...)
+	return ps
+}
+
+func lintGold(f *fileCtx, t *Task, size action.Size) Problems {
+	var ps Problems
+	add := func(path []any, format string, args ...any) {
+		ps = append(ps, f.problem(path, format, args...))
+	}
+	if len(t.Gold) == 0 {
+		add([]any{"gold"}, "every task needs a gold solution: it proves the checks pass")
+		return ps
+	}
+	for i, a := range t.Gold {
+		if !a.Kind.Known() {
+			add([]any{"gold", i, "kind"}, "unknown action %q (known: %s)", a.Kind, kindList())
+			continue
+		}
+		if err := a.Validate(); err != nil {
+			add([]any{"gold", i}, "%v", err)
+			continue
+		}
+		if a.Target != nil && a.Target.Tag > 0 {
+			add([]any{"gold", i, "target", "tag"}, "set-of-mark tags change with every screenshot; target the element by role and name")
+		}
+		for _, p := range []struct {
+			name string
+			pt   *action.Point
+		}{{"point", a.Point}, {"to", a.To}} {
+			if p.pt == nil || size.W == 0 || a.Kind == action.MoveRel || a.Kind == action.DragRel {
+				continue
+			}
+			if _, _, err := p.pt.Pixels(size); err != nil {
+				add([]any{"gold", i, p.name}, "%v", err)
+			}
+		}
+	}
+	last := t.Gold[len(t.Gold)-1]
+	switch {
+	case !last.Kind.Terminal():
+		add([]any{"gold", len(t.Gold) - 1}, "the gold solution must end with done, fail or answer, not %s", last.Kind)
+	case t.Kind == InfeasibleTask && last.Kind != action.Fail:
+		add([]any{"gold", len(t.Gold) - 1}, "the gold solution of an infeasible task ends with fail")
+	case t.Kind != InfeasibleTask && last.Kind == action.Fail:
+		add([]any{"gold", len(t.Gold) - 1}, "only an infeasible task's gold solution ends with fail")
+	case t.Kind == QATask && last.Kind != action.Answer:
+		add([]any{"gold", len(t.Gold) - 1}, "the gold solution of a qa task ends with an answer")
+	}
+	if len(t.Gold) > t.MaxSteps() {
+		add([]any{"gold"}, "the gold solution has %d actions, more than the %d steps allowed", len(t.Gold), t.MaxSteps())
+	}
+	return ps
+}
+
+func kindList() string {
+	parts := make([]string, len(action.Kinds))
+	for i, k := range action.Kinds {
+		parts[i] = string(k)
+	}
+	return strings.Join(parts, ", ")
+}

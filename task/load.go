@@ -1,0 +1,355 @@
+package task
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// Schema is the JSON Schema of a task file.
+//
+//go:embed schema.json
+var Schema []byte
+
+// SchemaURL is the schema's $id.
+const SchemaURL = "https://proctor.dev/schema/task.json"
+
+var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Schema))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(SchemaURL, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(SchemaURL)
+})
+
+// Problem is one thing wrong in a task file, with its place.
+type Problem struct {
+	File  string `json:"file"`
+	Line  int    `json:"line,omitempty"`
+	Col   int    `json:"column,omitempty"`
+	Field string `json:"field,omitempty"` // dotted path, e.g. checks[1].expr
+	Task  string `json:"task,omitempty"`  // the instance id, for a template's instance
+	Msg   string `json:"message"`
+}
+
+func (p Problem) String() string {
+	var b strings.Builder
+	b.WriteString(p.File)
+	if p.Line > 0 {
+		fmt.Fprintf(&b, ":%d", p.Line)
+		if p.Col > 0 {
+			fmt.Fprintf(&b, ":%d", p.Col)
+		}
+	}
+	b.WriteString(": ")
+	if p.Task != "" {
+		fmt.Fprintf(&b, "(instance %s) ", p.Task)
+	}
+	if p.Field != "" {
+		b.WriteString(p.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(p.Msg)
+	return b.String()
+}
+
+// Problems is a list of problems; as an error it prints one a line.
+type Problems []Problem
+
+func (ps Problems) Error() string {
+	lines := make([]string, len(ps))
+	for i, p := range ps {
+		lines[i] = p.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Err is ps as an error, or nil when there are none.
+func (ps Problems) Err() error {
+	if len(ps) == 0 {
+		return nil
+	}
+	return ps
+}
+
+func yamlProblem(file string, err error) Problem {
+	var ye yaml.Error
+	if errors.As(err, &ye) && ye.GetToken() != nil {
+		pos := ye.GetToken().Position
+		return Problem{File: file, Line: pos.Line, Col: pos.Column, Msg: ye.GetMessage()}
+	}
+	return Problem{File: file, Msg: err.Error()}
+}
+
+// loaded is a task with where its id stands in the file.
+type loaded struct {
+	*Task
+	line, col int
+}
+
+// fileCtx locates paths of one file's YAML document.
+type fileCtx struct {
+	name string
+	ast  *ast.File
+}
+
+// fieldName renders a path as checks[1].expr.
+func fieldName(path []any) string {
+	var b strings.Builder
+	for i, p := range path {
+		switch v := p.(type) {
+		case int:
+			fmt.Fprintf(&b, "[%d]", v)
+		default:
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			fmt.Fprint(&b, v)
+		}
+	}
+	return b.String()
+}
+
+// locate finds the line and column of the node at path, or of its nearest
+// ancestor that exists.
+func (f *fileCtx) locate(path []any) (int, int) {
+	if f.ast == nil {
+		return 0, 0
+	}
+	if len(path) == 0 {
+		return 1, 1
+	}
+	for n := len(path); n >= 1; n-- {
+		b := (&yaml.PathBuilder{}).Root()
+		for _, p := range path[:n] {
+			switch v := p.(type) {
+			case int:
+				b = b.Index(uint(v))
+			default:
+				b = b.Child(fmt.Sprint(v))
+			}
+		}
+		node, err := b.Build().FilterFile(f.ast)
+		if err != nil || node == nil || node.GetToken() == nil {
+			continue
+		}
+		tok := node.GetToken()
+		if n > 0 {
+			if _, isKey := path[n-1].(string); isKey {
+				// Point at the key rather than its value when they differ.
+				if k := keyToken(tok); k != nil {
+					tok = k
+				}
+			}
+		}
+		return tok.Position.Line, tok.Position.Column
+	}
+	return 1, 1
+}
+
+// keyToken walks back from a mapping value's first token to its key, or
+// returns nil when the token is not a mapping value.
+func keyToken(t *token.Token) *token.Token {
+	p := t.Prev
+	for p != nil && p.Type == token.CommentType {
+		p = p.Prev
+	}
+	if p == nil || p.Type != token.MappingValueType || p.Prev == nil {
+		return nil
+	}
+	return p.Prev
+}
+
+func (f *fileCtx) problem(path []any, format string, args ...any) Problem {
+	line, col := f.locate(path)
+	return Problem{File: f.name, Line: line, Col: col, Field: fieldName(path), Msg: fmt.Sprintf(format, args...)}
+}
+
+var printer = message.NewPrinter(language.English)
+
+// schemaProblems flattens a validation error into its leaf causes.
+func (f *fileCtx) schemaProblems(err error) []Problem {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []Problem{{File: f.name, Msg: err.Error()}}
+	}
+	var out []Problem
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		path := make([]any, 0, len(e.InstanceLocation)+1)
+		for i, tok := range e.InstanceLocation {
+			if n, err := strconv.Atoi(tok); err == nil && i > 0 {
+				path = append(path, n)
+			} else {
+				path = append(path, tok)
+			}
+		}
+		msg := e.ErrorKind.LocalizedString(printer)
+		switch k := e.ErrorKind.(type) {
+		case *kind.AdditionalProperties:
+			for _, prop := range k.Properties {
+				out = append(out, f.problem(append(path, prop), "unknown field %q", prop))
+			}
+			return
+		case *kind.Required:
+			msg = "missing required field " + strings.Join(quoteAll(k.Missing), ", ")
+		case *kind.MinProperties, *kind.MaxProperties:
+			if one := oneOfWhat(path); one != "" {
+				msg = one
+			}
+		}
+		out = append(out, f.problem(path, "%s", msg))
+	}
+	walk(ve)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
+	return out
+}
+
+func quoteAll(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = strconv.Quote(x)
+	}
+	return out
+}
+
+// oneOfWhat explains the objects that must hold exactly one key.
+func oneOfWhat(path []any) string {
+	if len(path) == 0 {
+		return ""
+	}
+	switch last := path[len(path)-1]; {
+	case len(path) == 2 && path[0] == "setup":
+		return "a setup step has exactly one kind: launch, run, write, copy, open, wait_window, wait_element or sleep"
+	case last == "probe":
+		return "a probe has exactly one of command, file, answer, element, window or clipboard"
+	case last == "element" || last == "target":
+		return fmt.Sprintf("%s needs at least one field", last)
+	}
+	return ""
+}
+
+// Parse loads one task or template from its source, as if it were a file
+// called name in a suite with no assets and only the built-in apps.
+func Parse(name string, src []byte) ([]*Task, Problems) {
+	s := &Suite{assets: map[string]bool{}}
+	ls, ps := s.parse(name, src)
+	out := make([]*Task, len(ls))
+	for i, l := range ls {
+		out[i] = l.Task
+	}
+	return out, ps
+}
+
+// loadFile loads one task or template file.
+func (s *Suite) loadFile(name string) ([]loaded, Problems) {
+	src, err := os.ReadFile(name)
+	if err != nil {
+		return nil, Problems{{File: name, Msg: err.Error()}}
+	}
+	return s.parse(name, src)
+}
+
+func (s *Suite) parse(name string, src []byte) ([]loaded, Problems) {
+	var err error
+	f := &fileCtx{name: name}
+	f.ast, err = parser.ParseBytes(src, 0)
+	if err != nil {
+		return nil, Problems{yamlProblem(name, err)}
+	}
+	if len(f.ast.Docs) > 1 {
+		return nil, Problems{{File: name, Line: 1, Msg: "a task file holds one task or one template; split the documents into files"}}
+	}
+	js, err := yaml.YAMLToJSON(src)
+	if err != nil {
+		return nil, Problems{yamlProblem(name, err)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, Problems{{File: name, Line: 1, Msg: "not a YAML mapping: " + err.Error()}}
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return nil, Problems{{File: name, Line: 1, Msg: "a task file must be a mapping with id, instruction, level, kind and checks"}}
+	}
+	instances, probs := expand(f, obj)
+	if len(probs) > 0 {
+		return nil, probs
+	}
+	var out []loaded
+	for _, in := range instances {
+		t, ps := s.instance(f, in)
+		probs = append(probs, ps...)
+		if t != nil {
+			line, col := f.locate([]any{"id"})
+			out = append(out, loaded{Task: t, line: line, col: col})
+		}
+	}
+	return out, probs
+}
+
+// instance validates one filled document and decodes it into a Task.
+func (s *Suite) instance(f *fileCtx, in instanceDoc) (*Task, Problems) {
+	sch, err := compiled()
+	if err != nil {
+		return nil, Problems{{File: f.name, Msg: "the task schema does not compile: " + err.Error()}}
+	}
+	tag := func(ps []Problem) Problems {
+		if in.values != nil {
+			for i := range ps {
+				ps[i].Task = in.id
+			}
+		}
+		return ps
+	}
+	if err := sch.Validate(in.doc); err != nil {
+		return nil, tag(f.schemaProblems(err))
+	}
+	b, err := json.Marshal(in.doc)
+	if err != nil {
+		return nil, Problems{{File: f.name, Msg: err.Error()}}
+	}
+	var t Task
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&t); err != nil {
+		return nil, tag([]Problem{{File: f.name, Line: 1, Msg: err.Error()}})
+	}
+	t.File, t.Values = f.name, in.values
+	if in.values != nil {
+		t.Template = in.template
+	}
+	t.Params, t.Combine = nil, ""
+	if ps := s.lint(f, &t); len(ps) > 0 {
+		return nil, tag(ps)
+	}
+	return &t, nil
+}

@@ -1,0 +1,225 @@
+package task
+
+import (
+	"fmt"
+	"net/url"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/proctor-eval/proctor/check"
+)
+
+// StepSpec is one kind of setup step. Backends execute them; Validate checks
+// what can be known before a run.
+type StepSpec interface {
+	// Kind is the step's key in a task file: launch, run, write, ...
+	Kind() string
+	// Validate reports a problem as a field of the step ("app: ...").
+	Validate(s *Suite) error
+}
+
+// Launch starts an application known to Proctor (or declared by the suite).
+type Launch struct {
+	App        string         `json:"app"`
+	Args       []string       `json:"args,omitempty"`
+	WaitWindow string         `json:"wait_window,omitempty"` // wait for a window whose title contains this
+	Timeout    check.Duration `json:"timeout,omitempty"`
+}
+
+// Run runs a shell command; Until, when set, is a command polled until it
+// exits 0 (within Timeout). Background commands are not waited for.
+type Run struct {
+	Command    string         `json:"command"`
+	Timeout    check.Duration `json:"timeout,omitempty"`
+	Until      string         `json:"until,omitempty"`
+	Background bool           `json:"background,omitempty"`
+}
+
+// Write writes a file with the given content.
+type Write struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+	Mode    string `json:"mode,omitempty"` // octal, default 0644
+}
+
+// Copy copies a file from the suite's assets into the environment.
+type Copy struct {
+	Asset string `json:"asset"`
+	To    string `json:"to"`
+}
+
+// Open opens a file or URL with its default application, or with App.
+type Open struct {
+	Path string `json:"path,omitempty"`
+	URL  string `json:"url,omitempty"`
+	App  string `json:"app,omitempty"`
+}
+
+// WaitWindow waits until a window whose title contains Title is shown.
+type WaitWindow struct {
+	Title   string         `json:"title"`
+	Timeout check.Duration `json:"timeout,omitempty"`
+}
+
+// WaitElement waits until an accessibility element matching Element exists.
+type WaitElement struct {
+	Element check.ElementQuery `json:"element"`
+	Timeout check.Duration     `json:"timeout,omitempty"`
+}
+
+// Sleep waits a fixed time.
+type Sleep struct {
+	For check.Duration
+}
+
+// DefaultStepTimeout bounds launch, run and wait steps that name no timeout.
+const DefaultStepTimeout = 30 * time.Second
+
+// MaxStepTimeout is the longest timeout a step may ask for.
+const MaxStepTimeout = 10 * time.Minute
+
+func (Launch) Kind() string      { return "launch" }
+func (Run) Kind() string         { return "run" }
+func (Write) Kind() string       { return "write" }
+func (Copy) Kind() string        { return "copy" }
+func (Open) Kind() string        { return "open" }
+func (WaitWindow) Kind() string  { return "wait_window" }
+func (WaitElement) Kind() string { return "wait_element" }
+func (Sleep) Kind() string       { return "sleep" }
+
+func timeoutOK(d check.Duration) error {
+	if time.Duration(d) > MaxStepTimeout {
+		return fmt.Errorf("timeout: %s is longer than %s", time.Duration(d), MaxStepTimeout)
+	}
+	return nil
+}
+
+// Validate checks that the app is known.
+func (l Launch) Validate(s *Suite) error {
+	if _, ok := s.App(l.App); !ok {
+		return fmt.Errorf("app: unknown app %q (known: %s)", l.App, strings.Join(s.AppNames(), ", "))
+	}
+	return timeoutOK(l.Timeout)
+}
+
+// Validate checks the timeout.
+func (r Run) Validate(*Suite) error {
+	if r.Background && r.Until == "" && r.Timeout != 0 {
+		return fmt.Errorf("timeout: a background command without until has nothing to time out")
+	}
+	return timeoutOK(r.Timeout)
+}
+
+// Validate checks that the path is absolute or home-relative.
+func (w Write) Validate(*Suite) error { return envPath("path", w.Path) }
+
+func envPath(field, p string) error {
+	if !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~/") {
+		return fmt.Errorf("%s: %q must be absolute or start with ~/", field, p)
+	}
+	if strings.Contains(p, "/../") || strings.HasSuffix(p, "/..") {
+		return fmt.Errorf("%s: %q must not contain ..", field, p)
+	}
+	return nil
+}
+
+// Validate checks that the asset exists in the suite and the target path.
+func (c Copy) Validate(s *Suite) error {
+	if !filepath.IsLocal(c.Asset) || strings.Contains(c.Asset, "\\") {
+		return fmt.Errorf("asset: %q must be a path inside the suite's assets", c.Asset)
+	}
+	if !s.HasAsset(c.Asset) {
+		return fmt.Errorf("asset: %q is not in %s", c.Asset, path.Join(s.Dir, AssetDir))
+	}
+	return envPath("to", c.To)
+}
+
+// Validate checks that exactly one of path and url is set, and the app.
+func (o Open) Validate(s *Suite) error {
+	if (o.Path == "") == (o.URL == "") {
+		return fmt.Errorf("path: open needs exactly one of path and url")
+	}
+	if o.URL != "" {
+		u, err := url.Parse(o.URL)
+		if err != nil || u.Scheme == "" {
+			return fmt.Errorf("url: %q is not an absolute URL", o.URL)
+		}
+	} else if err := envPath("path", o.Path); err != nil {
+		return err
+	}
+	if o.App != "" {
+		if _, ok := s.App(o.App); !ok {
+			return fmt.Errorf("app: unknown app %q", o.App)
+		}
+	}
+	return nil
+}
+
+// Validate checks the timeout.
+func (w WaitWindow) Validate(*Suite) error { return timeoutOK(w.Timeout) }
+
+// Validate checks that the query names something and the timeout.
+func (w WaitElement) Validate(*Suite) error {
+	if w.Element.Role == "" && w.Element.Name == "" && w.Element.Text == "" {
+		return fmt.Errorf("element: give a role, a name or a text to wait for")
+	}
+	return timeoutOK(w.Timeout)
+}
+
+// Validate checks that the sleep is positive and bounded.
+func (z Sleep) Validate(*Suite) error {
+	if z.For <= 0 {
+		return fmt.Errorf("sleep: must be positive")
+	}
+	if time.Duration(z.For) > time.Minute {
+		return fmt.Errorf("sleep: %s is longer than a minute; wait for a window or element instead", time.Duration(z.For))
+	}
+	return nil
+}
+
+// Step is one setup step: exactly one field is set.
+type Step struct {
+	Launch      *Launch         `json:"launch,omitempty"`
+	Run         *Run            `json:"run,omitempty"`
+	Write       *Write          `json:"write,omitempty"`
+	Copy        *Copy           `json:"copy,omitempty"`
+	Open        *Open           `json:"open,omitempty"`
+	WaitWindow  *WaitWindow     `json:"wait_window,omitempty"`
+	WaitElement *WaitElement    `json:"wait_element,omitempty"`
+	Sleep       *check.Duration `json:"sleep,omitempty"`
+}
+
+// Spec returns the step's one kind, or nil if none or several are set.
+func (s Step) Spec() StepSpec {
+	var out []StepSpec
+	if s.Launch != nil {
+		out = append(out, *s.Launch)
+	}
+	if s.Run != nil {
+		out = append(out, *s.Run)
+	}
+	if s.Write != nil {
+		out = append(out, *s.Write)
+	}
+	if s.Copy != nil {
+		out = append(out, *s.Copy)
+	}
+	if s.Open != nil {
+		out = append(out, *s.Open)
+	}
+	if s.WaitWindow != nil {
+		out = append(out, *s.WaitWindow)
+	}
+	if s.WaitElement != nil {
+		out = append(out, *s.WaitElement)
+	}
+	if s.Sleep != nil {
+		out = append(out, Sleep{For: *s.Sleep})
+	}
+	if len(out) != 1 {
+		return nil
+	}
+	return out[0]
+}

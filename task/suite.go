@@ -1,0 +1,172 @@
+package task
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+)
+
+// Files of a suite directory.
+const (
+	SuiteFile = "suite.yaml" // optional: name, description, extra apps
+	AssetDir  = "assets"     // files that setup steps copy and checks compare with
+)
+
+// AppSpec says how to start an application and which Debian package
+// provides it.
+type AppSpec struct {
+	Command string `json:"command"`
+	Package string `json:"package,omitempty"`
+	Window  string `json:"window,omitempty"` // a title fragment its main window shows
+}
+
+// BuiltinApps are the applications Proctor knows without a suite declaring
+// them.
+var BuiltinApps = map[string]AppSpec{
+	"xterm":              {Command: "xterm", Package: "xterm", Window: "xterm"},
+	"mousepad":           {Command: "mousepad", Package: "mousepad", Window: "Mousepad"},
+	"gedit":              {Command: "gedit", Package: "gedit", Window: "gedit"},
+	"gnome-calculator":   {Command: "gnome-calculator", Package: "gnome-calculator", Window: "Calculator"},
+	"galculator":         {Command: "galculator", Package: "galculator", Window: "galculator"},
+	"kcalc":              {Command: "kcalc", Package: "kcalc", Window: "KCalc"},
+	"kalgebra":           {Command: "kalgebra", Package: "kalgebra", Window: "KAlgebra"},
+	"libreoffice-calc":   {Command: "libreoffice --calc", Package: "libreoffice-calc", Window: "LibreOffice Calc"},
+	"libreoffice-writer": {Command: "libreoffice --writer", Package: "libreoffice-writer", Window: "LibreOffice Writer"},
+	"gimp":               {Command: "gimp", Package: "gimp", Window: "GIMP"},
+	"chromium":           {Command: "chromium", Package: "chromium", Window: "Chromium"},
+	"yad":                {Command: "yad", Package: "yad"},
+	"pcmanfm":            {Command: "pcmanfm", Package: "pcmanfm"},
+	"thunar":             {Command: "thunar", Package: "thunar"},
+	"bash":               {Command: "xterm -e bash", Package: "xterm", Window: "bash"},
+}
+
+// Suite is a directory of task files with its assets.
+type Suite struct {
+	Dir         string             `json:"-"`
+	Name        string             `json:"name,omitempty"`
+	Description string             `json:"description,omitempty"`
+	Apps        map[string]AppSpec `json:"apps,omitempty"`
+	Tasks       []*Task            `json:"-"`
+	assets      map[string]bool
+}
+
+// App looks an app up among the suite's and the built-in ones.
+func (s *Suite) App(name string) (AppSpec, bool) {
+	if a, ok := s.Apps[name]; ok {
+		return a, true
+	}
+	a, ok := BuiltinApps[name]
+	return a, ok
+}
+
+// AppNames lists the known apps, sorted.
+func (s *Suite) AppNames() []string {
+	seen := map[string]bool{}
+	for n := range BuiltinApps {
+		seen[n] = true
+	}
+	for n := range s.Apps {
+		seen[n] = true
+	}
+	out := make([]string, 0, len(seen))
+	for n := range seen {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// HasAsset reports whether the suite ships the asset.
+func (s *Suite) HasAsset(name string) bool { return s.assets[filepath.ToSlash(filepath.Clean(name))] }
+
+// AssetPath is the asset's path on disk.
+func (s *Suite) AssetPath(name string) string { return filepath.Join(s.Dir, AssetDir, name) }
+
+// Task returns the task with the id.
+func (s *Suite) Task(id string) (*Task, bool) {
+	for _, t := range s.Tasks {
+		if t.ID == id {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// Load reads a suite: a directory of task files (*.yaml, *.yml; subfolders
+// included, assets/ excluded), an optional suite.yaml and assets/, or one
+// task file. It returns every task that loaded and every problem found; a
+// suite with problems is still returned so that callers can list both.
+func Load(path string) (*Suite, Problems) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, Problems{{File: path, Msg: err.Error()}}
+	}
+	s := &Suite{Dir: path, assets: map[string]bool{}}
+	var files []string
+	if !st.IsDir() {
+		s.Dir = filepath.Dir(path)
+		files = []string{path}
+	}
+	var probs Problems
+	if b, err := os.ReadFile(filepath.Join(s.Dir, SuiteFile)); err == nil {
+		if err := yaml.UnmarshalWithOptions(b, s, yaml.DisallowUnknownField()); err != nil {
+			probs = append(probs, yamlProblem(filepath.Join(s.Dir, SuiteFile), err))
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		probs = append(probs, Problem{File: filepath.Join(s.Dir, SuiteFile), Msg: err.Error()})
+	}
+	assetRoot := filepath.Join(s.Dir, AssetDir)
+	_ = filepath.WalkDir(assetRoot, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(assetRoot, p)
+			s.assets[filepath.ToSlash(rel)] = true
+		}
+		return nil
+	})
+	if st.IsDir() {
+		err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && p != path && (d.Name() == AssetDir || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			ext := filepath.Ext(p)
+			if !d.IsDir() && (ext == ".yaml" || ext == ".yml") && !(filepath.Dir(p) == filepath.Clean(path) && d.Name() == SuiteFile) {
+				files = append(files, p)
+			}
+			return nil
+		})
+		if err != nil {
+			probs = append(probs, Problem{File: path, Msg: err.Error()})
+		}
+	}
+	sort.Strings(files)
+	ids := map[string]string{}
+	for _, f := range files {
+		tasks, ps := s.loadFile(f)
+		probs = append(probs, ps...)
+		for _, t := range tasks {
+			if prev, dup := ids[t.ID]; dup {
+				probs = append(probs, Problem{File: f, Line: t.line, Col: t.col, Field: "id", Msg: fmt.Sprintf("task id %q is also used in %s", t.ID, prev)})
+				continue
+			}
+			ids[t.ID] = f
+			s.Tasks = append(s.Tasks, t.Task)
+		}
+	}
+	if len(files) == 0 {
+		probs = append(probs, Problem{File: path, Msg: "no task files (*.yaml, *.yml) found"})
+	}
+	return s, probs
+}
+
+// JSON renders the task in the format's JSON form (for `tasks show`).
+func (t *Task) JSON() ([]byte, error) { return json.MarshalIndent(t, "", "  ") }

@@ -1,0 +1,130 @@
+// Package task defines Proctor's task format: tasks and templates in YAML,
+// their JSON Schema, loading with errors that name the file, line and field,
+// semantic lint, template expansion, and suites of tasks with assets.
+package task
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/check"
+)
+
+// Level is a task's difficulty tier, after OSUniverse.
+type Level string
+
+// The levels, from reading the screen to long open-ended work.
+const (
+	Paper  Level = "paper"
+	Wood   Level = "wood"
+	Bronze Level = "bronze"
+	Silver Level = "silver"
+	Gold   Level = "gold"
+)
+
+// Levels lists the levels in order.
+var Levels = []Level{Paper, Wood, Bronze, Silver, Gold}
+
+// Weight is the level's weight in the weighted score: 0.5, 1, 2, 4, 8.
+func (l Level) Weight() float64 {
+	return map[Level]float64{Paper: 0.5, Wood: 1, Bronze: 2, Silver: 4, Gold: 8}[l]
+}
+
+// MaxSteps is the level's default step budget: 5, 25, 50, 75, 100.
+func (l Level) MaxSteps() int {
+	return map[Level]int{Paper: 5, Wood: 25, Bronze: 50, Silver: 75, Gold: 100}[l]
+}
+
+// Kind is what a task asks for.
+type Kind string
+
+// Task kinds.
+const (
+	StateTask      Kind = "state"      // reach a final state
+	ProcessTask    Kind = "process"    // reach it through required steps
+	QATask         Kind = "qa"         // answer a question
+	InfeasibleTask Kind = "infeasible" // the right answer is FAIL
+)
+
+// Environment is where a task runs.
+type Environment struct {
+	Type       string `json:"type,omitempty"`       // x11 (default), browser, vnc, android
+	Resolution string `json:"resolution,omitempty"` // WxH, default 1920x1080
+}
+
+// DefaultResolution is the screen size when a task names none.
+const DefaultResolution = "1920x1080"
+
+// Size parses the resolution.
+func (e Environment) Size() (action.Size, error) {
+	r := e.Resolution
+	if r == "" {
+		r = DefaultResolution
+	}
+	w, h, ok := strings.Cut(r, "x")
+	wi, err1 := strconv.Atoi(w)
+	hi, err2 := strconv.Atoi(h)
+	if !ok || err1 != nil || err2 != nil || wi < 16 || hi < 16 || wi > 16384 || hi > 16384 {
+		return action.Size{}, fmt.Errorf("resolution %q is not WIDTHxHEIGHT", r)
+	}
+	return action.Size{W: wi, H: hi}, nil
+}
+
+// Task is one task instance.
+type Task struct {
+	ID             string            `json:"id"`
+	Instruction    string            `json:"instruction"`
+	App            string            `json:"app,omitempty"`
+	Apps           []string          `json:"apps,omitempty"`
+	Category       string            `json:"category,omitempty"`
+	Domain         string            `json:"domain,omitempty"`
+	Level          Level             `json:"level"`
+	Difficulty     string            `json:"difficulty,omitempty"`
+	Interface      string            `json:"interface,omitempty"`
+	Kind           Kind              `json:"kind"`
+	Environment    Environment       `json:"environment,omitzero"`
+	MaxStepsValue  int               `json:"max_steps,omitempty"`
+	TimeLimit      check.Duration    `json:"time_limit,omitempty"`
+	Setup          []Step            `json:"setup,omitempty"`
+	Checks         []check.Spec      `json:"checks"`
+	Milestones     []check.Milestone `json:"milestones,omitempty"`
+	Gold           []action.Action   `json:"gold,omitempty"`
+	Demonstrations []string          `json:"demonstrations,omitempty"`
+	Tags           []string          `json:"tags,omitempty"`
+
+	// Template fields: present only in a template file.
+	Params  map[string][]any `json:"params,omitempty"`
+	Combine string           `json:"combine,omitempty"`
+
+	// Where the task came from (not part of the format).
+	File     string            `json:"-"`
+	Template string            `json:"-"` // the template's id, for an instance
+	Values   map[string]string `json:"-"` // the instance's parameter values
+}
+
+// AllApps is App and Apps together.
+func (t *Task) AllApps() []string {
+	if t.App == "" {
+		return t.Apps
+	}
+	return append([]string{t.App}, t.Apps...)
+}
+
+// MaxSteps is the task's step budget: its own, else its level's.
+func (t *Task) MaxSteps() int {
+	if t.MaxStepsValue > 0 {
+		return t.MaxStepsValue
+	}
+	return t.Level.MaxSteps()
+}
+
+// WallTime is the task's wall-time limit: its own, else 20 s a step.
+func (t *Task) WallTime() time.Duration {
+	if t.TimeLimit > 0 {
+		return time.Duration(t.TimeLimit)
+	}
+	return time.Duration(t.MaxSteps()) * 20 * time.Second
+}

@@ -1,0 +1,264 @@
+package task
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// A template is a task file with params: a list of values for each
+// parameter. Every string of the file may hold {{name}} placeholders; each
+// instance fills them with one combination of values. combine: product
+// (the default) takes every combination; combine: zip takes the first
+// values together, then the second ones, and so on (all lists must then be
+// equally long). An instance's id is the template's id with its
+// placeholders filled, or, when it has none, the id followed by the values.
+
+var placeholderRE = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
+
+// MaxInstances bounds how many instances one template may produce.
+const MaxInstances = 10000
+
+type instanceDoc struct {
+	doc      map[string]any
+	id       string
+	template string
+	values   map[string]string
+}
+
+func scalarString(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case json.Number:
+		return x.String(), true
+	case bool:
+		return fmt.Sprint(x), true
+	case float64:
+		return fmt.Sprint(x), true
+	}
+	return "", false
+}
+
+// expand turns a file's document into its instances.
+func expand(f *fileCtx, obj map[string]any) ([]instanceDoc, Problems) {
+	rawParams, isTemplate := obj["params"]
+	if !isTemplate {
+		if c, ok := obj["combine"]; ok {
+			return nil, Problems{f.problem([]any{"combine"}, "combine %v applies only to a template with params", c)}
+		}
+		var probs Problems
+		walkStrings(obj, nil, func(path []any, s string) {
+			if m := placeholderRE.FindStringSubmatch(s); m != nil {
+				probs = append(probs, f.problem(path, "placeholder {{%s}} in a file without params", m[1]))
+			}
+		})
+		return []instanceDoc{{doc: obj}}, probs
+	}
+	params, ok := rawParams.(map[string]any)
+	if !ok || len(params) == 0 {
+		return nil, Problems{f.problem([]any{"params"}, "params must map each parameter to a list of values")}
+	}
+	names := make([]string, 0, len(params))
+	lists := map[string][]any{}
+	var probs Problems
+	for n, v := range params {
+		names = append(names, n)
+		l, ok := v.([]any)
+		if !ok || len(l) == 0 {
+			probs = append(probs, f.problem([]any{"params", n}, "must be a non-empty list of values"))
+			continue
+		}
+		for i, it := range l {
+			if _, ok := scalarString(it); !ok {
+				probs = append(probs, f.problem([]any{"params", n, i}, "must be a string, number or boolean"))
+			}
+		}
+		lists[n] = l
+	}
+	sort.Strings(names)
+	combine, _ := obj["combine"].(string)
+	if c, ok := obj["combine"]; ok && combine != "product" && combine != "zip" {
+		probs = append(probs, f.problem([]any{"combine"}, "must be product or zip, not %v", c))
+	}
+	if len(probs) > 0 {
+		return nil, probs
+	}
+	var rows []map[string]any
+	if combine == "zip" {
+		n := len(lists[names[0]])
+		for _, name := range names {
+			if len(lists[name]) != n {
+				return nil, Problems{f.problem([]any{"params", name}, "has %d values but %s has %d: zip needs equal lists", len(lists[name]), names[0], n)}
+			}
+		}
+		for i := 0; i < n; i++ {
+			row := map[string]any{}
+			for _, name := range names {
+				row[name] = lists[name][i]
+			}
+			rows = append(rows, row)
+		}
+	} else {
+		total := 1
+		for _, name := range names {
+			total *= len(lists[name])
+			if total > MaxInstances {
+				return nil, Problems{f.problem([]any{"params"}, "the product of the lists is more than %d instances", MaxInstances)}
+			}
+		}
+		rows = []map[string]any{{}}
+		for _, name := range names {
+			var next []map[string]any
+			for _, r := range rows {
+				for _, v := range lists[name] {
+					nr := map[string]any{name: v}
+					for k, x := range r {
+						nr[k] = x
+					}
+					next = append(next, nr)
+				}
+			}
+			rows = next
+		}
+	}
+	base := map[string]any{}
+	for k, v := range obj {
+		if k != "params" && k != "combine" {
+			base[k] = v
+		}
+	}
+	templateID, _ := obj["id"].(string)
+	used := map[string]bool{}
+	var out []instanceDoc
+	for _, row := range rows {
+		values := map[string]string{}
+		for k, v := range row {
+			values[k], _ = scalarString(v)
+		}
+		undefined := map[string][]any{}
+		doc := fill(base, nil, row, used, undefined).(map[string]any)
+		for name, path := range undefined {
+			probs = append(probs, f.problem(path, "placeholder {{%s}} has no parameter (params: %s)", name, strings.Join(names, ", ")))
+		}
+		if len(undefined) > 0 {
+			return nil, dedupe(probs)
+		}
+		id, _ := doc["id"].(string)
+		if id == templateID {
+			parts := []string{id}
+			for _, name := range names {
+				parts = append(parts, slug(values[name]))
+			}
+			id = strings.Join(parts, "-")
+			doc["id"] = id
+		}
+		out = append(out, instanceDoc{doc: doc, id: id, template: templateID, values: values})
+	}
+	for _, name := range names {
+		if !used[name] {
+			probs = append(probs, f.problem([]any{"params", name}, "parameter %s is never used in the template", name))
+		}
+	}
+	return out, probs
+}
+
+func dedupe(ps Problems) Problems {
+	seen := map[string]bool{}
+	var out Problems
+	for _, p := range ps {
+		if k := p.String(); !seen[k] {
+			seen[k] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// fill copies v with every placeholder replaced by its value. A string that
+// is exactly one placeholder takes the value with its type (a number stays
+// a number).
+func fill(v any, path []any, row map[string]any, used map[string]bool, undefined map[string][]any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = fill(e, append(append([]any(nil), path...), k), row, used, undefined)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = fill(e, append(append([]any(nil), path...), i), row, used, undefined)
+		}
+		return out
+	case string:
+		if m := placeholderRE.FindStringSubmatch(x); m != nil && m[0] == x {
+			if val, ok := row[m[1]]; ok {
+				used[m[1]] = true
+				return val
+			}
+		}
+		return placeholderRE.ReplaceAllStringFunc(x, func(ph string) string {
+			name := placeholderRE.FindStringSubmatch(ph)[1]
+			val, ok := row[name]
+			if !ok {
+				if _, seen := undefined[name]; !seen {
+					undefined[name] = path
+				}
+				return ph
+			}
+			used[name] = true
+			s, _ := scalarString(val)
+			return s
+		})
+	}
+	return v
+}
+
+func walkStrings(v any, path []any, fn func([]any, string)) {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			walkStrings(x[k], append(append([]any(nil), path...), k), fn)
+		}
+	case []any:
+		for i, e := range x {
+			walkStrings(e, append(append([]any(nil), path...), i), fn)
+		}
+	case string:
+		fn(path, x)
+	}
+}
+
+// slug makes a value fit in an id: lower case letters, digits, dots and
+// dashes, at most 40 characters.
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.'
+		if ok {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	out := strings.TrimRight(b.String(), "-")
+	if len(out) > 40 {
+		out = strings.TrimRight(out[:40], "-")
+	}
+	if out == "" {
+		out = "x"
+	}
+	return out
+}
