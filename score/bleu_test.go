@@ -54,3 +54,25 @@ func TestBLEUHandComputed(t *testing.T) {
 		t.Errorf("CharBLEU = %v", got)
 	}
 }
+
+// TestCharBLEUAgreesWithBLEU checks the fast character path against the
+// general implementation on many strings.
+func TestCharBLEUAgreesWithBLEU(t *testing.T) {
+	words := []string{"ctrl", "+", "c", "a", "the", "é", "日本", " ", "open", "file", "aa", "ab"}
+	seed := uint32(7)
+	next := func() int { seed = seed*1664525 + 1013904223; return int(seed >> 8) }
+	for i := 0; i < 2000; i++ {
+		var c, r strings.Builder
+		for k := next() % 8; k > 0; k-- {
+			c.WriteString(words[next()%len(words)])
+		}
+		for k := next() % 8; k > 0; k-- {
+			r.WriteString(words[next()%len(words)])
+		}
+		fast := CharBLEU(c.String(), r.String())
+		slow := BLEU([]rune(c.String()), [][]rune{[]rune(r.String())}, 4)
+		if !near(fast, slow) {
+			t.Fatalf("CharBLEU(%q, %q) = %v, BLEU = %v", c.String(), r.String(), fast, slow)
+		}
+	}
+}

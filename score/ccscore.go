@@ -132,9 +132,9 @@ func textSim(pred, gold string) float64 {
 	return CharBLEU(pred, gold)
 }
 
-// compare scores prediction p against gold g on a screen of size s.
-func compare(g, p action.Action, s action.Size) (float64, attrs) {
-	gv, pv := view(g), view(p)
+// compare scores prediction p against gold g on a screen of size s; gv
+// and pv are their views, sims caches text similarities.
+func compare(g, p action.Action, gv, pv ccView, s action.Size, sims map[[2]string]float64) (float64, attrs) {
 	at := attrs{-1, -1, -1, -1, -1, -1}
 	if gv.cat == catReflect {
 		if pv.cat != catReflect {
@@ -167,8 +167,14 @@ func compare(g, p action.Action, s action.Size) (float64, attrs) {
 			score += float64(at.positionOK)
 		}
 	case catKeyboard, catPlan, catOther:
-		at.textSim = textSim(pv.text, gv.text)
-		score += at.textSim
+		key := [2]string{pv.text, gv.text}
+		sim, ok := sims[key]
+		if !ok {
+			sim = textSim(pv.text, gv.text)
+			sims[key] = sim
+		}
+		at.textSim = sim
+		score += sim
 	}
 	return score, at
 }
@@ -216,13 +222,21 @@ type CCResult struct {
 // compared in pixels on a screen of size s.
 func CCScore(gold, pred []action.Action, s action.Size) CCResult {
 	n, m := len(gold), len(pred)
+	gv, pv := make([]ccView, n), make([]ccView, m)
+	for i, g := range gold {
+		gv[i] = view(g)
+	}
+	for j, p := range pred {
+		pv[j] = view(p)
+	}
+	sims := map[[2]string]float64{}
 	sim := make([][]float64, n)
 	at := make([][]attrs, n)
 	for i := range gold {
 		sim[i] = make([]float64, m)
 		at[i] = make([]attrs, m)
 		for j := range pred {
-			sim[i][j], at[i][j] = compare(gold[i], pred[j], s)
+			sim[i][j], at[i][j] = compare(gold[i], pred[j], gv[i], pv[j], s, sims)
 		}
 	}
 	// d[i][j] is the best total for gold[:i] and pred[:j].
@@ -248,7 +262,7 @@ func CCScore(gold, pred []action.Action, s action.Size) CCResult {
 		switch {
 		case d[i][j] == d[i-1][j-1]+sim[i-1][j-1]:
 			res.Pairs = append(res.Pairs, Pair{Gold: i - 1, Pred: j - 1, Score: sim[i-1][j-1],
-				at: at[i-1][j-1], gv: view(gold[i-1]), pv: view(pred[j-1])})
+				at: at[i-1][j-1], gv: gv[i-1], pv: pv[j-1]})
 			i, j = i-1, j-1
 		case d[i][j] == d[i-1][j]:
 			i--
