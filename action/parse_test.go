@@ -106,9 +106,11 @@ func TestParsePyAutoGUI(t *testing.T) {
 		{name: "clicks range", in: "```python\npyautogui.click(1, 2, clicks=9)\n```", err: "clicks must be 1, 2 or 3"},
 		{name: "line number", in: "```python\npyautogui.click(1, 2)\npyautogui.zoom(3)\n```", err: "line 2"},
 		{name: "f-string", in: "```python\npyautogui.write(f'{x}')\n```", err: "f-strings"},
-		{name: "prose only", in: "I think we should click the button.", err: "no code block"},
+		{name: "prose only", in: "I think we should click the button.", err: `no code block or special code (DONE, FAIL, WAIT n, ANS s) found, and the reply is not code: "I" is not a call`},
+		{name: "code then DONE outside", in: "```python\npyautogui.click(1, 2)\n```\nDONE", want: []string{"click (1,2)", "done"}},
+		{name: "prose before code", in: "Thought: save first.\n```python\npyautogui.hotkey('ctrl', 's')\n```\nThen I will wait.", want: []string{"hotkey ctrl+s"}},
 		{name: "empty block", in: "```python\n# nothing\n```", err: "hold no action"},
-		{name: "ANS empty", in: "ANS", err: "no code block"},
+		{name: "ANS empty", in: "ANS", err: `the reply is not code: "ANS" is not a call`},
 	})
 }
 

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -15,8 +16,8 @@ import (
 // tag_N references, and + - * / between them). The special codes DONE, FAIL,
 // WAIT [n] and ANS s may stand alone, quoted or fenced, or as lines of code.
 func ParsePyAutoGUI(reply string, o Options) ([]Action, error) {
-	blocks := codeBlocks(reply)
-	if len(blocks) == 0 {
+	locs := fenceRE.FindAllStringIndex(reply, -1)
+	if len(locs) == 0 {
 		if a, ok := special(reply); ok {
 			return []Action{a}, nil
 		}
@@ -25,32 +26,46 @@ func ParsePyAutoGUI(reply string, o Options) ([]Action, error) {
 			return acts, nil
 		}
 		// Prose with the special code on a line of its own.
-		var sp []Action
-		for _, line := range strings.Split(reply, "\n") {
-			if a, ok := special(line); ok {
-				sp = append(sp, a)
-			}
-		}
-		if len(sp) > 0 {
+		if sp := specialLines(reply); len(sp) > 0 {
 			return sp, nil
 		}
-		if err != nil {
-			return nil, &ParseError{Format: FormatPyAutoGUI, Reason: "no code block found, and the reply is not code: " + err.Error()}
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			return nil, &ParseError{Format: FormatPyAutoGUI, Line: pe.Line, Part: pe.Part,
+				Reason: "no code block or special code (DONE, FAIL, WAIT n, ANS s) found, and the reply is not code: " + pe.Reason}
 		}
-		return nil, &ParseError{Format: FormatPyAutoGUI, Reason: "no code block and no special code (DONE, FAIL, WAIT, ANS) found"}
+		return nil, &ParseError{Format: FormatPyAutoGUI, Reason: "no code block and no special code (DONE, FAIL, WAIT n, ANS s) found"}
 	}
+	// Code blocks, and special codes on lines of their own between them, in
+	// the order they appear.
 	var out []Action
-	for _, b := range blocks {
-		acts, err := parsePython(b.body, o)
+	blocks := codeBlocks(reply)
+	prev := 0
+	for i, loc := range locs {
+		out = append(out, specialLines(reply[prev:loc[0]])...)
+		acts, err := parsePython(blocks[i].body, o)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, acts...)
+		prev = loc[1]
 	}
+	out = append(out, specialLines(reply[prev:])...)
 	if len(out) == 0 {
 		return nil, &ParseError{Format: FormatPyAutoGUI, Reason: "the code blocks hold no action"}
 	}
 	return out, nil
+}
+
+// specialLines returns the special codes that stand on lines of their own.
+func specialLines(text string) []Action {
+	var out []Action
+	for _, line := range strings.Split(text, "\n") {
+		if a, ok := special(line); ok {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 type tokKind int

@@ -1,0 +1,30 @@
+# Sourced by the scripts: finds Go (1.26 or newer) and installs the Debian
+# packages a script names when they are missing. Runs as root on Debian.
+set -euo pipefail
+export PATH="$PATH:/usr/local/go/bin"
+export DEBIAN_FRONTEND=noninteractive
+
+# need_pkgs installs the Debian packages whose commands are missing:
+# need_pkgs command:package ...
+need_pkgs() {
+	local missing=()
+	for pair in "$@"; do
+		command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		echo "installing ${missing[*]}" >&2
+		apt-get update -qq
+		apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	fi
+}
+
+need_pkgs git:git gcc:gcc
+if ! command -v go >/dev/null 2>&1; then
+	need_pkgs go:golang-go
+fi
+go_minor=$(go env GOVERSION | sed -E 's/^go1\.([0-9]+).*/\1/')
+if [ "${go_minor:-0}" -lt 26 ]; then
+	echo "Proctor needs Go 1.26 or newer (found $(go env GOVERSION)); install it under /usr/local/go" >&2
+	exit 1
+fi
+export PATH="$PATH:$(go env GOPATH)/bin"

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Sets up and runs Proctor's tests: formatting, vet, the race-enabled test
+# suite, a short run of every fuzz target, and lint of the example suite.
+cd "$(dirname "$0")/.."
+. scripts/env.sh
+fuzztime=${FUZZTIME:-5s}
+
+go mod download
+echo "== gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change: $unformatted" >&2
+	exit 1
+fi
+echo "== go vet"
+go vet ./...
+echo "== fuzz targets ($fuzztime each)"
+for pkg in $(go list ./...); do
+	dir=$(go list -f '{{.Dir}}' "$pkg")
+	for target in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //'); do
+		echo "-- $pkg $target"
+		go test "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" >/tmp/proctor-fuzz.log 2>&1 || { cat /tmp/proctor-fuzz.log; exit 1; }
+	done
+done
+echo "== proctor tasks lint testdata/example"
+go run ./cmd/proctor tasks lint testdata/example
+echo "== go test -race"
+go test -race -count=1 ./...
