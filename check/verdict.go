@@ -61,9 +61,12 @@ type PathError struct {
 	Reason string
 }
 
-func (e *PathError) Error() string {
+func (e *PathError) Error() string { return FormatPath(e.Path) + ": " + e.Reason }
+
+// FormatPath renders a path of keys and indexes as checks[1].expr.
+func FormatPath(path []any) string {
 	var b strings.Builder
-	for i, p := range e.Path {
+	for i, p := range path {
 		switch v := p.(type) {
 		case int:
 			fmt.Fprintf(&b, "[%d]", v)
@@ -74,7 +77,7 @@ func (e *PathError) Error() string {
 			fmt.Fprint(&b, v)
 		}
 	}
-	return b.String() + ": " + e.Reason
+	return b.String()
 }
 
 func pathErr(reason string, path ...any) error {

@@ -16,6 +16,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
+	"github.com/proctor-eval/proctor/check"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
@@ -113,23 +114,6 @@ type fileCtx struct {
 	ast  *ast.File
 }
 
-// fieldName renders a path as checks[1].expr.
-func fieldName(path []any) string {
-	var b strings.Builder
-	for i, p := range path {
-		switch v := p.(type) {
-		case int:
-			fmt.Fprintf(&b, "[%d]", v)
-		default:
-			if i > 0 {
-				b.WriteByte('.')
-			}
-			fmt.Fprint(&b, v)
-		}
-	}
-	return b.String()
-}
-
 // locate finds the line and column of the node at path, or of its nearest
 // ancestor that exists.
 func (f *fileCtx) locate(path []any) (int, int) {
@@ -182,7 +166,7 @@ func keyToken(t *token.Token) *token.Token {
 
 func (f *fileCtx) problem(path []any, format string, args ...any) Problem {
 	line, col := f.locate(path)
-	return Problem{File: f.name, Line: line, Col: col, Field: fieldName(path), Msg: fmt.Sprintf(format, args...)}
+	return Problem{File: f.name, Line: line, Col: col, Field: check.FormatPath(path), Msg: fmt.Sprintf(format, args...)}
 }
 
 var printer = message.NewPrinter(language.English)
