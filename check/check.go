@@ -21,6 +21,7 @@ import (
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/vm"
+	"github.com/proctor-eval/proctor/action"
 )
 
 // Limits of predicate expressions.
@@ -427,7 +428,7 @@ func (c *Check) eval(ctx context.Context, ev Evidence, ms MilestoneScores) (bool
 		return failf("%g lies outside [%g, %g]", f, lo, hi)
 	case Infeasible:
 		a, ok := ev.Trajectory().Final()
-		if ok && a.Kind == "fail" {
+		if ok && a.Kind == action.Fail {
 			return pass("the agent said FAIL on an infeasible task")
 		}
 		if !ok {
