@@ -1,0 +1,331 @@
+// Package atspi reads the accessibility tree of a desktop session over
+// AT-SPI's D-Bus interfaces: the registry's applications, then each node's
+// role, name, text or value, states and on-screen box.
+package atspi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/observe"
+)
+
+const (
+	registryName = "org.a11y.atspi.Registry"
+	rootPath     = "/org/a11y/atspi/accessible/root"
+	ifAccessible = "org.a11y.atspi.Accessible"
+	ifComponent  = "org.a11y.atspi.Component"
+	ifText       = "org.a11y.atspi.Text"
+	ifValue      = "org.a11y.atspi.Value"
+)
+
+// Coordinate systems of GetExtents.
+const (
+	// Screen asks for screen coordinates. GTK 4 does not support them.
+	Screen = uint32(0)
+	// Window asks for coordinates relative to the node's top-level window.
+	// Qt 5 answers them wrongly.
+	Window = uint32(1)
+	// Auto (the default) reads GTK 4 applications in window coordinates,
+	// marking their nodes WindowRelative, and the others in screen ones.
+	Auto = uint32(99)
+)
+
+// stateNames follow AtspiStateType's order.
+var stateNames = []string{"invalid", "active", "armed", "busy", "checked", "collapsed", "defunct",
+	"editable", "enabled", "expandable", "expanded", "focusable", "focused", "has-tooltip", "horizontal",
+	"iconified", "modal", "multi-line", "multiselectable", "opaque", "pressed", "resizable", "selectable",
+	"selected", "sensitive", "showing", "single-line", "stale", "transient", "vertical", "visible",
+	"manages-descendants", "indeterminate", "required", "truncated", "animated", "invalid-entry",
+	"supports-autocompletion", "selectable-text", "is-default", "visited", "checkable", "has-popup",
+	"read-only"}
+
+// States decodes an AT-SPI state set (two 32-bit words) into names.
+func States(bits []uint32) []string {
+	var out []string
+	for i, name := range stateNames {
+		w, b := i/32, uint(i%32)
+		if w < len(bits) && bits[w]&(1<<b) != 0 {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// Client reads one session's accessibility bus.
+type Client struct {
+	conn     *dbus.Conn
+	mu       sync.Mutex
+	toolkits map[string]bool // bus name: reads in window coordinates
+	// CallTimeout bounds each D-Bus call, so that a hung or dead
+	// application cannot stall a read.
+	CallTimeout time.Duration
+}
+
+// Connect finds the accessibility bus through the session bus at
+// sessionAddr (org.a11y.Bus.GetAddress) and connects to it.
+func Connect(ctx context.Context, sessionAddr string) (*Client, error) {
+	sess, err := dbus.Connect(sessionAddr)
+	if err != nil {
+		return nil, fmt.Errorf("connect to the session bus: %w", err)
+	}
+	defer sess.Close()
+	var addr string
+	call := sess.Object("org.a11y.Bus", "/org/a11y/bus").CallWithContext(ctx, "org.a11y.Bus.GetAddress", 0)
+	if err := call.Store(&addr); err != nil {
+		return nil, fmt.Errorf("find the accessibility bus (is at-spi-bus-launcher running?): %w", err)
+	}
+	conn, err := dbus.Connect(addr)
+	if err != nil {
+		return nil, fmt.Errorf("connect to the accessibility bus %s: %w", addr, err)
+	}
+	return &Client{conn: conn, CallTimeout: 2 * time.Second, toolkits: map[string]bool{}}, nil
+}
+
+// Close closes the connection.
+func (c *Client) Close() error { return c.conn.Close() }
+
+type ref struct {
+	Bus  string
+	Path dbus.ObjectPath
+}
+
+func (c *Client) call(ctx context.Context, r ref, method string, out any, args ...any) error {
+	ctx, cancel := context.WithTimeout(ctx, c.CallTimeout)
+	defer cancel()
+	call := c.conn.Object(r.Bus, r.Path).CallWithContext(ctx, method, 0, args...)
+	if call.Err != nil {
+		return call.Err
+	}
+	if out == nil {
+		return nil
+	}
+	return call.Store(out)
+}
+
+func (c *Client) prop(ctx context.Context, r ref, iface, name string) (dbus.Variant, error) {
+	var v dbus.Variant
+	err := c.call(ctx, r, "org.freedesktop.DBus.Properties.Get", &v, iface, name)
+	return v, err
+}
+
+// Options limit a read.
+type Options struct {
+	MaxDepth int    // 0: 40
+	MaxNodes int    // 0: 5000
+	App      string // only this application (by name), when set
+	Coords   uint32 // Auto (default: 0 means Auto), Screen or Window
+}
+
+// Apps lists the applications registered on the bus.
+func (c *Client) Apps(ctx context.Context) ([]string, error) {
+	var kids []ref
+	if err := c.call(ctx, ref{registryName, rootPath}, ifAccessible+".GetChildren", &kids); err != nil {
+		return nil, fmt.Errorf("list applications: %w", err)
+	}
+	var names []string
+	for _, k := range kids {
+		v, err := c.prop(ctx, k, ifAccessible, "Name")
+		if err != nil {
+			continue
+		}
+		if s, ok := v.Value().(string); ok {
+			names = append(names, s)
+		}
+	}
+	return names, nil
+}
+
+// Tree reads the accessibility tree of every application (or of o.App).
+// Nodes that fail to answer are skipped and listed in Tree.Errors, so that
+// one broken application does not hide the others. Applications are read
+// in parallel.
+func (c *Client) Tree(ctx context.Context, o Options) (*observe.Tree, error) {
+	if o.MaxDepth == 0 {
+		o.MaxDepth = 40
+	}
+	if o.MaxNodes == 0 {
+		o.MaxNodes = 5000
+	}
+	if o.Coords == 0 {
+		o.Coords = Auto
+	}
+	var kids []ref
+	if err := c.call(ctx, ref{registryName, rootPath}, ifAccessible+".GetChildren", &kids); err != nil {
+		return nil, fmt.Errorf("list applications: %w", err)
+	}
+	t := &observe.Tree{}
+	type result struct {
+		node *observe.Node
+		errs []string
+	}
+	results := make([]result, len(kids))
+	var wg sync.WaitGroup
+	budget := &nodeBudget{left: o.MaxNodes}
+	for i, k := range kids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			coords := o.Coords
+			if coords == Auto {
+				coords = Screen
+				if c.windowCoordsOnly(ctx, k) {
+					coords = Window
+				}
+			}
+			w := &walker{c: c, budget: budget, maxDepth: o.MaxDepth, coords: coords}
+			n, err := w.node(ctx, k, 0)
+			if n != nil {
+				n.WindowRelative = coords == Window
+			}
+			if n != nil {
+				var pid uint32
+				if err := c.conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.GetConnectionUnixProcessID", 0, k.Bus).Store(&pid); err == nil {
+					n.PID = int(pid)
+				}
+			}
+			if err != nil {
+				w.errs = append(w.errs, fmt.Sprintf("application %s: %v", k.Bus, err))
+			}
+			results[i] = result{n, w.errs}
+		}()
+	}
+	wg.Wait()
+	for _, r := range results {
+		t.Errors = append(t.Errors, r.errs...)
+		if r.node == nil {
+			continue
+		}
+		r.node.App = r.node.Name
+		if o.App != "" && !strings.EqualFold(o.App, r.node.App) {
+			continue
+		}
+		t.Apps = append(t.Apps, r.node)
+	}
+	if err := ctx.Err(); err != nil {
+		return t, err
+	}
+	return t, nil
+}
+
+// windowCoordsOnly reports whether the application's toolkit cannot give
+// screen coordinates (GTK 4). The answer is cached by bus name.
+func (c *Client) windowCoordsOnly(ctx context.Context, app ref) bool {
+	c.mu.Lock()
+	v, ok := c.toolkits[app.Bus]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	name, _ := c.prop(ctx, app, "org.a11y.atspi.Application", "ToolkitName")
+	ver, _ := c.prop(ctx, app, "org.a11y.atspi.Application", "Version")
+	tk, _ := name.Value().(string)
+	vs, _ := ver.Value().(string)
+	v = strings.EqualFold(tk, "GTK") && vs != "" && vs[0] >= '4' && vs[0] <= '9'
+	c.mu.Lock()
+	c.toolkits[app.Bus] = v
+	c.mu.Unlock()
+	return v
+}
+
+type nodeBudget struct {
+	mu   sync.Mutex
+	left int
+}
+
+func (b *nodeBudget) take() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.left <= 0 {
+		return false
+	}
+	b.left--
+	return true
+}
+
+type walker struct {
+	c        *Client
+	budget   *nodeBudget
+	maxDepth int
+	coords   uint32
+	errs     []string
+}
+
+// node reads one node and, within the limits, its children.
+func (w *walker) node(ctx context.Context, r ref, depth int) (*observe.Node, error) {
+	if !w.budget.take() {
+		return nil, nil
+	}
+	c := w.c
+	n := &observe.Node{}
+	if err := c.call(ctx, r, ifAccessible+".GetRoleName", &n.Role); err != nil {
+		return nil, err
+	}
+	if v, err := c.prop(ctx, r, ifAccessible, "Name"); err == nil {
+		n.Name, _ = v.Value().(string)
+	}
+	var bits []uint32
+	if err := c.call(ctx, r, ifAccessible+".GetState", &bits); err == nil {
+		n.States = States(bits)
+	}
+	var ifaces []string
+	_ = c.call(ctx, r, ifAccessible+".GetInterfaces", &ifaces)
+	for _, iface := range ifaces {
+		switch iface {
+		case ifComponent:
+			var ext struct{ X, Y, W, H int32 }
+			if err := c.call(ctx, r, ifComponent+".GetExtents", &ext, w.coords); err == nil {
+				n.Box = action.Box{X: int(ext.X), Y: int(ext.Y), W: int(ext.W), H: int(ext.H)}
+			}
+		case ifText:
+			var count int32
+			if v, err := c.prop(ctx, r, ifText, "CharacterCount"); err == nil {
+				count, _ = v.Value().(int32)
+			}
+			if count > 0 {
+				var s string
+				if err := c.call(ctx, r, ifText+".GetText", &s, int32(0), min(count, 10000)); err == nil {
+					n.Text = s
+				}
+			}
+		case ifValue:
+			if n.Text == "" {
+				if v, err := c.prop(ctx, r, ifValue, "CurrentValue"); err == nil {
+					if f, ok := v.Value().(float64); ok {
+						n.Text = fmt.Sprint(f)
+					}
+				}
+			}
+		}
+	}
+	if depth >= w.maxDepth {
+		return n, nil
+	}
+	var kids []ref
+	if err := c.call(ctx, r, ifAccessible+".GetChildren", &kids); err != nil {
+		w.errs = append(w.errs, fmt.Sprintf("children of %s %q: %v", n.Role, n.Name, err))
+		return n, nil
+	}
+	for _, k := range kids {
+		if ctx.Err() != nil {
+			return n, nil
+		}
+		child, err := w.node(ctx, k, depth+1)
+		if err != nil {
+			if !errors.Is(err, context.Canceled) {
+				w.errs = append(w.errs, fmt.Sprintf("child of %s %q: %v", n.Role, n.Name, err))
+			}
+			continue
+		}
+		if child != nil {
+			n.Children = append(n.Children, child)
+		}
+	}
+	return n, nil
+}

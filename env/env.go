@@ -1,0 +1,125 @@
+// Package env defines the contract every environment meets: a local X11
+// desktop, a desktop reached through the guest daemon, and later browsers,
+// VNC desktops and Android devices. The runner and the checks use only this
+// interface.
+package env
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/task"
+)
+
+// Error is a sentinel error of the environment contract.
+type Error string
+
+func (e Error) Error() string { return string(e) }
+
+// Sentinel errors; implementations wrap them with details.
+const (
+	ErrNotFound  Error = "not found"           // no element, window or file matches
+	ErrForbidden Error = "forbidden"           // a path outside the allowed roots
+	ErrAppGone   Error = "application gone"    // the application acted on has exited
+	ErrClosed    Error = "environment closed"  // the environment was closed or died
+	ErrBadAction Error = "action not possible" // the action cannot be done here
+)
+
+// Info describes an environment.
+type Info struct {
+	Kind     string            `json:"kind"` // x11, browser, vnc, android
+	Screen   action.Size       `json:"screen"`
+	Display  string            `json:"display,omitempty"`
+	Home     string            `json:"home,omitempty"`
+	Versions map[string]string `json:"versions,omitempty"`
+}
+
+// ShotOptions tunes a screenshot.
+type ShotOptions struct {
+	Scale  float64 `json:"scale,omitempty"`  // 0 or 1: full size
+	JPEG   int     `json:"jpeg,omitempty"`   // JPEG quality 1..100; 0: PNG
+	Cursor bool    `json:"cursor,omitempty"` // draw the pointer
+	Marks  bool    `json:"marks,omitempty"`  // draw the set-of-mark boxes
+}
+
+// Shot is an encoded screenshot.
+type Shot struct {
+	Data   []byte         `json:"data"`
+	Format string         `json:"format"` // png or jpeg
+	Size   action.Size    `json:"size"`   // of the encoded image
+	Marks  []observe.Mark `json:"marks,omitempty"`
+}
+
+// Step is the record of one performed action.
+type Step struct {
+	Action action.Action `json:"action"`
+	// Element describes the accessibility element under a click, as the
+	// process checks read it (ProBench's structure description).
+	Element string `json:"element,omitempty"`
+	// At is where a pointer action landed, in screen pixels.
+	At *[2]int `json:"at,omitempty"`
+	// Output is what a code action printed, with its exit status.
+	Output string `json:"output,omitempty"`
+}
+
+// Env is one environment an agent acts on.
+type Env interface {
+	Info(ctx context.Context) (Info, error)
+	// Screenshot captures the screen.
+	Screenshot(ctx context.Context, o ShotOptions) (Shot, error)
+	// Tree reads the accessibility tree (filtered for models unless raw).
+	Tree(ctx context.Context, raw bool) (*observe.Tree, error)
+	// Do performs actions in order and records each one. Element targets
+	// (set-of-mark tags, role and name) are resolved against the current
+	// screen. It stops at the first action that fails.
+	Do(ctx context.Context, acts []action.Action) ([]Step, error)
+	// Run runs a shell command in the environment's session.
+	Run(ctx context.Context, cmd string, timeout time.Duration) (check.CommandResult, error)
+	// ReadFile and WriteFile work within the allowed roots.
+	ReadFile(ctx context.Context, path string) ([]byte, error)
+	WriteFile(ctx context.Context, path string, data []byte) error
+	// Windows lists the top-level windows.
+	Windows(ctx context.Context) ([]Window, error)
+	// Elements finds accessibility elements (for checks and waits).
+	Elements(ctx context.Context, q check.ElementQuery) ([]check.Element, error)
+	// Clipboard reads the clipboard's text.
+	Clipboard(ctx context.Context) (string, error)
+	// Reset returns the environment to a clean state (applications ended,
+	// home folder restored) and runs the setup steps.
+	Reset(ctx context.Context, s Setup) error
+	// Close ends the environment and everything it started.
+	Close() error
+}
+
+// Window is a top-level window.
+type Window struct {
+	ID     uint32     `json:"id"`
+	Title  string     `json:"title"`
+	PID    int        `json:"pid,omitempty"`
+	Box    action.Box `json:"box"`
+	Active bool       `json:"active,omitempty"`
+}
+
+// Setup is what Reset prepares: the task's steps, the apps they may
+// launch (beyond the built-in ones) and the suite's assets.
+type Setup struct {
+	Steps  []task.Step             `json:"steps,omitempty"`
+	Apps   map[string]task.AppSpec `json:"apps,omitempty"`
+	Assets map[string][]byte       `json:"assets,omitempty"` // asset name to content, for copy steps
+}
+
+// App resolves an app name among the setup's apps and the built-in ones.
+func (s Setup) App(name string) (task.AppSpec, bool) {
+	if a, ok := s.Apps[name]; ok {
+		return a, true
+	}
+	a, ok := task.BuiltinApps[name]
+	return a, ok
+}
+
+// IsNotFound reports whether err means a missing element, window or file.
+func IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }

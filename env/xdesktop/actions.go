@@ -1,0 +1,387 @@
+package xdesktop
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/x11"
+)
+
+// Timing of synthetic input.
+const (
+	clickGap     = 40 * time.Millisecond // between the clicks of a double or triple click
+	dragSteps    = 12                    // pointer moves of a drag
+	notchPerPage = 10                    // wheel notches of a page scroll
+	codeTimeout  = 2 * time.Minute       // a CODE action's time limit
+)
+
+// Do performs the actions in order and records each one. A click records
+// the accessibility element under the pointer before the click.
+func (d *Desktop) Do(ctx context.Context, acts []action.Action) ([]env.Step, error) {
+	var steps []env.Step
+	for i, a := range acts {
+		if err := ctx.Err(); err != nil {
+			return steps, err
+		}
+		if err := d.alive(); err != nil {
+			return steps, err
+		}
+		st, err := d.do(ctx, a)
+		if err != nil {
+			return steps, fmt.Errorf("action %d (%s): %w", i+1, a, err)
+		}
+		steps = append(steps, st)
+	}
+	return steps, d.x.Sync()
+}
+
+// target resolves the action's element target to a screen point.
+func (d *Desktop) target(ctx context.Context, t *action.Target) (int, int, error) {
+	switch {
+	case t.Tag > 0 || t.Index != nil:
+		tag := t.Tag
+		if t.Index != nil {
+			tag = *t.Index
+		}
+		d.mu.Lock()
+		marks := d.marks
+		d.mu.Unlock()
+		if marks == nil {
+			var err error
+			if marks, err = d.Marks(ctx); err != nil {
+				return 0, 0, err
+			}
+		}
+		m, ok := observe.Lookup(marks, tag)
+		if !ok {
+			return 0, 0, fmt.Errorf("%w: no mark %s among the %d of the last observation", env.ErrNotFound, t, len(marks))
+		}
+		x, y := m.Center()
+		return x, y, nil
+	default:
+		tree, err := d.Tree(ctx, false)
+		if err != nil {
+			return 0, 0, err
+		}
+		for _, n := range tree.Filter(observe.Options{Screen: d.size()}) {
+			if (t.Role == "" || n.Role == t.Role) && (t.Name == "" && t.Role != "" || n.Name == t.Name) {
+				x, y := n.Box.Center()
+				return x, y, nil
+			}
+		}
+		return 0, 0, fmt.Errorf("%w: no element %s is showing", env.ErrNotFound, t)
+	}
+}
+
+// point resolves where a pointer action acts: its target, its point, or
+// nowhere (the pointer stays).
+func (d *Desktop) point(ctx context.Context, a action.Action) (x, y int, ok bool, err error) {
+	switch {
+	case a.Target != nil:
+		x, y, err = d.target(ctx, a.Target)
+		return x, y, err == nil, err
+	case a.Point != nil:
+		x, y, err = a.Point.Pixels(d.size())
+		return x, y, err == nil, err
+	}
+	return 0, 0, false, nil
+}
+
+func buttonNumber(b action.Button) byte {
+	switch b {
+	case action.Right:
+		return 3
+	case action.Middle:
+		return 2
+	}
+	return 1
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// describeAt names the element under (x, y) for the process record.
+func (d *Desktop) describeAt(ctx context.Context, x, y int) string {
+	t, err := d.Tree(ctx, true)
+	if err != nil {
+		return ""
+	}
+	if n := t.At(x, y); n != nil {
+		return observe.Describe(n.Node)
+	}
+	return ""
+}
+
+func (d *Desktop) do(ctx context.Context, a action.Action) (env.Step, error) {
+	st := env.Step{Action: a}
+	if err := a.Validate(); err != nil {
+		return st, fmt.Errorf("%w: %v", env.ErrBadAction, err)
+	}
+	x := d.x
+	at := func(px, py int) { st.At = &[2]int{px, py} }
+	switch a.Kind {
+	case action.Move:
+		px, py, _, err := d.point(ctx, a)
+		if err != nil {
+			return st, err
+		}
+		at(px, py)
+		return st, x.Move(px, py)
+	case action.MoveRel, action.DragRel:
+		cx, cy, err := x.Pointer()
+		if err != nil {
+			return st, err
+		}
+		off := a.Point
+		if a.Kind == action.DragRel {
+			off = a.To
+		}
+		tx, ty := cx+int(math.Round(off.X)), cy+int(math.Round(off.Y))
+		at(tx, ty)
+		if a.Kind == action.MoveRel {
+			return st, x.Move(tx, ty)
+		}
+		return st, d.drag(ctx, cx, cy, tx, ty, a)
+	case action.Click:
+		px, py, ok, err := d.point(ctx, a)
+		if err != nil {
+			return st, err
+		}
+		if !ok {
+			if px, py, err = x.Pointer(); err != nil {
+				return st, err
+			}
+		}
+		at(px, py)
+		st.Element = d.describeAt(ctx, px, py)
+		if err := x.Move(px, py); err != nil {
+			return st, err
+		}
+		b := buttonNumber(a.Button)
+		for i := 0; i < a.Clicks(); i++ {
+			if i > 0 {
+				if err := sleep(ctx, clickGap); err != nil {
+					return st, err
+				}
+			}
+			if err := x.Button(b, true); err != nil {
+				return st, err
+			}
+			if err := x.Button(b, false); err != nil {
+				return st, err
+			}
+		}
+		return st, nil
+	case action.Drag:
+		fx, fy, ok, err := d.point(ctx, action.Action{Point: a.Point})
+		if err != nil {
+			return st, err
+		}
+		if !ok {
+			if fx, fy, err = x.Pointer(); err != nil {
+				return st, err
+			}
+		}
+		var tx, ty int
+		if a.Target != nil {
+			tx, ty, err = d.target(ctx, a.Target)
+		} else {
+			tx, ty, err = a.To.Pixels(d.size())
+		}
+		if err != nil {
+			return st, err
+		}
+		at(tx, ty)
+		return st, d.drag(ctx, fx, fy, tx, ty, a)
+	case action.Scroll:
+		px, py, ok, err := d.point(ctx, a)
+		if err != nil {
+			return st, err
+		}
+		if ok {
+			at(px, py)
+			if err := x.Move(px, py); err != nil {
+				return st, err
+			}
+		}
+		dx, dy := a.DX, a.DY
+		if a.Pages != 0 {
+			dy = int(math.Round(a.Pages * notchPerPage))
+		}
+		for _, s := range []struct {
+			n       int
+			neg, ps byte
+		}{{dy, 4, 5}, {dx, 6, 7}} {
+			b := s.ps
+			if s.n < 0 {
+				b = s.neg
+			}
+			for i := 0; i < abs(s.n); i++ {
+				if err := x.Button(b, true); err != nil {
+					return st, err
+				}
+				if err := x.Button(b, false); err != nil {
+					return st, err
+				}
+			}
+		}
+		return st, nil
+	case action.MouseDown, action.MouseUp:
+		px, py, ok, err := d.point(ctx, a)
+		if err != nil {
+			return st, err
+		}
+		if ok {
+			at(px, py)
+			if a.Kind == action.MouseDown {
+				st.Element = d.describeAt(ctx, px, py)
+			}
+			if err := x.Move(px, py); err != nil {
+				return st, err
+			}
+		}
+		return st, x.Button(buttonNumber(a.Button), a.Kind == action.MouseDown)
+	case action.Type:
+		if a.Target != nil {
+			px, py, err := d.target(ctx, a.Target)
+			if err != nil {
+				return st, err
+			}
+			at(px, py)
+			st.Element = d.describeAt(ctx, px, py)
+			if err := x.Move(px, py); err != nil {
+				return st, err
+			}
+			if err := click(x, 1); err != nil {
+				return st, err
+			}
+		}
+		if a.Clear {
+			if err := d.keys(ctx, []string{"ctrl", "a"}, true); err != nil {
+				return st, err
+			}
+			if err := d.keys(ctx, []string{"delete"}, false); err != nil {
+				return st, err
+			}
+		}
+		for _, r := range a.Text {
+			if err := x.TypeRune(r); err != nil {
+				return st, err
+			}
+		}
+		return st, nil
+	case action.Key:
+		return st, d.keys(ctx, a.Keys, false)
+	case action.Hotkey:
+		return st, d.keys(ctx, a.Keys, true)
+	case action.KeyDown, action.KeyUp:
+		sym, err := x11.KeyKeysym(a.Keys[0])
+		if err != nil {
+			return st, fmt.Errorf("%w: %v", env.ErrBadAction, err)
+		}
+		return st, x.KeySym(sym, a.Kind == action.KeyDown)
+	case action.Wait:
+		return st, sleep(ctx, time.Duration(a.WaitSeconds()*float64(time.Second)))
+	case action.Code:
+		if a.Lang != "" && a.Lang != "bash" && a.Lang != "sh" && a.Lang != "shell" {
+			return st, fmt.Errorf("%w: code in %q cannot run on this desktop (bash only)", env.ErrBadAction, a.Lang)
+		}
+		res, err := d.Run(ctx, a.Text, codeTimeout)
+		if err != nil {
+			return st, err
+		}
+		st.Output = fmt.Sprintf("exit %d\n%s%s", res.ExitCode, res.Stdout, res.Stderr)
+		return st, nil
+	case action.Done, action.Fail, action.Answer, action.Plan, action.Reflect:
+		return st, nil
+	case action.API:
+		return st, fmt.Errorf("%w: no API %q is registered on this desktop", env.ErrBadAction, a.Name)
+	default:
+		return st, fmt.Errorf("%w: %s is for browsers or phones, not an X11 desktop", env.ErrBadAction, a.Kind)
+	}
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+func click(x *x11.Conn, b byte) error {
+	if err := x.Button(b, true); err != nil {
+		return err
+	}
+	return x.Button(b, false)
+}
+
+// keys presses keys one after another, or together (a hotkey: pressed in
+// order and released in reverse).
+func (d *Desktop) keys(ctx context.Context, names []string, together bool) error {
+	x := d.x
+	for i, n := range names {
+		sym, err := x11.KeyKeysym(n)
+		if err != nil {
+			return fmt.Errorf("%w: %v", env.ErrBadAction, err)
+		}
+		if err := x.KeySym(sym, true); err != nil {
+			return err
+		}
+		if !together {
+			if err := x.KeySym(sym, false); err != nil {
+				return err
+			}
+			continue
+		}
+		if i == len(names)-1 {
+			for j := len(names) - 1; j >= 0; j-- {
+				s, _ := x11.KeyKeysym(names[j])
+				if err := x.KeySym(s, false); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// drag presses at (fx, fy), moves to (tx, ty) in steps over the action's
+// duration, and releases.
+func (d *Desktop) drag(ctx context.Context, fx, fy, tx, ty int, a action.Action) error {
+	x := d.x
+	b := buttonNumber(a.Button)
+	if err := x.Move(fx, fy); err != nil {
+		return err
+	}
+	if err := x.Button(b, true); err != nil {
+		return err
+	}
+	step := time.Duration(a.Duration * float64(time.Second) / dragSteps)
+	for i := 1; i <= dragSteps; i++ {
+		px := fx + (tx-fx)*i/dragSteps
+		py := fy + (ty-fy)*i/dragSteps
+		if err := x.Move(px, py); err != nil {
+			return err
+		}
+		if step > 0 {
+			if err := sleep(ctx, step); err != nil {
+				x.Button(b, false)
+				return err
+			}
+		}
+	}
+	return x.Button(b, false)
+}

@@ -1,0 +1,191 @@
+package xdesktop
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/task"
+)
+
+// pollEvery is how often waits look again.
+const pollEvery = 100 * time.Millisecond
+
+// Reset ends every application, restores the home folder from the
+// template, clears the temporary folder and the set-of-mark memory, and
+// runs the setup steps. The X server, window manager, session bus and
+// AT-SPI keep running, which keeps a reset fast.
+func (d *Desktop) Reset(ctx context.Context, s env.Setup) error {
+	if err := d.alive(); err != nil {
+		return err
+	}
+	d.s.stopApps()
+	d.mu.Lock()
+	d.marks = nil
+	d.mu.Unlock()
+	if err := d.resetHome(); err != nil {
+		return fmt.Errorf("restore the home folder: %w", err)
+	}
+	if err := os.RemoveAll(d.s.tmp); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(d.s.tmp, 0o700); err != nil {
+		return err
+	}
+	for i, st := range s.Steps {
+		spec := st.Spec()
+		if spec == nil {
+			return fmt.Errorf("setup[%d]: a step needs exactly one kind", i)
+		}
+		if err := d.step(ctx, s, spec); err != nil {
+			return fmt.Errorf("setup[%d] %s: %w", i, spec.Kind(), err)
+		}
+	}
+	return nil
+}
+
+func timeoutOr(d check.Duration) time.Duration {
+	if d > 0 {
+		return time.Duration(d)
+	}
+	return task.DefaultStepTimeout
+}
+
+func (d *Desktop) expand(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		return d.s.home + strings.TrimPrefix(p, "~")
+	}
+	return p
+}
+
+func (d *Desktop) step(ctx context.Context, s env.Setup, spec task.StepSpec) error {
+	switch st := spec.(type) {
+	case task.Launch:
+		app, ok := s.App(st.App)
+		if !ok {
+			return fmt.Errorf("unknown app %q", st.App)
+		}
+		argv := strings.Fields(app.Command)
+		for _, a := range st.Args {
+			argv = append(argv, d.expand(a))
+		}
+		if err := d.Launch(argv...); err != nil {
+			return err
+		}
+		if st.WaitWindow != "" {
+			return d.waitWindow(ctx, st.WaitWindow, timeoutOr(st.Timeout))
+		}
+		return nil
+	case task.Run:
+		if st.Background {
+			if err := d.Launch("/bin/bash", "-c", st.Command); err != nil {
+				return err
+			}
+		} else {
+			res, err := d.Run(ctx, st.Command, timeoutOr(st.Timeout))
+			if err != nil {
+				return err
+			}
+			if res.ExitCode != 0 {
+				return fmt.Errorf("`%s` exited %d: %s", st.Command, res.ExitCode, strings.TrimSpace(res.Stderr))
+			}
+		}
+		if st.Until != "" {
+			return d.poll(ctx, timeoutOr(st.Timeout), "`"+st.Until+"` to succeed", func() (bool, error) {
+				res, err := d.Run(ctx, st.Until, 5*time.Second)
+				return err == nil && res.ExitCode == 0, nil
+			})
+		}
+		return nil
+	case task.Write:
+		if err := d.WriteFile(ctx, st.Path, []byte(st.Content)); err != nil {
+			return err
+		}
+		if st.Mode != "" {
+			m, err := strconv.ParseUint(st.Mode, 8, 32)
+			if err != nil {
+				return fmt.Errorf("mode %q is not octal", st.Mode)
+			}
+			p, err := d.resolve(st.Path)
+			if err != nil {
+				return err
+			}
+			return os.Chmod(p, os.FileMode(m))
+		}
+		return nil
+	case task.Copy:
+		b, ok := s.Assets[st.Asset]
+		if !ok {
+			return fmt.Errorf("asset %q was not given", st.Asset)
+		}
+		return d.WriteFile(ctx, st.To, b)
+	case task.Open:
+		target := st.URL
+		if target == "" {
+			target = d.expand(st.Path)
+		}
+		if st.App != "" {
+			app, ok := s.App(st.App)
+			if !ok {
+				return fmt.Errorf("unknown app %q", st.App)
+			}
+			return d.Launch(append(strings.Fields(app.Command), target)...)
+		}
+		return d.Launch("xdg-open", target)
+	case task.WaitWindow:
+		return d.waitWindow(ctx, st.Title, timeoutOr(st.Timeout))
+	case task.WaitElement:
+		return d.poll(ctx, timeoutOr(st.Timeout), "element "+describeQuery(st.Element), func() (bool, error) {
+			els, err := d.Elements(ctx, st.Element)
+			return len(els) > 0, err
+		})
+	case task.Sleep:
+		return sleep(ctx, time.Duration(st.For))
+	}
+	return fmt.Errorf("unknown step %T", spec)
+}
+
+func describeQuery(q check.ElementQuery) string {
+	return strings.TrimSpace(fmt.Sprintf("%s %q", q.Role, q.Name))
+}
+
+// waitWindow waits for a window whose title contains title.
+func (d *Desktop) waitWindow(ctx context.Context, title string, timeout time.Duration) error {
+	return d.poll(ctx, timeout, fmt.Sprintf("a window titled %q", title), func() (bool, error) {
+		ws, err := d.Windows(ctx)
+		if err != nil {
+			return false, err
+		}
+		for _, w := range ws {
+			if strings.Contains(strings.ToLower(w.Title), strings.ToLower(title)) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+}
+
+// poll calls ok until it reports true, fails, or the timeout passes.
+func (d *Desktop) poll(ctx context.Context, timeout time.Duration, what string, ok func() (bool, error)) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		done, err := ok()
+		if err != nil {
+			return err
+		}
+		if done {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("gave up waiting for %s after %s", what, timeout)
+		}
+		if err := sleep(ctx, pollEvery); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,400 @@
+package xdesktop
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// MarkerVar is set in the environment of every process a desktop starts,
+// so that Close and Reset can find the ones that left their process group.
+const MarkerVar = "PROCTOR_DESKTOP"
+
+// SafePath is the PATH of desktop processes: Debian's directories only,
+// without language-version shims that break Debian's launchers.
+const SafePath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// proc is a process the session started and waits for.
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+func (p *proc) alive() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// session owns the processes of one desktop: the X server, the window
+// manager, the D-Bus session bus and AT-SPI, and the applications.
+type session struct {
+	id      string
+	base    string // the desktop's own folder
+	home    string
+	runtime string
+	tmp     string
+	display string
+	busAddr string
+	width   int
+	height  int
+	log     io.Writer
+
+	mu      sync.Mutex
+	devnull *os.File
+	infra   []*proc // X server, bus, a11y, window manager: kept across resets
+	apps    []*proc // applications and setup commands: ended on reset
+}
+
+// env is the environment of the session's processes.
+func (s *session) env() []string {
+	return []string{
+		"DISPLAY=" + s.display,
+		"HOME=" + s.home,
+		"USER=root", "LOGNAME=root", "SHELL=/bin/bash", "TERM=xterm-256color",
+		"PATH=" + SafePath,
+		"LANG=C.UTF-8",
+		"TMPDIR=" + s.tmp,
+		"XDG_RUNTIME_DIR=" + s.runtime,
+		"XDG_CONFIG_HOME=" + filepath.Join(s.home, ".config"),
+		"XDG_DATA_HOME=" + filepath.Join(s.home, ".local", "share"),
+		"XDG_CACHE_HOME=" + filepath.Join(s.home, ".cache"),
+		"XDG_SESSION_TYPE=x11",
+		"DBUS_SESSION_BUS_ADDRESS=" + s.busAddr,
+		"GTK_MODULES=gail:atk-bridge",
+		"GDK_BACKEND=x11",
+		"NO_AT_BRIDGE=0",
+		"QT_QPA_PLATFORM=xcb",
+		"QT_ACCESSIBILITY=1",
+		"QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1",
+		"QTWEBENGINE_DISABLE_SANDBOX=1",
+		"LIBGL_ALWAYS_SOFTWARE=1",
+		"GSETTINGS_BACKEND=memory",
+		"SAL_USE_VCLPLUGIN=gen",
+		MarkerVar + "=" + s.id,
+	}
+}
+
+// logFile is where the session's processes write: the log when it is a
+// file, else /dev/null.
+func (s *session) logFile() *os.File {
+	if f, ok := s.log.(*os.File); ok {
+		return f
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.devnull == nil {
+		f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+		if err != nil {
+			return nil
+		}
+		s.devnull = f
+	}
+	return s.devnull
+}
+
+// start launches a process in its own process group, killed with the
+// daemon (Pdeathsig), and waits for it in the background.
+func (s *session) start(name string, argv []string, dir string, extra []*os.File, stdout, stderr io.Writer) (*proc, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = s.env()
+	cmd.Dir = dir
+	cmd.ExtraFiles = extra
+	// Output goes to a file, not a pipe, unless the caller captures it:
+	// with a pipe, Wait would also wait for every grandchild that keeps it.
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if cmd.Stdout == nil {
+		cmd.Stdout = s.logFile()
+	}
+	if cmd.Stderr == nil {
+		cmd.Stderr = s.logFile()
+	}
+	cmd.WaitDelay = 500 * time.Millisecond
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	p := &proc{name: name, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// stop ends a process group: SIGTERM, then SIGKILL after grace.
+func stop(p *proc, grace time.Duration) {
+	if !p.alive() {
+		return
+	}
+	pgid := p.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	<-p.done
+}
+
+// sweep kills every process that carries this desktop's marker, wherever
+// it went (a daemonised child leaves its process group), and reaps the
+// ones that are our children.
+func (s *session) sweep(keep map[int]bool) {
+	want := []byte(MarkerVar + "=" + s.id + "\x00")
+	for range 3 {
+		found := 0
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil || keep[pid] || pid == os.Getpid() {
+				continue
+			}
+			b, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+			if err != nil || !bytes.Contains(append(b, 0), want) {
+				continue
+			}
+			found++
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		if found == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// startInfra starts the X server, the session bus, AT-SPI and the window
+// manager, in that order, each only once the one before answers.
+func (s *session) startInfra(ctx context.Context, wm bool) error {
+	// The X server picks a free display and writes its number to fd 3
+	// once it accepts connections.
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	x, err := s.start("Xvfb", []string{"Xvfb", "-displayfd", "3", "-screen", "0",
+		fmt.Sprintf("%dx%dx24", s.width, s.height), "-nolisten", "tcp", "-noreset", "-ac", "+extension", "XTEST"},
+		s.base, []*os.File{w}, io.Discard, nil)
+	w.Close()
+	if err != nil {
+		r.Close()
+		return err
+	}
+	s.infra = append(s.infra, x)
+	num, err := readLine(ctx, r, 15*time.Second, x)
+	r.Close()
+	if err != nil {
+		return fmt.Errorf("Xvfb did not report its display: %w", err)
+	}
+	s.display = ":" + strings.TrimSpace(num)
+
+	r, w, err = os.Pipe()
+	if err != nil {
+		return err
+	}
+	bus, err := s.start("dbus-daemon", []string{"dbus-daemon", "--session", "--nofork", "--print-address=3",
+		"--address=unix:path=" + filepath.Join(s.runtime, "bus")}, s.base, []*os.File{w}, nil, nil)
+	w.Close()
+	if err != nil {
+		r.Close()
+		return err
+	}
+	s.infra = append(s.infra, bus)
+	addr, err := readLine(ctx, r, 10*time.Second, bus)
+	r.Close()
+	if err != nil {
+		return fmt.Errorf("dbus-daemon did not report its address: %w", err)
+	}
+	s.busAddr = strings.TrimSpace(addr)
+
+	// The session bus starts AT-SPI's bus launcher on the first call to
+	// org.a11y.Bus (D-Bus activation); it lives in the bus's process group
+	// and carries the desktop's marker, so it ends with the desktop.
+	if findLauncher() == "" {
+		return fmt.Errorf("AT-SPI is not installed (apt-get install at-spi2-core)")
+	}
+	if err := s.enableA11y(ctx); err != nil {
+		return err
+	}
+	if wm {
+		if _, err := exec.LookPath("openbox"); err == nil {
+			p, err := s.start("openbox", []string{"openbox", "--sm-disable"}, s.home, nil, nil, nil)
+			if err != nil {
+				return err
+			}
+			s.infra = append(s.infra, p)
+		}
+	}
+	return nil
+}
+
+func findLauncher() string {
+	for _, p := range []string{"/usr/libexec/at-spi-bus-launcher", "/usr/lib/at-spi2-core/at-spi-bus-launcher"} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// enableA11y waits for the accessibility bus and switches accessibility on.
+func (s *session) enableA11y(ctx context.Context) error {
+	deadline := time.Now().Add(10 * time.Second)
+	var last error
+	for time.Now().Before(deadline) {
+		conn, err := dbus.Connect(s.busAddr)
+		if err == nil {
+			obj := conn.Object("org.a11y.Bus", "/org/a11y/bus")
+			var addr string
+			err = obj.CallWithContext(ctx, "org.a11y.Bus.GetAddress", 0).Store(&addr)
+			if err == nil {
+				err = obj.SetProperty("org.a11y.Status.IsEnabled", dbus.MakeVariant(true))
+			}
+			conn.Close()
+			if err == nil {
+				return nil
+			}
+		}
+		last = err
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("the accessibility bus did not come up: %v", last)
+}
+
+// readLine reads one line from r, giving up after d or when p exits.
+func readLine(ctx context.Context, r io.Reader, d time.Duration, p *proc) (string, error) {
+	type res struct {
+		s   string
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		s, err := bufio.NewReader(r).ReadString('\n')
+		ch <- res{s, err}
+	}()
+	select {
+	case v := <-ch:
+		if v.err != nil && v.s == "" {
+			return "", v.err
+		}
+		return v.s, nil
+	case <-p.done:
+		return "", fmt.Errorf("%s exited: %v", p.name, p.err)
+	case <-time.After(d):
+		return "", fmt.Errorf("timed out after %s", d)
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// stopApps ends every application and setup command.
+func (s *session) stopApps() {
+	s.mu.Lock()
+	apps := s.apps
+	s.apps = nil
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, p := range apps {
+		wg.Add(1)
+		go func() { defer wg.Done(); stop(p, 300*time.Millisecond) }()
+	}
+	wg.Wait()
+	keep := map[int]bool{}
+	for _, p := range s.infra {
+		if p.alive() {
+			keep[p.cmd.Process.Pid] = true
+		}
+	}
+	s.sweepExceptInfra(keep)
+}
+
+// sweepExceptInfra kills marked processes that do not belong to the
+// infrastructure: a process belongs when its process group is an
+// infrastructure process's group (services the session bus activated,
+// such as the accessibility bus, are re-parented to init but keep the
+// bus's group) or when it descends from one.
+func (s *session) sweepExceptInfra(infra map[int]bool) {
+	keep := map[int]bool{}
+	parent := map[int]int{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:])) // state ppid pgrp ...
+		if len(f) < 3 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		pgrp, _ := strconv.Atoi(f[2])
+		parent[pid] = ppid
+		if infra[pid] || infra[pgrp] {
+			keep[pid] = true
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for pid, pp := range parent {
+			if keep[pp] && !keep[pid] {
+				keep[pid] = true
+				changed = true
+			}
+		}
+	}
+	s.sweep(keep)
+}
+
+// close ends everything the session started and removes its folder.
+func (s *session) close() error {
+	s.stopApps()
+	for i := len(s.infra) - 1; i >= 0; i-- {
+		stop(s.infra[i], time.Second)
+	}
+	s.infra = nil
+	s.sweep(nil)
+	if s.devnull != nil {
+		s.devnull.Close()
+	}
+	return os.RemoveAll(s.base)
+}
+
+// infraDown returns an error naming the first infrastructure process that
+// has exited.
+func (s *session) infraDown() error {
+	for _, p := range s.infra {
+		if !p.alive() {
+			return fmt.Errorf("%s exited: %v", p.name, p.err)
+		}
+	}
+	return nil
+}

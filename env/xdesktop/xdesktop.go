@@ -1,0 +1,511 @@
+// Package xdesktop is the local X11 desktop environment: its own Xvfb,
+// window manager, D-Bus session bus and AT-SPI registry, a fresh home
+// folder at every reset, and every process it starts tracked and ended.
+// Input and screenshots go through the pure-Go X client (package x11), the
+// accessibility tree through AT-SPI (package atspi).
+package xdesktop
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/atspi"
+	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/x11"
+	xdraw "golang.org/x/image/draw"
+)
+
+// Config configures a desktop.
+type Config struct {
+	Width, Height int    // screen size; default 1920x1080
+	HomeTemplate  string // folder copied into the home folder at every reset
+	Dir           string // where the desktop's folder is made; default the system temp dir
+	NoWM          bool   // run without a window manager
+	Log           io.Writer
+}
+
+// Desktop is a local X11 desktop. It implements env.Env.
+type Desktop struct {
+	cfg  Config
+	s    *session
+	x    *x11.Conn
+	a11y *atspi.Client
+
+	mu    sync.Mutex
+	marks []observe.Mark // of the last set-of-mark observation
+	// roots are the folders ReadFile and WriteFile may touch.
+	roots []string
+}
+
+var _ env.Env = (*Desktop)(nil)
+
+// Start starts a desktop and waits until it answers.
+func Start(ctx context.Context, cfg Config) (*Desktop, error) {
+	if cfg.Width == 0 {
+		cfg.Width, cfg.Height = 1920, 1080
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	for _, bin := range []string{"Xvfb", "dbus-daemon"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			return nil, fmt.Errorf("%s is not installed (apt-get install xvfb dbus openbox at-spi2-core)", bin)
+		}
+	}
+	base, err := os.MkdirTemp(cfg.Dir, "proctor-desktop-")
+	if err != nil {
+		return nil, err
+	}
+	s := &session{id: filepath.Base(base), base: base, home: filepath.Join(base, "home"),
+		runtime: filepath.Join(base, "run"), tmp: filepath.Join(base, "tmp"),
+		width: cfg.Width, height: cfg.Height, log: cfg.Log}
+	for _, d := range []string{s.home, s.runtime, s.tmp} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			os.RemoveAll(base)
+			return nil, err
+		}
+	}
+	d := &Desktop{cfg: cfg, s: s, roots: []string{s.home, s.tmp}}
+	if err := d.resetHome(); err != nil {
+		s.close()
+		return nil, err
+	}
+	if err := s.startInfra(ctx, !cfg.NoWM); err != nil {
+		s.close()
+		return nil, err
+	}
+	if d.x, err = x11.Dial(s.display); err != nil {
+		s.close()
+		return nil, err
+	}
+	if d.a11y, err = atspi.Connect(ctx, s.busAddr); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// Display is the X display, such as ":3".
+func (d *Desktop) Display() string { return d.s.display }
+
+// Home is the desktop's home folder.
+func (d *Desktop) Home() string { return d.s.home }
+
+// Env is the environment the desktop's processes get.
+func (d *Desktop) Env() []string { return d.s.env() }
+
+// Close ends every process of the desktop and removes its folder.
+func (d *Desktop) Close() error {
+	if d.a11y != nil {
+		d.a11y.Close()
+	}
+	if d.x != nil {
+		d.x.Close()
+	}
+	return d.s.close()
+}
+
+func (d *Desktop) alive() error {
+	if err := d.s.infraDown(); err != nil {
+		return fmt.Errorf("%w: %v", env.ErrClosed, err)
+	}
+	return nil
+}
+
+// Info describes the desktop.
+func (d *Desktop) Info(ctx context.Context) (env.Info, error) {
+	w, h := d.x.Size()
+	return env.Info{Kind: "x11", Screen: action.Size{W: w, H: h}, Display: d.s.display, Home: d.s.home,
+		Versions: map[string]string{"x11": "Xvfb"}}, d.alive()
+}
+
+func (d *Desktop) size() action.Size {
+	w, h := d.x.Size()
+	return action.Size{W: w, H: h}
+}
+
+// Capture reads the screen (reusing one buffer) for callers that encode
+// it themselves.
+func (d *Desktop) Capture() (*image.RGBA, error) {
+	if err := d.alive(); err != nil {
+		return nil, err
+	}
+	img, err := d.x.Capture()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", env.ErrClosed, err)
+	}
+	return img, nil
+}
+
+// Screenshot captures, optionally decorates and scales, and encodes.
+func (d *Desktop) Screenshot(ctx context.Context, o env.ShotOptions) (env.Shot, error) {
+	img, err := d.Capture()
+	if err != nil {
+		return env.Shot{}, err
+	}
+	var marks []observe.Mark
+	if o.Marks {
+		t, err := d.Tree(ctx, false)
+		if err != nil {
+			return env.Shot{}, err
+		}
+		marks = observe.Marks(t.Filter(observe.Options{Screen: d.size()}))
+		observe.DrawMarks(img, marks)
+		d.mu.Lock()
+		d.marks = marks
+		d.mu.Unlock()
+	}
+	if o.Cursor {
+		if x, y, err := d.x.Pointer(); err == nil {
+			drawCursor(img, x, y)
+		}
+	}
+	var out image.Image = img
+	if o.Scale > 0 && o.Scale != 1 {
+		w, h := int(float64(img.Rect.Dx())*o.Scale), int(float64(img.Rect.Dy())*o.Scale)
+		if w < 1 || h < 1 || o.Scale > 4 {
+			return env.Shot{}, fmt.Errorf("scale %g is out of range", o.Scale)
+		}
+		dst := image.NewRGBA(image.Rect(0, 0, w, h))
+		xdraw.ApproxBiLinear.Scale(dst, dst.Rect, img, img.Rect, xdraw.Src, nil)
+		out = dst
+	}
+	data, format, err := Encode(out, o.JPEG)
+	if err != nil {
+		return env.Shot{}, err
+	}
+	b := out.Bounds()
+	return env.Shot{Data: data, Format: format, Size: action.Size{W: b.Dx(), H: b.Dy()}, Marks: marks}, nil
+}
+
+// Encode writes img as PNG (fastest compression), or as JPEG when quality
+// is 1..100.
+func Encode(img image.Image, quality int) ([]byte, string, error) {
+	var buf bytes.Buffer
+	if quality > 0 {
+		if quality > 100 {
+			return nil, "", fmt.Errorf("JPEG quality %d is above 100", quality)
+		}
+		err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: quality})
+		return buf.Bytes(), "jpeg", err
+	}
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	err := enc.Encode(&buf, img)
+	return buf.Bytes(), "png", err
+}
+
+// drawCursor draws a small arrow with its tip at (x, y).
+func drawCursor(img *image.RGBA, x, y int) {
+	for dy := 0; dy < 16; dy++ {
+		for dx := 0; dx <= dy/2+dy/4 && dx < 10; dx++ {
+			c := [4]uint8{255, 255, 255, 255}
+			if dx == 0 || dx == dy/2+dy/4 || dy == 15 {
+				c = [4]uint8{0, 0, 0, 255}
+			}
+			px, py := x+dx, y+dy
+			if image.Pt(px, py).In(img.Rect) {
+				i := img.PixOffset(px, py)
+				copy(img.Pix[i:i+4], c[:])
+			}
+		}
+	}
+}
+
+// Tree reads the accessibility tree; unless raw, the returned tree holds
+// only applications with windows on screen (the filter is applied by
+// callers that linearise it).
+func (d *Desktop) Tree(ctx context.Context, raw bool) (*observe.Tree, error) {
+	if err := d.alive(); err != nil {
+		return nil, err
+	}
+	t, err := d.a11y.Tree(ctx, atspi.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("read the accessibility tree: %w", err)
+	}
+	ws, err := d.x.Windows()
+	if err != nil {
+		return nil, err
+	}
+	placeWindows(t, ws)
+	return t, nil
+}
+
+// placeWindows turns the window-relative boxes of GTK 4 applications into
+// screen boxes: each top-level node moves by the position of its X window,
+// found by process and title.
+func placeWindows(t *observe.Tree, ws []x11.Window) {
+	for _, app := range t.Apps {
+		if !app.WindowRelative {
+			continue
+		}
+		var mine []x11.Window
+		for _, w := range ws {
+			if w.PID == app.PID && app.PID != 0 {
+				mine = append(mine, w)
+			}
+		}
+		for _, top := range app.Children {
+			var win *x11.Window
+			for i := range mine {
+				if mine[i].Title == top.Name {
+					win = &mine[i]
+					break
+				}
+			}
+			if win == nil && len(mine) == 1 {
+				win = &mine[0]
+			}
+			if win == nil {
+				// No window: not showing on this screen (a closed dialog).
+				continue
+			}
+			// Center the node in the window: GTK leaves a margin for
+			// resize borders around its content.
+			dx := win.X + max(win.W-top.Box.W, 0)/2 - top.Box.X
+			dy := win.Y + max(win.H-top.Box.H, 0)/2 - top.Box.Y
+			top.Shift(dx, dy)
+		}
+	}
+}
+
+// Marks returns the set-of-mark elements of the screen now and remembers
+// them for tag_N targets.
+func (d *Desktop) Marks(ctx context.Context) ([]observe.Mark, error) {
+	t, err := d.Tree(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	marks := observe.Marks(t.Filter(observe.Options{Screen: d.size()}))
+	d.mu.Lock()
+	d.marks = marks
+	d.mu.Unlock()
+	return marks, nil
+}
+
+// Windows lists the top-level windows.
+func (d *Desktop) Windows(ctx context.Context) ([]env.Window, error) {
+	if err := d.alive(); err != nil {
+		return nil, err
+	}
+	ws, err := d.x.Windows()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]env.Window, len(ws))
+	for i, w := range ws {
+		out[i] = env.Window{ID: w.ID, Title: w.Title, PID: w.PID, Active: w.Active,
+			Box: action.Box{X: w.X, Y: w.Y, W: w.W, H: w.H}}
+	}
+	return out, nil
+}
+
+// Elements finds accessibility elements.
+func (d *Desktop) Elements(ctx context.Context, q check.ElementQuery) ([]check.Element, error) {
+	t, err := d.Tree(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	var out []check.Element
+	for _, n := range t.Find(q.App, q.Role, q.Name, q.Text, q.Contains) {
+		out = append(out, check.Element{App: n.App, Role: n.Role, Name: n.Name, Text: n.Text, Box: n.Box, States: n.States})
+	}
+	return out, nil
+}
+
+// Clipboard reads the clipboard with xclip or xsel.
+func (d *Desktop) Clipboard(ctx context.Context) (string, error) {
+	for _, c := range []string{"xclip -selection clipboard -o", "xsel --clipboard --output"} {
+		if _, err := exec.LookPath(strings.Fields(c)[0]); err != nil {
+			continue
+		}
+		res, err := d.Run(ctx, c, 5*time.Second)
+		if err != nil {
+			return "", err
+		}
+		if res.ExitCode != 0 {
+			return "", nil // an empty clipboard
+		}
+		return res.Stdout, nil
+	}
+	return "", fmt.Errorf("reading the clipboard needs xclip or xsel (apt-get install xclip)")
+}
+
+// MaxOutput bounds the stdout and stderr a command may return.
+const MaxOutput = 1 << 20
+
+type capped struct {
+	buf bytes.Buffer
+	cut bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := MaxOutput - c.buf.Len(); room < len(p) {
+		c.buf.Write(p[:max(room, 0)])
+		c.cut = true
+		return len(p), nil
+	}
+	return c.buf.Write(p)
+}
+
+// Run runs a shell command in the desktop's session, in its home folder,
+// and ends its whole process group at the timeout.
+func (d *Desktop) Run(ctx context.Context, cmd string, timeout time.Duration) (check.CommandResult, error) {
+	if err := d.alive(); err != nil {
+		return check.CommandResult{}, err
+	}
+	if timeout <= 0 {
+		timeout = check.DefaultCommandTimeout
+	}
+	var out, errb capped
+	p, err := d.s.start("command", []string{"/bin/bash", "-c", cmd}, d.s.home, nil, &out, &errb)
+	if err != nil {
+		return check.CommandResult{}, err
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-p.done:
+	case <-timer.C:
+		stop(p, 200*time.Millisecond)
+		return check.CommandResult{}, fmt.Errorf("command %q timed out after %s", cmd, timeout)
+	case <-ctx.Done():
+		stop(p, 200*time.Millisecond)
+		return check.CommandResult{}, ctx.Err()
+	}
+	res := check.CommandResult{Stdout: out.buf.String(), Stderr: errb.buf.String(), ExitCode: p.cmd.ProcessState.ExitCode()}
+	if out.cut {
+		res.Stdout += "\n[output cut at 1 MiB]"
+	}
+	return res, nil
+}
+
+// Launch starts an application (argv[0] looked up on the safe PATH) in
+// the session; Reset and Close end it.
+func (d *Desktop) Launch(argv ...string) error {
+	if len(argv) == 0 {
+		return fmt.Errorf("launch: no command")
+	}
+	path, err := lookPath(argv[0])
+	if err != nil {
+		return err
+	}
+	argv[0] = path
+	p, err := d.s.start(filepath.Base(path), argv, d.s.home, nil, nil, nil)
+	if err != nil {
+		return err
+	}
+	d.s.mu.Lock()
+	d.s.apps = append(d.s.apps, p)
+	d.s.mu.Unlock()
+	return nil
+}
+
+func lookPath(name string) (string, error) {
+	if strings.Contains(name, "/") {
+		return name, nil
+	}
+	for _, dir := range filepath.SplitList(SafePath) {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s is not installed (not found in %s)", name, SafePath)
+}
+
+// resolve confines a path to the allowed roots: "~/" is the home folder,
+// ".." and symbolic links that leave the roots are refused.
+func (d *Desktop) resolve(p string) (string, error) {
+	if strings.HasPrefix(p, "~/") || p == "~" {
+		p = filepath.Join(d.s.home, strings.TrimPrefix(p, "~"))
+	}
+	if !filepath.IsAbs(p) {
+		return "", fmt.Errorf("%w: %q is not absolute", env.ErrForbidden, p)
+	}
+	for _, part := range strings.Split(p, "/") {
+		if part == ".." {
+			return "", fmt.Errorf("%w: %q contains ..", env.ErrForbidden, p)
+		}
+	}
+	clean := filepath.Clean(p)
+	// Resolve symbolic links of the longest existing prefix.
+	real := clean
+	rest := ""
+	for {
+		if r, err := filepath.EvalSymlinks(real); err == nil {
+			real = filepath.Join(r, rest)
+			break
+		}
+		parent := filepath.Dir(real)
+		if parent == real {
+			break
+		}
+		rest = filepath.Join(filepath.Base(real), rest)
+		real = parent
+	}
+	for _, root := range d.roots {
+		r, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			r = root
+		}
+		if real == r || strings.HasPrefix(real, r+string(filepath.Separator)) {
+			return clean, nil
+		}
+	}
+	return "", fmt.Errorf("%w: %q is outside the allowed folders %v", env.ErrForbidden, p, d.roots)
+}
+
+// ReadFile reads a file within the allowed roots.
+func (d *Desktop) ReadFile(ctx context.Context, p string) ([]byte, error) {
+	path, err := d.resolve(p)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", p, check.ErrNotExist)
+	}
+	return b, err
+}
+
+// WriteFile writes a file within the allowed roots, making its folders.
+func (d *Desktop) WriteFile(ctx context.Context, p string, data []byte) error {
+	path, err := d.resolve(p)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+// resetHome empties the home folder and copies the template into it.
+func (d *Desktop) resetHome() error {
+	if err := os.RemoveAll(d.s.home); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(d.s.home, 0o700); err != nil {
+		return err
+	}
+	if d.cfg.HomeTemplate == "" {
+		return nil
+	}
+	return os.CopyFS(d.s.home, os.DirFS(d.cfg.HomeTemplate))
+}

@@ -1,0 +1,371 @@
+package xdesktop
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	_ "image/jpeg"
+
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/task"
+)
+
+// need skips the test when a program it drives is not installed; the test
+// script installs them all, so CI never skips.
+func need(t testing.TB, bins ...string) {
+	t.Helper()
+	for _, b := range append([]string{"Xvfb", "dbus-daemon", "openbox"}, bins...) {
+		if _, err := exec.LookPath(b); err != nil {
+			t.Skipf("%s is not installed", b)
+		}
+	}
+}
+
+func start(t testing.TB) *Desktop {
+	t.Helper()
+	d, err := Start(context.Background(), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+func ctx(t testing.TB) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+func launch(t testing.TB, d *Desktop, app, window string, extra ...task.Step) {
+	t.Helper()
+	steps := append(extra, task.Step{Launch: &task.Launch{App: app, WaitWindow: window, Timeout: check.Duration(60 * time.Second)}})
+	if err := d.Reset(ctx(t), env.Setup{Steps: steps}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitFor polls the accessibility tree until found reports true.
+func waitFor(t testing.TB, d *Desktop, what string, found func(*observe.Tree) bool) {
+	t.Helper()
+	var last *observe.Tree
+	for range 100 {
+		tr, err := d.Tree(ctx(t), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if found(tr) {
+			return
+		}
+		last = tr
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("never saw %s; last tree:\n%s", what, observe.Linearize(last.Filter(observe.Options{}), 0))
+}
+
+func byName(role, name string) action.Action {
+	return action.Action{Kind: action.Click, Target: &action.Target{Role: role, Name: name}}
+}
+
+func TestGTKButtonChangesTree(t *testing.T) {
+	need(t, "gnome-calculator")
+	d := start(t)
+	launch(t, d, "gnome-calculator", "Calculator")
+	waitFor(t, d, "the 7 key", func(tr *observe.Tree) bool { return len(tr.Find("", "label", "7", "", false)) > 0 })
+	steps, err := d.Do(ctx(t), []action.Action{byName("label", "7"), byName("label", "+"), byName("label", "8"), byName("label", "=")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 4 || !strings.Contains(steps[0].Element, "7") {
+		t.Fatalf("steps %+v: the first click should record the 7 key", steps)
+	}
+	waitFor(t, d, "the result 15", func(tr *observe.Tree) bool {
+		return len(tr.Find("gnome-calculator", "", "", "15", true)) > 0
+	})
+}
+
+func TestQtButtonChangesTree(t *testing.T) {
+	need(t, "kcalc")
+	d := start(t)
+	launch(t, d, "kcalc", "KCalc")
+	waitFor(t, d, "the 7 key", func(tr *observe.Tree) bool { return len(tr.Find("kcalc", "push button", "7", "", false)) > 0 })
+	if _, err := d.Do(ctx(t), []action.Action{byName("push button", "7"), byName("push button", "×"),
+		byName("push button", "6"), byName("push button", "=")}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, d, "the display showing 42", func(tr *observe.Tree) bool {
+		return len(tr.Find("kcalc", "", "42", "", false)) > 0
+	})
+}
+
+func TestTypeUnicodeAndSave(t *testing.T) {
+	need(t, "mousepad")
+	d := start(t)
+	if err := d.Reset(ctx(t), env.Setup{Steps: []task.Step{
+		{Write: &task.Write{Path: "~/notes.txt", Content: ""}},
+		{Launch: &task.Launch{App: "mousepad", Args: []string{"~/notes.txt"}, WaitWindow: "notes.txt", Timeout: check.Duration(60 * time.Second)}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	text := "Grüße, 世界 — ✓ ñandú 42"
+	if _, err := d.Do(ctx(t), []action.Action{
+		{Kind: action.Click, Target: &action.Target{Role: "text"}},
+		{Kind: action.Type, Text: text},
+		{Kind: action.Hotkey, Keys: []string{"ctrl", "s"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, d, "the typed text in the editor", func(tr *observe.Tree) bool {
+		return len(tr.Find("mousepad", "text", "", text, true)) > 0
+	})
+	var got []byte
+	defer func() {
+		if t.Failed() {
+			if s, err := d.Screenshot(context.Background(), env.ShotOptions{}); err == nil {
+				os.WriteFile("/tmp/unicode-fail.png", s.Data, 0o644)
+			}
+		}
+	}()
+	for range 50 {
+		got, _ = d.ReadFile(ctx(t), "~/notes.txt")
+		if strings.Contains(string(got), text) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("saved file holds %q, want %q", got, text)
+}
+
+func TestSetOfMarkClick(t *testing.T) {
+	need(t, "kcalc")
+	d := start(t)
+	launch(t, d, "kcalc", "KCalc")
+	waitFor(t, d, "the 9 key", func(tr *observe.Tree) bool { return len(tr.Find("kcalc", "push button", "9", "", false)) > 0 })
+	shot, err := d.Screenshot(ctx(t), env.ShotOptions{Marks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nine observe.Mark
+	for _, m := range shot.Marks {
+		if m.Role == "push button" && m.Name == "9" {
+			nine = m
+		}
+	}
+	if nine.Tag == 0 {
+		t.Fatalf("no mark for the 9 key among %+v", shot.Marks)
+	}
+	steps, err := d.Do(ctx(t), []action.Action{{Kind: action.Click, Target: &action.Target{Tag: nine.Tag}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cx, cy := nine.Center()
+	if steps[0].At == nil || steps[0].At[0] != cx || steps[0].At[1] != cy {
+		t.Fatalf("tag_%d clicked at %v, want the mark's centre %d,%d", nine.Tag, steps[0].At, cx, cy)
+	}
+	if steps[0].Element != "push button 9" {
+		t.Fatalf("process record %q, want %q", steps[0].Element, "push button 9")
+	}
+	waitFor(t, d, "the display showing 9", func(tr *observe.Tree) bool { return len(tr.Find("kcalc", "", "9", "", false)) > 1 })
+}
+
+func TestKilledAppGivesClearError(t *testing.T) {
+	need(t, "kcalc")
+	d := start(t)
+	launch(t, d, "kcalc", "KCalc")
+	ws, err := d.Windows(ctx(t))
+	if err != nil || len(ws) == 0 || ws[0].PID == 0 {
+		t.Fatalf("windows %+v, %v", ws, err)
+	}
+	if err := syscall.Kill(ws[0].PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for range 50 { // the window goes when the process does
+		if ws, _ := d.Windows(ctx(t)); len(ws) == 0 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	_, err = d.Do(ctx(t), []action.Action{byName("push button", "7")})
+	if !errors.Is(err, env.ErrNotFound) || !strings.Contains(err.Error(), `push button "7"`) {
+		t.Fatalf("click on a dead app: %v, want a not-found error naming the element", err)
+	}
+}
+
+func TestResetRestoresDesktop(t *testing.T) {
+	need(t, "mousepad")
+	d := start(t)
+	launch(t, d, "mousepad", "Mousepad", task.Step{Write: &task.Write{Path: "~/left.txt", Content: "x"}})
+	if err := d.Reset(ctx(t), env.Setup{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.ReadFile(ctx(t), "~/left.txt"); !errors.Is(err, check.ErrNotExist) {
+		t.Fatalf("a file from before the reset: %v", err)
+	}
+	for range 30 {
+		ws, _ := d.Windows(ctx(t))
+		if len(ws) == 0 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal("windows remain after a reset")
+}
+
+func TestFileConfinement(t *testing.T) {
+	need(t)
+	d := start(t)
+	c := ctx(t)
+	if err := os.Symlink("/etc", filepath.Join(d.Home(), "etc")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"~/../../etc/passwd", "/etc/passwd", "~/etc/passwd", "relative.txt", "/tmp/../etc/passwd"} {
+		if _, err := d.ReadFile(c, p); !errors.Is(err, env.ErrForbidden) {
+			t.Errorf("ReadFile(%q) = %v, want forbidden", p, err)
+		}
+		if err := d.WriteFile(c, p, []byte("x")); !errors.Is(err, env.ErrForbidden) {
+			t.Errorf("WriteFile(%q) = %v, want forbidden", p, err)
+		}
+	}
+	if err := d.WriteFile(c, "~/a/b.txt", []byte("ok")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := d.ReadFile(c, "~/a/b.txt"); err != nil || string(b) != "ok" {
+		t.Fatalf("ReadFile = %q, %v", b, err)
+	}
+}
+
+func TestScreenshotFormats(t *testing.T) {
+	need(t)
+	d := start(t)
+	c := ctx(t)
+	tests := []struct {
+		o      env.ShotOptions
+		format string
+		w, h   int
+	}{
+		{env.ShotOptions{}, "png", 1920, 1080},
+		{env.ShotOptions{Scale: 0.5, JPEG: 80, Cursor: true}, "jpeg", 960, 540},
+	}
+	for _, tc := range tests {
+		s, err := d.Screenshot(c, tc.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, format, err := image.Decode(bytes.NewReader(s.Data))
+		if err != nil || format != tc.format || img.Bounds().Dx() != tc.w || img.Bounds().Dy() != tc.h {
+			t.Fatalf("%+v: %s %v %v", tc.o, format, img.Bounds(), err)
+		}
+	}
+}
+
+func TestCommandsAndTimeouts(t *testing.T) {
+	need(t)
+	d := start(t)
+	c := ctx(t)
+	res, err := d.Run(c, "echo $HOME; echo oops >&2; exit 3", 10*time.Second)
+	if err != nil || strings.TrimSpace(res.Stdout) != d.Home() || res.Stderr != "oops\n" || res.ExitCode != 3 {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if _, err := d.Run(c, "sleep 30", 200*time.Millisecond); err == nil || !strings.Contains(err.Error(), "timed out") {
+		t.Fatalf("a command past its timeout: %v", err)
+	}
+}
+
+// markedProcesses lists the processes that carry a desktop's marker.
+func markedProcesses(id string) []string {
+	want := []byte(MarkerVar + "=" + id + "\x00")
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err == nil && bytes.Contains(append(b, 0), want) {
+			comm, _ := os.ReadFile("/proc/" + e.Name() + "/comm")
+			out = append(out, fmt.Sprintf("%s (%s)", e.Name(), strings.TrimSpace(string(comm))))
+		}
+	}
+	return out
+}
+
+func TestNothingLeftBehind(t *testing.T) {
+	need(t, "mousepad", "kcalc")
+	d, err := Start(context.Background(), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, xvfb := d.s.id, d.s.infra[0].cmd.Process.Pid
+	launch(t, d, "mousepad", "Mousepad", task.Step{Launch: &task.Launch{App: "kcalc"}},
+		task.Step{Run: &task.Run{Command: "sleep 300 & setsid sleep 301 &", Background: true}})
+	if len(markedProcesses(id)) < 5 {
+		t.Fatalf("expected the desktop's processes to be marked: %v", markedProcesses(id))
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left := markedProcesses(id); len(left) > 0 {
+		t.Fatalf("processes left behind: %v", left)
+	}
+	if err := syscall.Kill(xvfb, 0); err == nil {
+		t.Fatalf("Xvfb (pid %d) still runs", xvfb)
+	}
+	if _, err := os.Stat(d.s.base); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the desktop's folder remains: %v", err)
+	}
+}
+
+func TestParallelDesktopsAreSeparate(t *testing.T) {
+	need(t, "kcalc", "mousepad")
+	a, b := start(t), start(t)
+	if a.Display() == b.Display() {
+		t.Fatalf("both desktops on %s", a.Display())
+	}
+	launch(t, a, "kcalc", "KCalc")
+	launch(t, b, "mousepad", "Mousepad")
+	ta, err := a.Tree(ctx(t), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := b.Tree(ctx(t), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ta.Find("mousepad", "", "", "", false)) > 0 || len(tb.Find("kcalc", "", "", "", false)) > 0 {
+		t.Fatal("a desktop sees the other's applications")
+	}
+	if len(ta.Find("kcalc", "", "", "", false)) == 0 || len(tb.Find("mousepad", "", "", "", false)) == 0 {
+		t.Fatal("a desktop does not see its own application")
+	}
+}
+
+func TestBadActions(t *testing.T) {
+	need(t)
+	d := start(t)
+	tests := []struct {
+		a    action.Action
+		want error
+	}{
+		{action.Action{Kind: action.Navigate, Text: "http://x/"}, env.ErrBadAction},
+		{action.Action{Kind: action.API, Name: "nope"}, env.ErrBadAction},
+		{action.Action{Kind: action.Click, Target: &action.Target{Tag: 99}}, env.ErrNotFound},
+		{action.Action{Kind: action.Click, Point: action.At(5000, 5)}, nil},
+		{action.Action{Kind: action.Code, Lang: "python", Text: "print(1)"}, env.ErrBadAction},
+	}
+	for _, tc := range tests {
+		_, err := d.Do(ctx(t), []action.Action{tc.a})
+		if err == nil || tc.want != nil && !errors.Is(err, tc.want) {
+			t.Errorf("Do(%v) = %v, want %v", tc.a, err, tc.want)
+		}
+	}
+}

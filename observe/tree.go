@@ -1,0 +1,268 @@
+// Package observe models what an agent observes besides the screenshot:
+// the accessibility tree, its filtered and linearised form for models, the
+// set-of-mark overlay, and the description of the element under a click.
+package observe
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/proctor-eval/proctor/action"
+)
+
+// Node is one accessibility element.
+type Node struct {
+	App string `json:"app,omitempty"` // the application's name (top-level nodes)
+	PID int    `json:"pid,omitempty"` // the application's process (top-level nodes)
+	// WindowRelative marks an application whose boxes are relative to
+	// their top-level windows (GTK 4), to be placed on the screen.
+	WindowRelative bool       `json:"-"`
+	Role           string     `json:"role"`
+	Name           string     `json:"name,omitempty"`
+	Text           string     `json:"text,omitempty"` // text content or value
+	States         []string   `json:"states,omitempty"`
+	Box            action.Box `json:"box"`
+	Children       []*Node    `json:"children,omitempty"`
+}
+
+// Has reports whether the node has the state.
+func (n *Node) Has(state string) bool { return slices.Contains(n.States, state) }
+
+// Tree is the accessibility tree of a desktop: one root per application.
+type Tree struct {
+	Apps []*Node `json:"apps"`
+	// Errors lists the nodes that could not be read (they are skipped).
+	Errors []string `json:"errors,omitempty"`
+}
+
+// Walk calls fn for every node, depth first, with the node's application;
+// fn returns false to skip the node's children.
+func (t *Tree) Walk(fn func(app string, n *Node) bool) {
+	var walk func(app string, n *Node)
+	walk = func(app string, n *Node) {
+		if !fn(app, n) {
+			return
+		}
+		for _, c := range n.Children {
+			walk(app, c)
+		}
+	}
+	for _, a := range t.Apps {
+		walk(a.App, a)
+	}
+}
+
+// Shift moves the node and its descendants by (dx, dy).
+func (n *Node) Shift(dx, dy int) {
+	n.Box.X += dx
+	n.Box.Y += dy
+	for _, c := range n.Children {
+		c.Shift(dx, dy)
+	}
+}
+
+// Count is the number of nodes.
+func (t *Tree) Count() int {
+	n := 0
+	t.Walk(func(string, *Node) bool { n++; return true })
+	return n
+}
+
+// Find returns the nodes matching role (empty: any), name and text
+// (empty: any; exact unless contains) in app (empty: any).
+func (t *Tree) Find(app, role, name, text string, contains bool) []Located {
+	eq := func(want, got string) bool {
+		if want == "" {
+			return true
+		}
+		if contains {
+			return strings.Contains(strings.ToLower(got), strings.ToLower(want))
+		}
+		return got == want
+	}
+	var out []Located
+	t.Walk(func(a string, n *Node) bool {
+		if (app == "" || strings.EqualFold(app, a)) && (role == "" || strings.EqualFold(role, n.Role)) &&
+			eq(name, n.Name) && eq(text, n.Text) {
+			out = append(out, Located{App: a, Node: n})
+		}
+		return true
+	})
+	return out
+}
+
+// Located is a node with its application.
+type Located struct {
+	App string
+	*Node
+}
+
+// Interactive roles: what a person can click, type into or select.
+var interactiveRoles = map[string]bool{
+	"push button": true, "toggle button": true, "check box": true, "radio button": true,
+	"menu item": true, "check menu item": true, "radio menu item": true, "menu": true,
+	"combo box": true, "text": true, "entry": true, "password text": true, "spin button": true,
+	"slider": true, "link": true, "page tab": true, "list item": true, "table cell": true,
+	"tree item": true, "icon": true, "editbar": true, "terminal": true, "document text": true,
+	"button": true, "tool bar item": true, "split button": true, "tab": true, "scroll bar": true,
+	"paragraph": true, "document web": true, "text box": true, "check button": true, "switch": true,
+	"search box": true, "menu button": true, "list box": true, "combo box text": true,
+}
+
+// Interactive reports whether a person can act on the node.
+func (n *Node) Interactive() bool {
+	if interactiveRoles[n.Role] {
+		return true
+	}
+	return n.Has("focusable") || n.Has("editable") || n.Has("checkable") || n.Has("selectable")
+}
+
+// Options of Filter.
+type Options struct {
+	MaxDepth int // 0: 64
+	MaxNodes int // 0: 2000
+	Screen   action.Size
+}
+
+// Filter keeps the nodes a model needs, as OSWorld and ScienceBoard do:
+// showing and visible, enabled (or editable, expandable, checkable), with a
+// box of positive size on the screen, and either interactive or carrying a
+// name or text. It returns them flattened in document order with their
+// application, within the depth and size limits.
+func (t *Tree) Filter(o Options) []Located {
+	if o.MaxDepth == 0 {
+		o.MaxDepth = 64
+	}
+	if o.MaxNodes == 0 {
+		o.MaxNodes = 2000
+	}
+	var out []Located
+	var walk func(app string, n *Node, depth int, showing bool)
+	walk = func(app string, n *Node, depth int, showing bool) {
+		if depth > o.MaxDepth || len(out) >= o.MaxNodes {
+			return
+		}
+		hidden := showing && !n.Has("showing") || !n.Has("visible")
+		if depth >= 2 && hidden {
+			return // hidden subtrees: closed menus, other tabs, hidden panes
+		}
+		if !hidden && keep(n, o.Screen) {
+			out = append(out, Located{App: app, Node: n})
+		}
+		for _, c := range n.Children {
+			walk(app, c, depth+1, showing)
+		}
+	}
+	for _, a := range t.Apps {
+		walk(a.App, a, 0, reportsShowing(a))
+	}
+	return out
+}
+
+// reportsShowing tells whether an application's toolkit sets the showing
+// state below its windows (GTK 3 and Qt do; GTK 4 sets it on windows only,
+// so there visible is all there is to go by).
+func reportsShowing(app *Node) bool {
+	for _, w := range app.Children {
+		for _, c := range w.Children {
+			if c.Has("showing") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func keep(n *Node, screen action.Size) bool {
+	if !(n.Has("enabled") || n.Has("sensitive") || n.Has("editable") || n.Has("expandable") || n.Has("checkable")) {
+		return false
+	}
+	b := n.Box
+	if b.W <= 0 || b.H <= 0 || b.X+b.W <= 0 || b.Y+b.H <= 0 {
+		return false
+	}
+	if screen.W > 0 && (b.X >= screen.W || b.Y >= screen.H) {
+		return false
+	}
+	return n.Interactive() || strings.TrimSpace(n.Name) != "" || strings.TrimSpace(n.Text) != ""
+}
+
+// Linearize renders nodes as a tab-separated table for a model: tag, name,
+// text, x, y, w, h. Texts are cut at maxText runes (0: 100) and stripped of
+// tabs and newlines.
+func Linearize(nodes []Located, maxText int) string {
+	if maxText == 0 {
+		maxText = 100
+	}
+	clean := func(s string) string {
+		s = strings.Join(strings.Fields(s), " ")
+		if r := []rune(s); len(r) > maxText {
+			s = string(r[:maxText]) + "…"
+		}
+		return s
+	}
+	var b strings.Builder
+	b.WriteString("tag\tname\ttext\tx\ty\tw\th\n")
+	for _, n := range nodes {
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%d\t%d\t%d\t%d\n", strings.ReplaceAll(n.Role, " ", "-"), clean(n.Name), clean(n.Text),
+			n.Box.X, n.Box.Y, n.Box.W, n.Box.H)
+	}
+	return b.String()
+}
+
+// clickable reports whether a click on the node does something.
+func clickable(n *Node) bool {
+	return n.Has("visible") && n.Interactive() && n.Box.W > 0 && n.Box.H > 0
+}
+
+// At returns the smallest clickable node whose box holds (x, y), or nil
+// (ProBench's Algorithm 1, on the desktop's tree).
+func (t *Tree) At(x, y int) *Located {
+	var best *Located
+	area := func(n *Node) int { return n.Box.W * n.Box.H }
+	t.Walk(func(app string, n *Node) bool {
+		if clickable(n) && n.Box.Contains(x, y) && (best == nil || area(n) < area(best.Node)) {
+			best = &Located{App: app, Node: n}
+		}
+		return true
+	})
+	return best
+}
+
+// Describe names a node for a person and for process checks: its role and
+// its name or text; for a node with neither, the texts of its children.
+func Describe(n *Node) string {
+	label := strings.TrimSpace(n.Name)
+	if label == "" {
+		label = strings.TrimSpace(n.Text)
+	}
+	if label == "" {
+		var parts []string
+		var walk func(c *Node, depth int)
+		walk = func(c *Node, depth int) {
+			if depth > 3 || len(parts) >= 5 {
+				return
+			}
+			if s := strings.TrimSpace(c.Name); s != "" {
+				parts = append(parts, s)
+			} else if s := strings.TrimSpace(c.Text); s != "" {
+				parts = append(parts, s)
+			}
+			for _, cc := range c.Children {
+				walk(cc, depth+1)
+			}
+		}
+		for _, c := range n.Children {
+			walk(c, 1)
+		}
+		label = strings.Join(parts, " ")
+	}
+	if len([]rune(label)) > 80 {
+		label = string([]rune(label)[:80]) + "…"
+	}
+	if label == "" {
+		return n.Role
+	}
+	return n.Role + " " + label
+}

@@ -1,0 +1,88 @@
+package x11
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/jezek/xgb/xproto"
+)
+
+// Window is a top-level window managed by the window manager.
+type Window struct {
+	ID     uint32 `json:"id"`
+	Title  string `json:"title"`
+	PID    int    `json:"pid,omitempty"`
+	X      int    `json:"x"`
+	Y      int    `json:"y"`
+	W      int    `json:"w"`
+	H      int    `json:"h"`
+	Active bool   `json:"active,omitempty"`
+}
+
+func (c *Conn) atom(name string) (xproto.Atom, error) {
+	if a, ok := c.atoms[name]; ok {
+		return a, nil
+	}
+	r, err := xproto.InternAtom(c.x, false, uint16(len(name)), name).Reply()
+	if err != nil {
+		return 0, fmt.Errorf("intern atom %s: %w", name, err)
+	}
+	c.atoms[name] = r.Atom
+	return r.Atom, nil
+}
+
+func (c *Conn) property(w xproto.Window, name string) ([]byte, error) {
+	a, err := c.atom(name)
+	if err != nil {
+		return nil, err
+	}
+	r, err := xproto.GetProperty(c.x, false, w, a, xproto.GetPropertyTypeAny, 0, 1<<16).Reply()
+	if err != nil {
+		return nil, err
+	}
+	return r.Value, nil
+}
+
+func words(b []byte) []uint32 {
+	out := make([]uint32, len(b)/4)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return out
+}
+
+// Windows lists the top-level windows in the window manager's stacking
+// list (_NET_CLIENT_LIST), with titles, owning process and geometry.
+func (c *Conn) Windows() ([]Window, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	list, err := c.property(c.root, "_NET_CLIENT_LIST")
+	if err != nil {
+		return nil, fmt.Errorf("list windows: %w", err)
+	}
+	var active uint32
+	if b, err := c.property(c.root, "_NET_ACTIVE_WINDOW"); err == nil && len(b) >= 4 {
+		active = binary.LittleEndian.Uint32(b)
+	}
+	var out []Window
+	for _, id := range words(list) {
+		w := xproto.Window(id)
+		win := Window{ID: id, Active: id == active}
+		if b, err := c.property(w, "_NET_WM_NAME"); err == nil && len(b) > 0 {
+			win.Title = string(b)
+		} else if b, err := c.property(w, "WM_NAME"); err == nil {
+			win.Title = string(b)
+		}
+		if b, err := c.property(w, "_NET_WM_PID"); err == nil && len(b) >= 4 {
+			win.PID = int(binary.LittleEndian.Uint32(b))
+		}
+		if g, err := xproto.GetGeometry(c.x, xproto.Drawable(w)).Reply(); err == nil {
+			win.W, win.H = int(g.Width), int(g.Height)
+			if t, err := xproto.TranslateCoordinates(c.x, w, c.root, 0, 0).Reply(); err == nil {
+				win.X, win.Y = int(t.DstX), int(t.DstY)
+			}
+		}
+		out = append(out, win)
+	}
+	return out, nil
+}
