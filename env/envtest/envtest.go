@@ -1,0 +1,145 @@
+// Package envtest is the conformance suite of the env.Env contract: every
+// environment implementation runs it in its own tests, so the desktop, the
+// guest client and later backends behave alike.
+package envtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	_ "image/jpeg" // decoded by the screenshot test
+	_ "image/png"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/task"
+)
+
+// Run runs the suite on the environment e, which it resets as it goes.
+// It needs yad (a GTK 3 dialog tool) on the desktop.
+func Run(t *testing.T, e env.Env) {
+	ctx := func(t *testing.T) context.Context {
+		c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		t.Cleanup(cancel)
+		return c
+	}
+	t.Run("Info", func(t *testing.T) {
+		i, err := e.Info(ctx(t))
+		if err != nil || i.Screen.W <= 0 || i.Screen.H <= 0 || i.Kind == "" {
+			t.Fatalf("Info = %+v, %v", i, err)
+		}
+	})
+	t.Run("Screenshot", func(t *testing.T) {
+		i, _ := e.Info(ctx(t))
+		s, err := e.Screenshot(ctx(t), env.ShotOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, format, err := image.Decode(bytes.NewReader(s.Data))
+		if err != nil || format != "png" || img.Bounds().Dx() != i.Screen.W || img.Bounds().Dy() != i.Screen.H {
+			t.Fatalf("screenshot: %s %v %v", format, img.Bounds(), err)
+		}
+	})
+	t.Run("ResetRunsSetup", func(t *testing.T) {
+		err := e.Reset(ctx(t), env.Setup{
+			Steps: []task.Step{
+				{Write: &task.Write{Path: "~/a/written.txt", Content: "written"}},
+				{Copy: &task.Copy{Asset: "data.csv", To: "~/copied.csv"}},
+				{Run: &task.Run{Command: "echo ran > ~/ran.txt"}},
+			},
+			Assets: map[string][]byte{"data.csv": []byte("x,y\n1,2\n")},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p, want := range map[string]string{"~/a/written.txt": "written", "~/copied.csv": "x,y\n1,2\n", "~/ran.txt": "ran\n"} {
+			b, err := e.ReadFile(ctx(t), p)
+			if err != nil || string(b) != want {
+				t.Errorf("%s = %q, %v; want %q", p, b, err, want)
+			}
+		}
+		if err := e.Reset(ctx(t), env.Setup{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.ReadFile(ctx(t), "~/ran.txt"); !errors.Is(err, check.ErrNotExist) {
+			t.Errorf("after a reset, a file of the last task: %v", err)
+		}
+	})
+	t.Run("SetupErrorsNameTheStep", func(t *testing.T) {
+		err := e.Reset(ctx(t), env.Setup{Steps: []task.Step{
+			{Write: &task.Write{Path: "~/ok.txt", Content: "x"}},
+			{Run: &task.Run{Command: "exit 7"}},
+		}})
+		if err == nil || !strings.Contains(err.Error(), "setup[1] run") || !strings.Contains(err.Error(), "exited 7") {
+			t.Fatalf("Reset = %v, want an error naming setup[1] and the exit status", err)
+		}
+	})
+	t.Run("Run", func(t *testing.T) {
+		res, err := e.Run(ctx(t), "printf out; printf err >&2; exit 4", 10*time.Second)
+		if err != nil || res.Stdout != "out" || res.Stderr != "err" || res.ExitCode != 4 {
+			t.Fatalf("Run = %+v, %v", res, err)
+		}
+	})
+	t.Run("Files", func(t *testing.T) {
+		if err := e.WriteFile(ctx(t), "~/f/x.bin", []byte{0, 1, 2}); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := e.ReadFile(ctx(t), "~/f/x.bin"); err != nil || !bytes.Equal(b, []byte{0, 1, 2}) {
+			t.Fatalf("ReadFile = %v, %v", b, err)
+		}
+		if _, err := e.ReadFile(ctx(t), "~/missing"); !errors.Is(err, check.ErrNotExist) {
+			t.Fatalf("missing file: %v", err)
+		}
+		for _, p := range []string{"/etc/passwd", "~/../../etc/shadow"} {
+			if _, err := e.ReadFile(ctx(t), p); !errors.Is(err, env.ErrForbidden) {
+				t.Errorf("ReadFile(%q) = %v, want forbidden", p, err)
+			}
+		}
+	})
+	t.Run("ClickDialogButton", func(t *testing.T) {
+		err := e.Reset(ctx(t), env.Setup{Steps: []task.Step{
+			{Run: &task.Run{Command: `yad --title=Conformance --text=Proceed --button=Yes:0 --button=Later:5; echo $? > ~/rc`, Background: true}},
+			{WaitWindow: &task.WaitWindow{Title: "Conformance", Timeout: check.Duration(30 * time.Second)}},
+			{WaitElement: &task.WaitElement{Element: check.ElementQuery{Role: "push button", Name: "Later"}}},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, err := e.Windows(ctx(t))
+		if err != nil || len(ws) == 0 || !strings.Contains(ws[0].Title, "Conformance") {
+			t.Fatalf("Windows = %+v, %v", ws, err)
+		}
+		els, err := e.Elements(ctx(t), check.ElementQuery{Role: "push button", Name: "Later"})
+		if err != nil || len(els) != 1 {
+			t.Fatalf("Elements = %+v, %v", els, err)
+		}
+		steps, err := e.Do(ctx(t), []action.Action{{Kind: action.Click, Target: &action.Target{Role: "push button", Name: "Later"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(steps) != 1 || steps[0].Element != "push button Later" {
+			t.Fatalf("steps %+v: want the click recorded on push button Later", steps)
+		}
+		for range 50 {
+			if b, err := e.ReadFile(ctx(t), "~/rc"); err == nil && strings.TrimSpace(string(b)) == "5" {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatal("the dialog did not exit with the Later button's code")
+	})
+	t.Run("MissingElement", func(t *testing.T) {
+		if err := e.Reset(ctx(t), env.Setup{}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := e.Do(ctx(t), []action.Action{{Kind: action.Click, Target: &action.Target{Role: "push button", Name: "Nowhere"}}})
+		if !errors.Is(err, env.ErrNotFound) {
+			t.Fatalf("click on a missing element: %v", err)
+		}
+	})
+}
