@@ -34,6 +34,7 @@ type Conn struct {
 	keys    *keymap
 	display string
 	atoms   map[string]xproto.Atom
+	shm     *shmBuf // nil when MIT-SHM is not available
 }
 
 // Dial connects to display (":5") and checks that XTEST is available.
@@ -54,6 +55,9 @@ func Dial(display string) (*Conn, error) {
 		x.Close()
 		return nil, err
 	}
+	if c.depth == 24 || c.depth == 32 {
+		_ = c.enableSHM() // GetImage is the fallback
+	}
 	return c, nil
 }
 
@@ -62,6 +66,7 @@ func (c *Conn) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.keys.restore(c.x)
+	c.closeSHM()
 	c.x.Close()
 	return nil
 }
@@ -89,6 +94,17 @@ func (c *Conn) CaptureInto(img *image.RGBA) error {
 	if c.depth != 24 && c.depth != 32 {
 		return fmt.Errorf("screen depth %d is not supported (24 or 32)", c.depth)
 	}
+	if c.shm != nil {
+		return c.captureSHM(img.Pix, img.Stride)
+	}
+	return c.captureGetImage(img)
+}
+
+// UsesSHM reports whether captures go through MIT-SHM.
+func (c *Conn) UsesSHM() bool { return c.shm != nil }
+
+// captureGetImage reads the screen with GetImage requests.
+func (c *Conn) captureGetImage(img *image.RGBA) error {
 	const band = 256
 	cookies := make([]xproto.GetImageCookie, 0, c.h/band+1)
 	for y := 0; y < c.h; y += band {

@@ -51,12 +51,30 @@ func words(b []byte) []uint32 {
 	return out
 }
 
-// Windows lists the top-level windows in the window manager's stacking
+// Windows lists the top-level windows in the window manager's client
 // list (_NET_CLIENT_LIST), with titles, owning process and geometry.
-func (c *Conn) Windows() ([]Window, error) {
+func (c *Conn) Windows() ([]Window, error) { return c.windows("_NET_CLIENT_LIST") }
+
+// WindowAt returns the topmost window containing (x, y), from the window
+// manager's stacking list.
+func (c *Conn) WindowAt(x, y int) (Window, bool, error) {
+	ws, err := c.windows("_NET_CLIENT_LIST_STACKING")
+	if err != nil {
+		return Window{}, false, err
+	}
+	for i := len(ws) - 1; i >= 0; i-- { // bottom to top: look from the top
+		w := ws[i]
+		if x >= w.X && y >= w.Y && x < w.X+w.W && y < w.Y+w.H {
+			return w, true, nil
+		}
+	}
+	return Window{}, false, nil
+}
+
+func (c *Conn) windows(listProp string) ([]Window, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	list, err := c.property(c.root, "_NET_CLIENT_LIST")
+	list, err := c.property(c.root, listProp)
 	if err != nil {
 		return nil, fmt.Errorf("list windows: %w", err)
 	}

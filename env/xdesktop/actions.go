@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/atspi"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/x11"
@@ -113,8 +114,14 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// describeAt names the element under (x, y) for the process record.
+// describeAt names the smallest clickable element under (x, y) for the
+// process record. It asks the application under the point directly,
+// descending with GetAccessibleAtPoint, and reads the whole tree only
+// when that fails.
 func (d *Desktop) describeAt(ctx context.Context, x, y int) string {
+	if desc, ok := d.describeFast(ctx, x, y); ok {
+		return desc
+	}
 	t, err := d.Tree(ctx, true)
 	if err != nil {
 		return ""
@@ -123,6 +130,56 @@ func (d *Desktop) describeAt(ctx context.Context, x, y int) string {
 		return observe.Describe(n.Node)
 	}
 	return ""
+}
+
+func (d *Desktop) describeFast(ctx context.Context, x, y int) (string, bool) {
+	win, ok, err := d.x.WindowAt(x, y)
+	if err != nil {
+		return "", false
+	}
+	if !ok {
+		return "", true // the desktop's background: no element
+	}
+	if win.PID == 0 {
+		return "", false
+	}
+	apps, err := d.a11y.AppsWithPIDs(ctx)
+	if err != nil {
+		return "", false
+	}
+	for _, app := range apps {
+		if app.PID != win.PID {
+			continue
+		}
+		tops, err := d.a11y.TopLevels(ctx, app)
+		if err != nil || len(tops) == 0 {
+			return "", false
+		}
+		top := tops[0]
+		for _, t := range tops {
+			if t.Name == win.Title {
+				top = t
+				break
+			}
+		}
+		px, py, coords := x, y, atspi.Screen
+		if app.WindowCoords {
+			coords = atspi.Window
+			px = x - win.X - max(win.W-top.Box.W, 0)/2 + top.Box.X
+			py = y - win.Y - max(win.H-top.Box.H, 0)/2 + top.Box.Y
+		}
+		path, err := d.a11y.PathAt(ctx, top, px, py, coords)
+		if err != nil || len(path) == 0 {
+			return "", false
+		}
+		for i := len(path) - 1; i >= 0; i-- {
+			if path[i].Interactive() {
+				return observe.Describe(path[i]), true
+			}
+		}
+		return observe.Describe(path[len(path)-1]), true
+	}
+	return "", false
 }
 
 func (d *Desktop) do(ctx context.Context, a action.Action) (env.Step, error) {

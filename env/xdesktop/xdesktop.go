@@ -26,6 +26,7 @@ import (
 	"github.com/proctor-eval/proctor/atspi"
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/fastpng"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/x11"
 	xdraw "golang.org/x/image/draw"
@@ -194,8 +195,8 @@ func (d *Desktop) Screenshot(ctx context.Context, o env.ShotOptions) (env.Shot, 
 	return env.Shot{Data: data, Format: format, Size: action.Size{W: b.Dx(), H: b.Dy()}, Marks: marks}, nil
 }
 
-// Encode writes img as PNG (fastest compression), or as JPEG when quality
-// is 1..100.
+// Encode writes img as PNG (an RGBA image with the parallel encoder of
+// package fastpng), or as JPEG when quality is 1..100.
 func Encode(img image.Image, quality int) ([]byte, string, error) {
 	var buf bytes.Buffer
 	if quality > 0 {
@@ -204,6 +205,10 @@ func Encode(img image.Image, quality int) ([]byte, string, error) {
 		}
 		err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: quality})
 		return buf.Bytes(), "jpeg", err
+	}
+	if rgba, ok := img.(*image.RGBA); ok {
+		err := fastpng.Encode(&buf, rgba, fastpng.Options{Filter: fastpng.Up})
+		return buf.Bytes(), "png", err
 	}
 	enc := png.Encoder{CompressionLevel: png.BestSpeed}
 	err := enc.Encode(&buf, img)
