@@ -153,4 +153,3 @@ func (c *Client) brief(ctx context.Context, r ref) (*observe.Node, error) {
 	}
 	return n, nil
 }
-
