@@ -179,7 +179,7 @@ func (c *Client) Tree(ctx context.Context, o Options) (*observe.Tree, error) {
 					coords = Window
 				}
 			}
-			w := &walker{c: c, budget: budget, maxDepth: o.MaxDepth, coords: coords}
+			w := &walker{c: c, budget: budget, maxDepth: o.MaxDepth, coords: coords, slots: make(chan struct{}, 16)}
 			n, err := w.node(ctx, k, 0)
 			if n != nil {
 				n.WindowRelative = coords == Window
@@ -254,78 +254,116 @@ type walker struct {
 	budget   *nodeBudget
 	maxDepth int
 	coords   uint32
+	slots    chan struct{} // bounds the concurrent reads
+	mu       sync.Mutex
 	errs     []string
 }
 
-// node reads one node and, within the limits, its children.
+// node reads one node and, within the limits, its children. The calls
+// for one node are sent together (one round trip instead of eight), and
+// the children are read concurrently, up to a bound shared by the walk.
 func (w *walker) node(ctx context.Context, r ref, depth int) (*observe.Node, error) {
 	if !w.budget.take() {
 		return nil, nil
 	}
 	c := w.c
+	callCtx, cancel := context.WithTimeout(ctx, c.CallTimeout)
+	obj := c.conn.Object(r.Bus, r.Path)
+	done := make(chan *dbus.Call, 8)
+	role := obj.GoWithContext(callCtx, ifAccessible+".GetRoleName", 0, done)
+	name := obj.GoWithContext(callCtx, "org.freedesktop.DBus.Properties.Get", 0, done, ifAccessible, "Name")
+	state := obj.GoWithContext(callCtx, ifAccessible+".GetState", 0, done)
+	ext := obj.GoWithContext(callCtx, ifComponent+".GetExtents", 0, done, w.coords)
+	text := obj.GoWithContext(callCtx, ifText+".GetText", 0, done, int32(0), int32(-1))
+	value := obj.GoWithContext(callCtx, "org.freedesktop.DBus.Properties.Get", 0, done, ifValue, "CurrentValue")
+	var kidsCall *dbus.Call
+	if depth < w.maxDepth {
+		kidsCall = obj.GoWithContext(callCtx, ifAccessible+".GetChildren", 0, done)
+	}
+	for _, call := range []*dbus.Call{role, name, state, ext, text, value, kidsCall} {
+		if call != nil {
+			<-call.Done
+		}
+	}
+	cancel()
 	n := &observe.Node{}
-	if err := c.call(ctx, r, ifAccessible+".GetRoleName", &n.Role); err != nil {
+	if err := role.Store(&n.Role); err != nil {
 		return nil, err
 	}
-	if v, err := c.prop(ctx, r, ifAccessible, "Name"); err == nil {
+	var v dbus.Variant
+	if name.Store(&v) == nil {
 		n.Name, _ = v.Value().(string)
 	}
 	var bits []uint32
-	if err := c.call(ctx, r, ifAccessible+".GetState", &bits); err == nil {
+	if state.Store(&bits) == nil {
 		n.States = States(bits)
 	}
-	var ifaces []string
-	_ = c.call(ctx, r, ifAccessible+".GetInterfaces", &ifaces)
-	for _, iface := range ifaces {
-		switch iface {
-		case ifComponent:
-			var ext struct{ X, Y, W, H int32 }
-			if err := c.call(ctx, r, ifComponent+".GetExtents", &ext, w.coords); err == nil {
-				n.Box = action.Box{X: int(ext.X), Y: int(ext.Y), W: int(ext.W), H: int(ext.H)}
-			}
-		case ifText:
-			var count int32
-			if v, err := c.prop(ctx, r, ifText, "CharacterCount"); err == nil {
-				count, _ = v.Value().(int32)
-			}
-			if count > 0 {
-				var s string
-				if err := c.call(ctx, r, ifText+".GetText", &s, int32(0), min(count, 10000)); err == nil {
-					n.Text = s
-				}
-			}
-		case ifValue:
-			if n.Text == "" {
-				if v, err := c.prop(ctx, r, ifValue, "CurrentValue"); err == nil {
-					if f, ok := v.Value().(float64); ok {
-						n.Text = fmt.Sprint(f)
-					}
-				}
-			}
+	var box struct{ X, Y, W, H int32 }
+	if ext.Store(&box) == nil {
+		n.Box = action.Box{X: int(box.X), Y: int(box.Y), W: int(box.W), H: int(box.H)}
+	}
+	var s string
+	if text.Store(&s) == nil {
+		if r := []rune(s); len(r) > maxText {
+			s = string(r[:maxText])
+		}
+		n.Text = s
+	}
+	if n.Text == "" && value.Store(&v) == nil {
+		if f, ok := v.Value().(float64); ok {
+			n.Text = fmt.Sprint(f)
 		}
 	}
-	if depth >= w.maxDepth {
+	if kidsCall == nil {
 		return n, nil
 	}
 	var kids []ref
-	if err := c.call(ctx, r, ifAccessible+".GetChildren", &kids); err != nil {
-		w.errs = append(w.errs, fmt.Sprintf("children of %s %q: %v", n.Role, n.Name, err))
+	if err := kidsCall.Store(&kids); err != nil {
+		w.errorf("children of %s %q: %v", n.Role, n.Name, err)
 		return n, nil
 	}
-	for _, k := range kids {
+	children := make([]*observe.Node, len(kids))
+	var wg sync.WaitGroup
+	for i, k := range kids {
 		if ctx.Err() != nil {
-			return n, nil
+			break
 		}
-		child, err := w.node(ctx, k, depth+1)
-		if err != nil {
-			if !errors.Is(err, context.Canceled) {
-				w.errs = append(w.errs, fmt.Sprintf("child of %s %q: %v", n.Role, n.Name, err))
+		read := func() {
+			child, err := w.node(ctx, k, depth+1)
+			if err != nil {
+				if !errors.Is(err, context.Canceled) {
+					w.errorf("child of %s %q: %v", n.Role, n.Name, err)
+				}
+				return
 			}
-			continue
+			children[i] = child
 		}
-		if child != nil {
-			n.Children = append(n.Children, child)
+		select {
+		case w.slots <- struct{}{}:
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { <-w.slots }()
+				read()
+			}()
+		default:
+			read() // no free slot: read it here
+		}
+	}
+	wg.Wait()
+	for _, ch := range children {
+		if ch != nil {
+			n.Children = append(n.Children, ch)
 		}
 	}
 	return n, nil
+}
+
+// maxText bounds the text read from one node.
+const maxText = 10000
+
+func (w *walker) errorf(format string, args ...any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.errs = append(w.errs, fmt.Sprintf(format, args...))
 }
