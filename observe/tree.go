@@ -258,6 +258,7 @@ func Describe(n *Node) string {
 		}
 		label = strings.Join(parts, " ")
 	}
+	label = strings.Join(strings.Fields(label), " ")
 	if len([]rune(label)) > 80 {
 		label = string([]rune(label)[:80]) + "…"
 	}

@@ -5,11 +5,15 @@ export PATH="$PATH:/usr/local/go/bin"
 export DEBIAN_FRONTEND=noninteractive
 
 # need_pkgs installs the Debian packages whose commands are missing:
-# need_pkgs command:package ...
+# need_pkgs command:package ... (a command with a slash is a file path)
 need_pkgs() {
 	local missing=()
 	for pair in "$@"; do
-		command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
+		local want=${pair%%:*}
+		case "$want" in
+		*/*) [ -x "$want" ] || missing+=("${pair#*:}") ;;
+		*) command -v "$want" >/dev/null 2>&1 || missing+=("${pair#*:}") ;;
+		esac
 	done
 	if [ ${#missing[@]} -gt 0 ]; then
 		echo "installing ${missing[*]}" >&2
@@ -28,3 +32,10 @@ if [ "${go_minor:-0}" -lt 26 ]; then
 	exit 1
 fi
 export PATH="$PATH:$(go env GOPATH)/bin"
+
+# need_desktop installs what the local X11 desktop needs: the X server,
+# window manager, D-Bus, AT-SPI, clipboard and open helpers.
+need_desktop() {
+	need_pkgs Xvfb:xvfb openbox:openbox dbus-daemon:dbus /usr/libexec/at-spi-bus-launcher:at-spi2-core \
+		xclip:xclip xdg-open:xdg-utils
+}

@@ -8,6 +8,12 @@ cd "$(dirname "$0")/.."
 # (golang/go#75804).
 fuzztime=${FUZZTIME:-20000x}
 
+# The desktop tests drive real applications (GTK 3, GTK 4 and Qt), and the
+# benchmarks compare with xwd, ImageMagick and xdotool.
+need_desktop
+need_pkgs gnome-calculator:gnome-calculator kcalc:kcalc mousepad:mousepad yad:yad \
+	xdotool:xdotool xwd:x11-apps /usr/bin/convert:imagemagick
+
 go mod download
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))

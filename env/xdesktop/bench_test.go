@@ -58,7 +58,7 @@ func BenchmarkScreenshot(b *testing.B) {
 		}
 	})
 	b.Run("xwd-convert", func(b *testing.B) {
-		need(b, "xwd", "convert")
+		need(b, "xwd", "/usr/bin/convert")
 		for b.Loop() {
 			cmd := exec.Command("sh", "-c", "xwd -root -silent | /usr/bin/convert xwd:- png:-")
 			cmd.Env = append(os.Environ(), "DISPLAY="+d.Display())

@@ -1,0 +1,148 @@
+package x11
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jezek/xgb/xproto"
+)
+
+// xvfb starts a bare X server for the test and returns its display.
+func xvfb(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("Xvfb"); err != nil {
+		t.Skip("Xvfb is not installed")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "640x480x24", "-nolisten", "tcp", "-ac")
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line := make(chan string, 1)
+	go func() { s, _ := bufio.NewReader(r).ReadString('\n'); line <- s }()
+	select {
+	case s := <-line:
+		return ":" + strings.TrimSpace(s)
+	case <-time.After(15 * time.Second):
+		t.Fatal("Xvfb did not start")
+	}
+	return ""
+}
+
+func dial(t *testing.T) *Conn {
+	c, err := Dial(xvfb(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestPointer(t *testing.T) {
+	c := dial(t)
+	for _, p := range [][2]int{{0, 0}, {123, 45}, {639, 479}} {
+		if err := c.Move(p[0], p[1]); err != nil {
+			t.Fatal(err)
+		}
+		x, y, err := c.Pointer()
+		if err != nil || x != p[0] || y != p[1] {
+			t.Fatalf("pointer at %d,%d (%v), want %v", x, y, err, p)
+		}
+	}
+	for _, b := range []byte{1, 3, 4} {
+		if err := c.Button(b, true); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Button(b, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestCaptureSHMMatchesGetImage(t *testing.T) {
+	c := dial(t)
+	if !c.UsesSHM() {
+		t.Skip("no MIT-SHM on this server")
+	}
+	// Paint something: fill a rectangle on the root window.
+	gc, _ := xproto.NewGcontextId(c.x)
+	xproto.CreateGC(c.x, gc, xproto.Drawable(c.root), xproto.GcForeground, []uint32{0x00ff8040})
+	xproto.PolyFillRectangle(c.x, xproto.Drawable(c.root), gc, []xproto.Rectangle{{X: 10, Y: 20, Width: 30, Height: 40}})
+	if err := c.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := c.Capture()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
+	c.closeSHM()
+	c.mu.Unlock()
+	b, err := c.Capture()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(a.Pix) != string(b.Pix) {
+		t.Fatal("MIT-SHM and GetImage captures differ")
+	}
+	if got := a.RGBAAt(20, 30); got.R != 0xff || got.G != 0x80 || got.B != 0x40 {
+		t.Fatalf("painted pixel reads %v", got)
+	}
+}
+
+func TestKeysyms(t *testing.T) {
+	tests := []struct {
+		name string
+		sym  xproto.Keysym
+	}{
+		{"enter", 0xff0d}, {"ctrl", 0xffe3}, {"f1", 0xffbe}, {"f12", 0xffc9}, {"a", 'a'}, {"é", 0xe9},
+		{"€", 0x010020ac}, {"space", 0x20}, {"pagedown", 0xff56},
+	}
+	for _, tc := range tests {
+		if got, err := KeyKeysym(tc.name); err != nil || got != tc.sym {
+			t.Errorf("KeyKeysym(%q) = %#x, %v; want %#x", tc.name, got, err, tc.sym)
+		}
+	}
+	if _, err := KeyKeysym("f99"); err == nil {
+		t.Error("f99 is not a key")
+	}
+}
+
+func TestTypingBindsSpareKeycodes(t *testing.T) {
+	c := dial(t)
+	spares := len(c.keys.spares)
+	for _, r := range "aZ€日本" {
+		if err := c.TypeRune(r); err != nil {
+			t.Fatalf("TypeRune(%q): %v", r, err)
+		}
+	}
+	if got := len(c.keys.bound); got != 3 {
+		t.Fatalf("%d keysyms bound to spare keycodes, want 3 (€, 日, 本)", got)
+	}
+	if len(c.keys.spares) != spares-3 {
+		t.Fatalf("spare keycodes %d, want %d", len(c.keys.spares), spares-3)
+	}
+	// With every spare taken, the oldest binding is reused.
+	c.keys.spares = nil
+	if err := c.TypeRune('ß'); err != nil {
+		t.Fatal(err)
+	}
+	if _, still := c.keys.bound[RuneKeysym('€')]; still {
+		t.Fatal("the oldest binding was not reused")
+	}
+	if err := c.TypeRune('\x01'); err == nil {
+		t.Fatal("a control character was typed")
+	}
+}
