@@ -38,7 +38,7 @@ func serve(t *testing.T) (*httptest.Server, string) {
 }
 
 func TestConformanceThroughTheDaemon(t *testing.T) {
-	need(t, "yad")
+	need(t, "yad", "xclip")
 	srv, token := serve(t)
 	c, err := Dial(context.Background(), srv.URL, token)
 	if err != nil {

@@ -21,7 +21,7 @@ import (
 )
 
 // Run runs the suite on the environment e, which it resets as it goes.
-// It needs yad (a GTK 3 dialog tool) on the desktop.
+// It needs yad (a GTK 3 dialog tool) and xclip on the desktop.
 func Run(t *testing.T, e env.Env) {
 	ctx := func(t *testing.T) context.Context {
 		c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -132,6 +132,23 @@ func Run(t *testing.T, e env.Env) {
 			time.Sleep(100 * time.Millisecond)
 		}
 		t.Fatal("the dialog did not exit with the Later button's code")
+	})
+	t.Run("Clipboard", func(t *testing.T) {
+		if _, err := e.Run(ctx(t), "printf 'copied ✓' | xclip -selection clipboard", 10*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		for range 20 {
+			var err error
+			if got, err = e.Clipboard(ctx(t)); err != nil {
+				t.Fatal(err)
+			}
+			if got == "copied ✓" {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatalf("clipboard %q, want %q", got, "copied ✓")
 	})
 	t.Run("MissingElement", func(t *testing.T) {
 		if err := e.Reset(ctx(t), env.Setup{}); err != nil {

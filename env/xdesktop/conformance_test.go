@@ -7,6 +7,6 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	need(t, "yad")
+	need(t, "yad", "xclip")
 	envtest.Run(t, start(t))
 }

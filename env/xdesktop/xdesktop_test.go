@@ -34,14 +34,32 @@ func need(t testing.TB, bins ...string) {
 	}
 }
 
+// started records every desktop the tests start, for TestMain's check.
+var started []string
+
 func start(t testing.TB) *Desktop {
 	t.Helper()
 	d, err := Start(context.Background(), Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	started = append(started, d.s.id)
 	t.Cleanup(func() { d.Close() })
 	return d
+}
+
+// TestMain checks, after every test, that no process of any desktop the
+// tests started is still running (zombies left to init, which does not
+// reap them here, are not running and do not count).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, id := range started {
+		if left := markedProcesses(id); len(left) > 0 {
+			fmt.Fprintf(os.Stderr, "processes of desktop %s left running: %v\n", id, left)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
 
 func ctx(t testing.TB) context.Context {
@@ -290,6 +308,11 @@ func markedProcesses(id string) []string {
 	var out []string
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
+		if st, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
+			if i := bytes.LastIndexByte(st, ')'); i > 0 && len(st) > i+2 && st[i+2] == 'Z' {
+				continue // a zombie: not running
+			}
+		}
 		b, err := os.ReadFile("/proc/" + e.Name() + "/environ")
 		if err == nil && bytes.Contains(append(b, 0), want) {
 			comm, _ := os.ReadFile("/proc/" + e.Name() + "/comm")
@@ -306,6 +329,7 @@ func TestNothingLeftBehind(t *testing.T) {
 		t.Fatal(err)
 	}
 	id, xvfb := d.s.id, d.s.infra[0].cmd.Process.Pid
+	started = append(started, id)
 	launch(t, d, "mousepad", "Mousepad", task.Step{Launch: &task.Launch{App: "kcalc"}},
 		task.Step{Run: &task.Run{Command: "sleep 300 & setsid sleep 301 &", Background: true}})
 	if len(markedProcesses(id)) < 5 {
