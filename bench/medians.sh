@@ -10,9 +10,11 @@ awk '
 /^Benchmark/ {
 	name = $1; sub(/-[0-9]+$/, "", name)
 	for (i = 3; i < NF; i++) {
-		if ($(i+1) == "ns/op") ns[name] = ns[name] " " $i
-		if ($(i+1) == "B/op") by[name] = $i
-		if ($(i+1) == "allocs/op") al[name] = $i
+		u = $(i+1)
+		if (u == "ns/op") ns[name] = ns[name] " " $i
+		else if (u == "B/op") by[name] = $i
+		else if (u == "allocs/op") al[name] = $i
+		else if (u ~ /^[A-Za-z]/ && $i ~ /^[0-9.]+$/) { ex[name] = ex[name] " " $i; exu[name] = u }
 	}
 	if (!(name in seen)) { order[++n] = name; seen[name] = 1 }
 }
@@ -22,6 +24,10 @@ function median(s,   a, k, i, j, t) {
 	return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 }
 END {
-	printf "%-40s %14s %10s %10s\n", "benchmark", "median ns/op", "B/op", "allocs/op"
-	for (i = 1; i <= n; i++) printf "%-40s %14.0f %10s %10s\n", order[i], median(ns[order[i]]), by[order[i]], al[order[i]]
+	printf "%-48s %14s %10s %10s  %s\n", "benchmark", "median ns/op", "B/op", "allocs/op", "other (median)"
+	for (i = 1; i <= n; i++) {
+		k = order[i]
+		extra = (k in ex) ? sprintf("%g %s", median(ex[k]), exu[k]) : ""
+		printf "%-48s %14.0f %10s %10s  %s\n", k, median(ns[k]), by[k], al[k], extra
+	}
 }'
