@@ -59,8 +59,11 @@ type session struct {
 
 	mu      sync.Mutex
 	devnull *os.File
-	infra   []*proc // X server, bus, a11y, window manager: kept across resets
-	apps    []*proc // applications and setup commands: ended on reset
+
+	watchdog     *exec.Cmd
+	watchdogPipe *os.File
+	infra        []*proc // X server, bus, a11y, window manager: kept across resets
+	apps         []*proc // applications and setup commands: ended on reset
 }
 
 // env is the environment of the session's processes.
@@ -382,6 +385,7 @@ func (s *session) close() error {
 	}
 	s.infra = nil
 	s.sweep(nil)
+	s.stopWatchdog()
 	if s.devnull != nil {
 		s.devnull.Close()
 	}

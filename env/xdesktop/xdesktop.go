@@ -83,6 +83,10 @@ func Start(ctx context.Context, cfg Config) (*Desktop, error) {
 		}
 	}
 	d := &Desktop{cfg: cfg, s: s, roots: []string{s.home, s.tmp}}
+	if err := s.startWatchdog(); err != nil {
+		os.RemoveAll(base)
+		return nil, fmt.Errorf("start the desktop's watchdog: %w", err)
+	}
 	if err := d.resetHome(); err != nil {
 		s.close()
 		return nil, err
