@@ -71,8 +71,9 @@ type Env interface {
 	Info(ctx context.Context) (Info, error)
 	// Screenshot captures the screen.
 	Screenshot(ctx context.Context, o ShotOptions) (Shot, error)
-	// Tree reads the accessibility tree (filtered for models unless raw).
-	Tree(ctx context.Context, raw bool) (*observe.Tree, error)
+	// Tree reads the whole accessibility tree; Filter and Linearize (package
+	// observe) make what a model reads from it.
+	Tree(ctx context.Context) (*observe.Tree, error)
 	// Do performs actions in order and records each one. Element targets
 	// (set-of-mark tags, role and name) are resolved against the current
 	// screen. It stops at the first action that fails.

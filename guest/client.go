@@ -143,7 +143,7 @@ func (c *Client) Screenshot(ctx context.Context, o env.ShotOptions) (env.Shot, e
 }
 
 // Tree reads the accessibility tree.
-func (c *Client) Tree(ctx context.Context, raw bool) (*observe.Tree, error) {
+func (c *Client) Tree(ctx context.Context) (*observe.Tree, error) {
 	var t observe.Tree
 	return &t, c.call(ctx, "GET", PathTree, nil, &t, nil)
 }

@@ -208,7 +208,7 @@ func (s *Server) screenshot(w http.ResponseWriter, r *http.Request) {
 // tree replies with the raw tree as JSON, or with format=text the
 // filtered, linearised table a model reads.
 func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
-	t, err := s.Env.Tree(r.Context(), true)
+	t, err := s.Env.Tree(r.Context())
 	if err != nil {
 		fail(w, err)
 		return

@@ -35,6 +35,7 @@ type Conn struct {
 	display string
 	atoms   map[string]xproto.Atom
 	shm     *shmBuf // nil when MIT-SHM is not available
+	server  string
 }
 
 // Dial connects to display (":5") and checks that XTEST is available.
@@ -50,7 +51,8 @@ func Dial(display string) (*Conn, error) {
 	setup := xproto.Setup(x)
 	scr := setup.DefaultScreen(x)
 	c := &Conn{x: x, root: scr.Root, w: int(scr.WidthInPixels), h: int(scr.HeightInPixels),
-		depth: scr.RootDepth, display: display, atoms: map[string]xproto.Atom{}}
+		depth: scr.RootDepth, display: display, atoms: map[string]xproto.Atom{},
+		server: fmt.Sprintf("%s %d", setup.Vendor, setup.ReleaseNumber)}
 	if c.keys, err = loadKeymap(x, setup); err != nil {
 		x.Close()
 		return nil, err
@@ -70,6 +72,9 @@ func (c *Conn) Close() error {
 	c.x.Close()
 	return nil
 }
+
+// Server names the X server: vendor and release number.
+func (c *Conn) Server() string { return c.server }
 
 // Size is the screen size in pixels.
 func (c *Conn) Size() (w, h int) { return c.w, c.h }

@@ -65,7 +65,7 @@ func (d *Desktop) target(ctx context.Context, t *action.Target) (int, int, error
 		x, y := m.Center()
 		return x, y, nil
 	default:
-		tree, err := d.Tree(ctx, false)
+		tree, err := d.Tree(ctx)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -122,7 +122,7 @@ func (d *Desktop) describeAt(ctx context.Context, x, y int) string {
 	if desc, ok := d.describeFast(ctx, x, y); ok {
 		return desc
 	}
-	t, err := d.Tree(ctx, true)
+	t, err := d.Tree(ctx)
 	if err != nil {
 		return ""
 	}

@@ -143,12 +143,12 @@ func BenchmarkAction(b *testing.B) {
 func BenchmarkTree(b *testing.B) {
 	d := benchDesktop(b)
 	ctx := context.Background()
-	t, err := d.Tree(ctx, true)
+	t, err := d.Tree(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := d.Tree(ctx, true); err != nil {
+		if _, err := d.Tree(ctx); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -137,7 +138,7 @@ func (d *Desktop) alive() error {
 func (d *Desktop) Info(ctx context.Context) (env.Info, error) {
 	w, h := d.x.Size()
 	return env.Info{Kind: "x11", Screen: action.Size{W: w, H: h}, Display: d.s.display, Home: d.s.home,
-		Versions: map[string]string{"x11": "Xvfb"}}, d.alive()
+		Versions: map[string]string{"x11": d.x.Server(), "go": runtime.Version()}}, d.alive()
 }
 
 func (d *Desktop) size() action.Size {
@@ -166,7 +167,7 @@ func (d *Desktop) Screenshot(ctx context.Context, o env.ShotOptions) (env.Shot, 
 	}
 	var marks []observe.Mark
 	if o.Marks {
-		t, err := d.Tree(ctx, false)
+		t, err := d.Tree(ctx)
 		if err != nil {
 			return env.Shot{}, err
 		}
@@ -236,10 +237,8 @@ func drawCursor(img *image.RGBA, x, y int) {
 	}
 }
 
-// Tree reads the accessibility tree; unless raw, the returned tree holds
-// only applications with windows on screen (the filter is applied by
-// callers that linearise it).
-func (d *Desktop) Tree(ctx context.Context, raw bool) (*observe.Tree, error) {
+// Tree reads the whole accessibility tree, in screen coordinates.
+func (d *Desktop) Tree(ctx context.Context) (*observe.Tree, error) {
 	if err := d.alive(); err != nil {
 		return nil, err
 	}
@@ -296,7 +295,7 @@ func placeWindows(t *observe.Tree, ws []x11.Window) {
 // Marks returns the set-of-mark elements of the screen now and remembers
 // them for tag_N targets.
 func (d *Desktop) Marks(ctx context.Context) ([]observe.Mark, error) {
-	t, err := d.Tree(ctx, false)
+	t, err := d.Tree(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +325,7 @@ func (d *Desktop) Windows(ctx context.Context) ([]env.Window, error) {
 
 // Elements finds accessibility elements.
 func (d *Desktop) Elements(ctx context.Context, q check.ElementQuery) ([]check.Element, error) {
-	t, err := d.Tree(ctx, true)
+	t, err := d.Tree(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -81,7 +81,7 @@ func waitFor(t testing.TB, d *Desktop, what string, found func(*observe.Tree) bo
 	t.Helper()
 	var last *observe.Tree
 	for range 100 {
-		tr, err := d.Tree(ctx(t), true)
+		tr, err := d.Tree(ctx(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -357,11 +357,11 @@ func TestParallelDesktopsAreSeparate(t *testing.T) {
 	}
 	launch(t, a, "kcalc", "KCalc")
 	launch(t, b, "mousepad", "Mousepad")
-	ta, err := a.Tree(ctx(t), true)
+	ta, err := a.Tree(ctx(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb, err := b.Tree(ctx(t), true)
+	tb, err := b.Tree(ctx(t))
 	if err != nil {
 		t.Fatal(err)
 	}
