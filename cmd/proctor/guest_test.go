@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,26 +24,6 @@ func init() {
 		main()
 		os.Exit(0)
 	}
-}
-
-// running lists the live (not zombie) processes that carry the marker.
-func running(id string) []string {
-	want := []byte(xdesktop.MarkerVar + "=" + id + "\x00")
-	var out []string
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		st, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		if i := bytes.LastIndexByte(st, ')'); i > 0 && len(st) > i+2 && st[i+2] == 'Z' {
-			continue
-		}
-		if env, err := os.ReadFile("/proc/" + e.Name() + "/environ"); err == nil && bytes.Contains(append(env, 0), want) {
-			out = append(out, e.Name())
-		}
-	}
-	return out
 }
 
 // TestGuestCrashLeavesNothing starts `proctor guest --local`, has it launch
@@ -93,16 +74,16 @@ func TestGuestCrashLeavesNothing(t *testing.T) {
 	if _, err := c.Run(ctx, "(yad --text=crash &) ; (setsid sleep 400 &)", 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(running(id)); n < 4 {
+	if n := len(xdesktop.Processes(id)); n < 4 {
 		t.Fatalf("expected the desktop's processes to run, found %d", n)
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	cmd.Wait()
-	var left []string
+	var left []int
 	for range 50 {
-		if left = running(id); len(left) == 0 {
+		if left = xdesktop.Processes(id); len(left) == 0 {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -111,8 +92,8 @@ func TestGuestCrashLeavesNothing(t *testing.T) {
 	// named here so that it can be fixed.
 	if len(left) > 0 {
 		for _, pid := range left {
-			comm, _ := os.ReadFile("/proc/" + pid + "/cmdline")
-			t.Errorf("left running after the daemon died: %s %q", pid, bytes.ReplaceAll(comm, []byte{0}, []byte{' '}))
+			comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			t.Errorf("left running after the daemon died: %d %q", pid, bytes.ReplaceAll(comm, []byte{0}, []byte{' '}))
 		}
 	}
 

@@ -157,21 +157,37 @@ func stop(p *proc, grace time.Duration) {
 	<-p.done
 }
 
+// Processes lists the running processes (zombies excluded) that carry
+// the marker of the desktop with this id (see Desktop.ID).
+func Processes(id string) []int {
+	want := []byte(MarkerVar + "=" + id + "\x00")
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
+			if i := bytes.LastIndexByte(st, ')'); i > 0 && len(st) > i+2 && st[i+2] == 'Z' {
+				continue // a zombie: not running
+			}
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err == nil && bytes.Contains(append(b, 0), want) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
 // sweep kills every process that carries this desktop's marker, wherever
-// it went (a daemonised child leaves its process group), and reaps the
-// ones that are our children.
+// it went (a daemonised child leaves its process group), except keep.
 func (s *session) sweep(keep map[int]bool) {
-	want := []byte(MarkerVar + "=" + s.id + "\x00")
 	for range 3 {
 		found := 0
-		ents, _ := os.ReadDir("/proc")
-		for _, e := range ents {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil || keep[pid] || pid == os.Getpid() {
-				continue
-			}
-			b, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-			if err != nil || !bytes.Contains(append(b, 0), want) {
+		for _, pid := range Processes(s.id) {
+			if keep[pid] || pid == os.Getpid() {
 				continue
 			}
 			found++

@@ -107,6 +107,9 @@ func Start(ctx context.Context, cfg Config) (*Desktop, error) {
 	return d, nil
 }
 
+// ID names the desktop; its processes carry it in MarkerVar.
+func (d *Desktop) ID() string { return d.s.id }
+
 // Display is the X display, such as ":3".
 func (d *Desktop) Display() string { return d.s.display }
 

@@ -302,22 +302,12 @@ func TestCommandsAndTimeouts(t *testing.T) {
 	}
 }
 
-// markedProcesses lists the processes that carry a desktop's marker.
+// markedProcesses names the running processes of a desktop.
 func markedProcesses(id string) []string {
-	want := []byte(MarkerVar + "=" + id + "\x00")
 	var out []string
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		if st, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
-			if i := bytes.LastIndexByte(st, ')'); i > 0 && len(st) > i+2 && st[i+2] == 'Z' {
-				continue // a zombie: not running
-			}
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err == nil && bytes.Contains(append(b, 0), want) {
-			comm, _ := os.ReadFile("/proc/" + e.Name() + "/comm")
-			out = append(out, fmt.Sprintf("%s (%s)", e.Name(), strings.TrimSpace(string(comm))))
-		}
+	for _, pid := range Processes(id) {
+		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		out = append(out, fmt.Sprintf("%d (%s)", pid, strings.TrimSpace(string(comm))))
 	}
 	return out
 }
