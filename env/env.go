@@ -24,7 +24,6 @@ func (e Error) Error() string { return string(e) }
 const (
 	ErrNotFound  Error = "not found"           // no element, window or file matches
 	ErrForbidden Error = "forbidden"           // a path outside the allowed roots
-	ErrAppGone   Error = "application gone"    // the application acted on has exited
 	ErrClosed    Error = "environment closed"  // the environment was closed or died
 	ErrBadAction Error = "action not possible" // the action cannot be done here
 )

@@ -119,7 +119,6 @@ var errorKinds = []struct {
 	{check.ErrNotExist, "not_found", http.StatusNotFound},
 	{env.ErrForbidden, "forbidden", http.StatusForbidden},
 	{env.ErrBadAction, "bad_action", http.StatusUnprocessableEntity},
-	{env.ErrAppGone, "app_gone", http.StatusConflict},
 	{env.ErrClosed, "closed", http.StatusServiceUnavailable},
 }
 

@@ -383,3 +383,52 @@ func TestBadActions(t *testing.T) {
 		}
 	}
 }
+
+func TestDragAndScroll(t *testing.T) {
+	need(t, "yad")
+	d := start(t)
+	if err := d.Reset(ctx(t), env.Setup{Steps: []task.Step{
+		{Run: &task.Run{Command: "yad --title=Level --scale --min-value=0 --max-value=100 --value=50 > ~/value.txt", Background: true}},
+		{WaitElement: &task.WaitElement{Element: check.ElementQuery{Role: "slider"}, Timeout: check.Duration(30 * time.Second)}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	els, err := d.Elements(ctx(t), check.ElementQuery{Role: "slider"})
+	if err != nil || len(els) != 1 {
+		t.Fatalf("slider: %+v %v", els, err)
+	}
+	value := func() string {
+		els, _ := d.Elements(ctx(t), check.ElementQuery{Role: "slider"})
+		if len(els) == 0 {
+			return ""
+		}
+		return els[0].Text
+	}
+	b := els[0].Box
+	cx, cy := b.Center()
+	// Drag the knob from the middle to the left end.
+	if _, err := d.Do(ctx(t), []action.Action{{Kind: action.Drag, Point: action.At(float64(cx), float64(cy)),
+		To: action.At(float64(b.X-20), float64(cy)), Duration: 0.3}}); err != nil {
+		t.Fatal(err)
+	}
+	for range 30 {
+		if value() == "0" {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if v := value(); v != "0" {
+		t.Fatalf("after dragging the knob to the left end the slider reads %q, want 0", v)
+	}
+	// Scrolling up over the slider raises it.
+	if _, err := d.Do(ctx(t), []action.Action{{Kind: action.Scroll, Point: action.At(float64(cx), float64(cy)), DY: -3}}); err != nil {
+		t.Fatal(err)
+	}
+	for range 30 {
+		if v := value(); v != "0" && v != "" {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("scrolling up over the slider left it at %q", value())
+}
