@@ -1,0 +1,108 @@
+// Package agent defines what the runner asks of an agent — start a task,
+// propose the next actions from an observation and the history, stop — and
+// the built-in agents that need no model: replay, noop and random, plus
+// the HTTP protocol that lets an agent in any language take part.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/observe"
+)
+
+// Task is what an agent learns about a task when it starts.
+type Task struct {
+	ID             string          `json:"id"`
+	Instruction    string          `json:"instruction"`
+	Apps           []string        `json:"apps,omitempty"`
+	Screen         action.Size     `json:"screen"`
+	MaxSteps       int             `json:"max_steps"`
+	Demonstrations []string        `json:"demonstrations,omitempty"`
+	Gold           []action.Action `json:"-"` // for the replay agent only
+}
+
+// Observation is what the agent sees at one step.
+type Observation struct {
+	Step int `json:"step"` // from 1
+	// Screenshot is a PNG (or JPEG) of the screen, with set-of-mark boxes
+	// when the observation mode asks for them.
+	Screenshot []byte         `json:"screenshot,omitempty"`
+	Format     string         `json:"format,omitempty"` // png or jpeg
+	Tree       string         `json:"tree,omitempty"`   // the linearised accessibility tree
+	Marks      []observe.Mark `json:"marks,omitempty"`  // the set-of-mark elements
+	Screen     action.Size    `json:"screen"`
+	// Feedback reports what happened to the last turn's actions (an error
+	// the environment gave, or a reply that did not parse).
+	Feedback string `json:"feedback,omitempty"`
+}
+
+// Usage is what a turn cost.
+type Usage struct {
+	InputTokens  int     `json:"input_tokens,omitempty"`
+	OutputTokens int     `json:"output_tokens,omitempty"`
+	Cost         float64 `json:"cost,omitempty"` // dollars
+}
+
+// Add sums two usages.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens, Cost: u.Cost + v.Cost}
+}
+
+// Turn is an agent's answer to one observation.
+type Turn struct {
+	Actions []action.Action `json:"actions"`
+	// Raw is the model's reply as it came, kept for the record.
+	Raw string `json:"raw,omitempty"`
+	// ParseError is set when the reply could not be turned into actions;
+	// the step still counts, and the agent hears about it next turn.
+	ParseError string        `json:"parse_error,omitempty"`
+	Usage      Usage         `json:"usage"`
+	Latency    time.Duration `json:"latency"`
+}
+
+// Agent proposes actions. Next is called once a step; the runner performs
+// the actions and observes again until the agent says DONE, FAIL or ANS,
+// or a budget runs out.
+type Agent interface {
+	Start(ctx context.Context, t Task) error
+	Next(ctx context.Context, obs Observation, history []Turn) (Turn, error)
+	Stop(ctx context.Context) error
+}
+
+// ErrTransient marks a failure of the infrastructure (a 5xx, a timeout, a
+// refused connection): the runner retries it and never scores it as the
+// agent's failure.
+var ErrTransient = errors.New("transient failure")
+
+// Transient wraps err as a transient failure.
+func Transient(err error) error { return fmt.Errorf("%w: %w", ErrTransient, err) }
+
+// Factory makes a fresh agent for each episode.
+type Factory func() (Agent, error)
+
+var registry = map[string]Factory{
+	"replay": func() (Agent, error) { return &Replay{}, nil },
+	"noop":   func() (Agent, error) { return Noop{}, nil },
+	"random": func() (Agent, error) { return &Random{Seed: 1}, nil },
+}
+
+// Names lists the built-in agents that need no configuration.
+func Names() []string {
+	out := make([]string, 0, len(registry))
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Lookup returns the factory of a built-in agent.
+func Lookup(name string) (Factory, bool) {
+	f, ok := registry[name]
+	return f, ok
+}

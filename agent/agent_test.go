@@ -1,0 +1,184 @@
+package agent
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proctor-eval/proctor/action"
+)
+
+func TestReplayNoopRandom(t *testing.T) {
+	ctx := context.Background()
+	gold := []action.Action{{Kind: action.Type, Text: "hi"}, {Kind: action.Done}}
+	r := &Replay{}
+	if err := r.Start(ctx, Task{Gold: gold}); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range append(gold, action.Action{Kind: action.Done}) {
+		turn, _ := r.Next(ctx, Observation{}, nil)
+		if len(turn.Actions) != 1 || turn.Actions[0].String() != want.String() {
+			t.Fatalf("replay step %d = %v, want %v", i, turn.Actions, want)
+		}
+	}
+	turn, _ := Noop{}.Next(ctx, Observation{}, nil)
+	if len(turn.Actions) != 1 || turn.Actions[0].Kind != action.Done {
+		t.Fatalf("noop = %v", turn.Actions)
+	}
+	rnd := &Random{Seed: 3}
+	rnd.Start(ctx, Task{Screen: action.Size{W: 100, H: 50}})
+	for range 200 {
+		turn, _ := rnd.Next(ctx, Observation{}, nil)
+		a := turn.Actions[0]
+		if err := a.Validate(); err != nil || a.Kind.Terminal() {
+			t.Fatalf("random proposed %v (%v)", a, err)
+		}
+		if a.Point != nil {
+			if _, _, err := a.Point.Pixels(action.Size{W: 100, H: 50}); err != nil {
+				t.Fatalf("random point off screen: %v", a)
+			}
+		}
+	}
+	for _, n := range Names() {
+		if _, ok := Lookup(n); !ok {
+			t.Fatalf("Lookup(%s)", n)
+		}
+	}
+}
+
+// scripted serves /step answers in turn, with status codes and delays.
+type scripted struct {
+	status int
+	body   string
+	delay  time.Duration
+}
+
+func TestHTTPAgent(t *testing.T) {
+	tests := []struct {
+		name      string
+		step      scripted
+		want      []string // action strings
+		parseErr  string
+		transient bool
+		err       string
+	}{
+		{name: "actions", step: scripted{200, `{"actions":[{"kind":"click","point":{"x":1,"y":2}},{"kind":"done"}],"usage":{"input_tokens":10,"output_tokens":3,"cost":0.01}}`, 0}, want: []string{"click (1,2)", "done"}},
+		{name: "reply parsed", step: scripted{200, `{"reply":"pyautogui.hotkey('ctrl','s')\nDONE","format":"pyautogui"}`, 0}, want: []string{"hotkey ctrl+s", "done"}},
+		{name: "reply in another format", step: scripted{200, `{"reply":"Action: click(start_box='(500,500)')","format":"uitars"}`, 0}, want: []string{"click (500,500)k"}},
+		{name: "malformed reply", step: scripted{200, `{"reply":"I would click the button"}`, 0}, parseErr: "no code block"},
+		{name: "invalid action", step: scripted{200, `{"actions":[{"kind":"type"}]}`, 0}, parseErr: "type needs text"},
+		{name: "empty answer", step: scripted{200, `{}`, 0}, parseErr: "neither actions nor a reply"},
+		{name: "server error", step: scripted{503, `overloaded`, 0}, transient: true, err: "503"},
+		{name: "refused", step: scripted{400, `bad request`, 0}, err: "refused"},
+		{name: "bad json", step: scripted{200, `{"actions":`, 0}, err: "bad JSON"},
+		{name: "timeout", step: scripted{200, `{}`, 300 * time.Millisecond}, transient: true, err: "deadline"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var started, stopped bool
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch r.URL.Path {
+				case "/start":
+					var body map[string]Task
+					json.NewDecoder(r.Body).Decode(&body)
+					started = body["task"].Instruction == "do it"
+				case "/stop":
+					stopped = true
+				case "/step":
+					var req StepRequest
+					if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Observation.Step != 1 {
+						http.Error(w, "bad step request", 400)
+						return
+					}
+					time.Sleep(tc.step.delay)
+					w.WriteHeader(tc.step.status)
+					w.Write([]byte(tc.step.body))
+				}
+			}))
+			defer srv.Close()
+			a := &HTTP{URL: srv.URL, Timeout: 100 * time.Millisecond}
+			ctx := context.Background()
+			if err := a.Start(ctx, Task{Instruction: "do it"}); err != nil || !started {
+				t.Fatalf("start: %v (started %v)", err, started)
+			}
+			turn, err := a.Next(ctx, Observation{Step: 1, Screenshot: []byte{0x89, 'P'}}, nil)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || errors.Is(err, ErrTransient) != tc.transient {
+					t.Fatalf("Next error = %v, want %q (transient %v)", err, tc.err, tc.transient)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.parseErr != "" {
+				if !strings.Contains(turn.ParseError, tc.parseErr) {
+					t.Fatalf("parse error %q, want %q", turn.ParseError, tc.parseErr)
+				}
+				return
+			}
+			var got []string
+			for _, a := range turn.Actions {
+				got = append(got, a.String())
+			}
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Fatalf("actions %v, want %v", got, tc.want)
+			}
+			if err := a.Stop(ctx); err != nil || !stopped {
+				t.Fatalf("stop: %v", err)
+			}
+		})
+	}
+	// Nobody listening: transient.
+	a := &HTTP{URL: "http://127.0.0.1:1", Timeout: time.Second}
+	if err := a.Start(context.Background(), Task{}); !errors.Is(err, ErrTransient) {
+		t.Fatalf("refused connection: %v, want transient", err)
+	}
+}
+
+// TestExamplePythonAgent runs the documented example client and plays one
+// step with it.
+func TestExamplePythonAgent(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed")
+	}
+	cmd := exec.Command(py, "../examples/http-agent/agent.py", "0")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strings.TrimSpace(strings.TrimPrefix(line, "listening on "))
+	a := &HTTP{URL: "http://127.0.0.1:" + port, Timeout: 10 * time.Second}
+	ctx := context.Background()
+	if err := a.Start(ctx, Task{Instruction: "Please click Later in the dialog."}); err != nil {
+		t.Fatal(err)
+	}
+	tree := "tag\tname\ttext\tx\ty\tw\th\npush-button\tYes\t\t10\t10\t40\t20\npush-button\tLater\t\t60\t10\t40\t20\n"
+	turn, err := a.Next(ctx, Observation{Step: 1, Tree: tree}, nil)
+	if err != nil || turn.ParseError != "" || len(turn.Actions) != 1 || turn.Actions[0].String() != "click (80,20)" {
+		t.Fatalf("first step: %+v %v", turn, err)
+	}
+	turn, err = a.Next(ctx, Observation{Step: 2, Tree: tree}, []Turn{turn})
+	if err != nil || len(turn.Actions) != 1 || turn.Actions[0].Kind != action.Done {
+		t.Fatalf("second step: %+v %v", turn, err)
+	}
+	if err := a.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

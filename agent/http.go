@@ -1,0 +1,139 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/proctor-eval/proctor/action"
+)
+
+// HTTP is an agent behind the HTTP protocol, written in any language:
+//
+//	POST {URL}/start  {"task": Task}
+//	POST {URL}/step   {"observation": Observation, "history": [Turn...]}
+//	   -> {"actions": [Proctor actions]}            or
+//	   -> {"reply": "model text", "format": "pyautogui"}  (parsed by Proctor)
+//	   with an optional "usage": {"input_tokens", "output_tokens", "cost"}
+//	POST {URL}/stop   {}
+//
+// Screenshots travel as base64 in the observation's "screenshot" field. A
+// 5xx answer, a timeout or a refused connection is a transient failure
+// (retried); a 4xx answer is the agent's own error.
+type HTTP struct {
+	URL     string
+	Timeout time.Duration // per request; default 5 minutes
+	Client  *http.Client
+}
+
+// StepRequest is the body of POST /step.
+type StepRequest struct {
+	Observation Observation `json:"observation"`
+	History     []Turn      `json:"history"`
+}
+
+// StepResponse is the answer to POST /step.
+type StepResponse struct {
+	Actions []action.Action `json:"actions,omitempty"`
+	Reply   string          `json:"reply,omitempty"`
+	Format  action.Format   `json:"format,omitempty"`
+	Usage   Usage           `json:"usage,omitempty"`
+}
+
+func (h *HTTP) post(ctx context.Context, path string, in, out any) error {
+	timeout := h.Timeout
+	if timeout == 0 {
+		timeout = 5 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, "POST", strings.TrimRight(h.URL, "/")+path, bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	c := h.Client
+	if c == nil {
+		c = http.DefaultClient
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "connection refused") {
+			return Transient(fmt.Errorf("agent at %s%s: %w", h.URL, path, err))
+		}
+		return fmt.Errorf("agent at %s%s: %w", h.URL, path, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return Transient(err)
+	}
+	if resp.StatusCode >= 500 {
+		return Transient(fmt.Errorf("agent at %s%s: %s: %s", h.URL, path, resp.Status, bytes.TrimSpace(body)))
+	}
+	if resp.StatusCode >= 400 {
+		return fmt.Errorf("agent at %s%s refused: %s: %s", h.URL, path, resp.Status, bytes.TrimSpace(body))
+	}
+	if out != nil && len(bytes.TrimSpace(body)) > 0 {
+		if err := json.Unmarshal(body, out); err != nil {
+			return fmt.Errorf("agent at %s%s: bad JSON answer: %v", h.URL, path, err)
+		}
+	}
+	return nil
+}
+
+// Start sends the task.
+func (h *HTTP) Start(ctx context.Context, t Task) error {
+	return h.post(ctx, "/start", map[string]Task{"task": t}, nil)
+}
+
+// Next sends the observation and history and reads the actions.
+func (h *HTTP) Next(ctx context.Context, obs Observation, history []Turn) (Turn, error) {
+	start := time.Now()
+	var resp StepResponse
+	if err := h.post(ctx, "/step", StepRequest{Observation: obs, History: history}, &resp); err != nil {
+		return Turn{}, err
+	}
+	turn := Turn{Usage: resp.Usage, Latency: time.Since(start)}
+	switch {
+	case len(resp.Actions) > 0:
+		turn.Actions = resp.Actions
+		b, _ := json.Marshal(resp.Actions)
+		turn.Raw = string(b)
+		for i, a := range resp.Actions {
+			if err := a.Validate(); err != nil {
+				turn.Actions, turn.ParseError = nil, fmt.Sprintf("action %d: %v", i+1, err)
+				break
+			}
+		}
+	case resp.Reply != "":
+		turn.Raw = resp.Reply
+		f := resp.Format
+		if f == "" {
+			f = action.FormatPyAutoGUI
+		}
+		acts, err := action.Parse(f, resp.Reply, action.Options{})
+		if err != nil {
+			turn.ParseError = err.Error()
+		}
+		turn.Actions = acts
+	default:
+		turn.ParseError = "the agent answered neither actions nor a reply"
+	}
+	return turn, nil
+}
+
+// Stop tells the agent the task is over.
+func (h *HTTP) Stop(ctx context.Context) error { return h.post(ctx, "/stop", struct{}{}, nil) }
