@@ -1,0 +1,267 @@
+// Package store keeps one run's results in a folder: an SQLite database
+// (pure Go, WAL mode) with the run's configuration, every step and every
+// task's verdict, and the screenshots stored once each by content hash.
+package store
+
+import (
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+)
+
+// DBFile and ShotDir are the parts of a run folder.
+const (
+	DBFile  = "results.db"
+	ShotDir = "shots"
+)
+
+// Run describes a run so that runs can be compared honestly.
+type Run struct {
+	ID         string          `json:"id"`
+	Started    time.Time       `json:"started"`
+	Harness    string          `json:"harness"` // Proctor's version
+	Suite      string          `json:"suite"`
+	SuiteHash  string          `json:"suite_hash"`
+	Agent      string          `json:"agent"`
+	Model      string          `json:"model,omitempty"`
+	ObsMode    string          `json:"obs_mode"`
+	Resolution string          `json:"resolution"`
+	PromptHash string          `json:"prompt_hash,omitempty"`
+	Parallel   int             `json:"parallel"`
+	Repeat     int             `json:"repeat"`
+	Config     json.RawMessage `json:"config,omitempty"` // everything else, as given
+}
+
+// Result is one episode's outcome.
+type Result struct {
+	Task         string          `json:"task"`
+	Repeat       int             `json:"repeat"`
+	Level        string          `json:"level"`
+	Weight       float64         `json:"weight"`
+	Apps         []string        `json:"apps,omitempty"`
+	Domain       string          `json:"domain,omitempty"`
+	Kind         string          `json:"kind"`
+	Difficulty   string          `json:"difficulty,omitempty"`
+	Outcome      string          `json:"outcome"`
+	Reason       string          `json:"reason"`
+	Milestone    float64         `json:"milestone"`
+	Steps        int             `json:"steps"`
+	Duration     time.Duration   `json:"duration"`
+	InputTokens  int             `json:"input_tokens"`
+	OutputTokens int             `json:"output_tokens"`
+	Cost         float64         `json:"cost"`
+	Attempts     int             `json:"attempts"` // 1 unless infrastructure faults were retried
+	Verdict      json.RawMessage `json:"verdict,omitempty"`
+	Answer       string          `json:"answer,omitempty"`
+	Finished     time.Time       `json:"finished"`
+}
+
+// Step is one step of an episode.
+type Step struct {
+	Task         string          `json:"task"`
+	Repeat       int             `json:"repeat"`
+	Index        int             `json:"index"` // from 1
+	Shot         string          `json:"shot,omitempty"` // screenshot file name under shots/
+	Tree         string          `json:"tree,omitempty"`
+	Raw          string          `json:"raw,omitempty"`
+	Actions      json.RawMessage `json:"actions,omitempty"`
+	Done         json.RawMessage `json:"done,omitempty"` // what the environment recorded
+	ParseError   string          `json:"parse_error,omitempty"`
+	EnvError     string          `json:"env_error,omitempty"`
+	ModelLatency time.Duration   `json:"model_latency"`
+	EnvLatency   time.Duration   `json:"env_latency"`
+	InputTokens  int             `json:"input_tokens"`
+	OutputTokens int             `json:"output_tokens"`
+	Cost         float64         `json:"cost"`
+}
+
+// Store is an open run folder.
+type Store struct {
+	Dir string
+	db  *sql.DB
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS run (id TEXT PRIMARY KEY, info TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS result (
+	task TEXT NOT NULL, repeat INTEGER NOT NULL, outcome TEXT NOT NULL, info TEXT NOT NULL,
+	PRIMARY KEY (task, repeat));
+CREATE TABLE IF NOT EXISTS step (
+	task TEXT NOT NULL, repeat INTEGER NOT NULL, idx INTEGER NOT NULL, info TEXT NOT NULL,
+	PRIMARY KEY (task, repeat, idx));
+`
+
+// Open opens (creating when needed) the run folder dir.
+func Open(dir string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Join(dir, ShotDir), 0o755); err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, DBFile)+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1) // one writer; the runner's goroutines take turns
+	if _, err := db.Exec(schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", filepath.Join(dir, DBFile), err)
+	}
+	return &Store{Dir: dir, db: db}, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// ErrNoRun is returned by Run for a folder that holds no run.
+var ErrNoRun = errors.New("no run recorded in this folder")
+
+// SetRun records the run's description (once; later calls must agree on
+// the id).
+func (s *Store) SetRun(r Run) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.Exec(`INSERT INTO run (id, info) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET info = excluded.info`, r.ID, string(b))
+	return err
+}
+
+// Run reads the run's description.
+func (s *Store) Run() (Run, error) {
+	var info string
+	err := s.db.QueryRow(`SELECT info FROM run LIMIT 1`).Scan(&info)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Run{}, fmt.Errorf("%s: %w", s.Dir, ErrNoRun)
+	}
+	if err != nil {
+		return Run{}, err
+	}
+	var r Run
+	return r, json.Unmarshal([]byte(info), &r)
+}
+
+// SaveResult records an episode's outcome, replacing an earlier one for
+// the same task and repeat.
+func (s *Store) SaveResult(r Result) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.Exec(`INSERT INTO result (task, repeat, outcome, info) VALUES (?, ?, ?, ?)
+		ON CONFLICT(task, repeat) DO UPDATE SET outcome = excluded.outcome, info = excluded.info`,
+		r.Task, r.Repeat, r.Outcome, string(b))
+	return err
+}
+
+// Results lists the recorded outcomes, by task and repeat.
+func (s *Store) Results() ([]Result, error) {
+	rows, err := s.db.Query(`SELECT info FROM result ORDER BY task, repeat`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Result
+	for rows.Next() {
+		var info string
+		if err := rows.Scan(&info); err != nil {
+			return nil, err
+		}
+		var r Result
+		if err := json.Unmarshal([]byte(info), &r); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Finished reports the (task, repeat) pairs that have a result.
+func (s *Store) Finished() (map[string]map[int]bool, error) {
+	rows, err := s.db.Query(`SELECT task, repeat FROM result`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]map[int]bool{}
+	for rows.Next() {
+		var task string
+		var rep int
+		if err := rows.Scan(&task, &rep); err != nil {
+			return nil, err
+		}
+		if out[task] == nil {
+			out[task] = map[int]bool{}
+		}
+		out[task][rep] = true
+	}
+	return out, rows.Err()
+}
+
+// ClearSteps removes the steps of an episode (before it is run again).
+func (s *Store) ClearSteps(task string, repeat int) error {
+	_, err := s.db.Exec(`DELETE FROM step WHERE task = ? AND repeat = ?`, task, repeat)
+	return err
+}
+
+// SaveStep records a step.
+func (s *Store) SaveStep(st Step) error {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.Exec(`INSERT OR REPLACE INTO step (task, repeat, idx, info) VALUES (?, ?, ?, ?)`, st.Task, st.Repeat, st.Index, string(b))
+	return err
+}
+
+// Steps lists an episode's steps in order.
+func (s *Store) Steps(task string, repeat int) ([]Step, error) {
+	rows, err := s.db.Query(`SELECT info FROM step WHERE task = ? AND repeat = ? ORDER BY idx`, task, repeat)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Step
+	for rows.Next() {
+		var info string
+		if err := rows.Scan(&info); err != nil {
+			return nil, err
+		}
+		var st Step
+		if err := json.Unmarshal([]byte(info), &st); err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	return out, rows.Err()
+}
+
+// PutShot stores a screenshot under its content hash and returns the file
+// name; identical frames are stored once.
+func (s *Store) PutShot(data []byte, format string) (string, error) {
+	sum := sha256.Sum256(data)
+	name := hex.EncodeToString(sum[:16]) + "." + format
+	path := filepath.Join(s.Dir, ShotDir, name)
+	if _, err := os.Stat(path); err == nil {
+		return name, nil
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return "", err
+	}
+	return name, os.Rename(tmp, path)
+}
+
+// Shot reads a stored screenshot.
+func (s *Store) Shot(name string) ([]byte, error) {
+	if !filepath.IsLocal(name) {
+		return nil, fmt.Errorf("bad screenshot name %q", name)
+	}
+	return os.ReadFile(filepath.Join(s.Dir, ShotDir, name))
+}

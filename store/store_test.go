@@ -1,0 +1,89 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestStoreRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(); !errors.Is(err, ErrNoRun) {
+		t.Fatalf("empty folder: %v", err)
+	}
+	run := Run{ID: "r1", Started: time.Now().UTC().Round(time.Second), Agent: "replay", Suite: "s", SuiteHash: "abc", Parallel: 2, Repeat: 3}
+	if err := s.SetRun(run); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []Result{{Task: "b", Repeat: 0, Outcome: "success"}, {Task: "a", Repeat: 1, Outcome: "failure"}, {Task: "a", Repeat: 0, Outcome: "error"}} {
+		if err := s.SaveResult(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A rerun replaces the result.
+	if err := s.SaveResult(Result{Task: "a", Repeat: 0, Outcome: "success", Steps: 4}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 3; i++ {
+		if err := s.SaveStep(Step{Task: "a", Repeat: 0, Index: i, Raw: "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+
+	s, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.Run()
+	if err != nil || got.ID != "r1" || got.Repeat != 3 || !got.Started.Equal(run.Started) {
+		t.Fatalf("Run = %+v, %v", got, err)
+	}
+	rs, err := s.Results()
+	if err != nil || len(rs) != 3 || rs[0].Task != "a" || rs[0].Outcome != "success" || rs[0].Steps != 4 || rs[2].Task != "b" {
+		t.Fatalf("Results = %+v, %v", rs, err)
+	}
+	fin, _ := s.Finished()
+	if !fin["a"][0] || !fin["a"][1] || !fin["b"][0] || fin["b"][1] {
+		t.Fatalf("Finished = %v", fin)
+	}
+	steps, _ := s.Steps("a", 0)
+	if len(steps) != 3 || steps[2].Index != 3 {
+		t.Fatalf("Steps = %+v", steps)
+	}
+	s.ClearSteps("a", 0)
+	if steps, _ := s.Steps("a", 0); len(steps) != 0 {
+		t.Fatal("ClearSteps left steps")
+	}
+}
+
+func TestShotsStoredOnce(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	a1, _ := s.PutShot([]byte("frame one"), "png")
+	a2, _ := s.PutShot([]byte("frame one"), "png")
+	b, _ := s.PutShot([]byte("frame two"), "png")
+	if a1 != a2 || a1 == b {
+		t.Fatalf("names %s %s %s", a1, a2, b)
+	}
+	files, _ := os.ReadDir(filepath.Join(s.Dir, ShotDir))
+	if len(files) != 2 {
+		t.Fatalf("%d files for two distinct frames", len(files))
+	}
+	if data, err := s.Shot(a1); err != nil || string(data) != "frame one" {
+		t.Fatalf("Shot = %q, %v", data, err)
+	}
+	if _, err := s.Shot("../results.db"); err == nil {
+		t.Fatal("a name outside the shots folder was read")
+	}
+}
