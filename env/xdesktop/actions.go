@@ -172,12 +172,13 @@ func (d *Desktop) describeFast(ctx context.Context, x, y int) (string, bool) {
 		if err != nil || len(path) == 0 {
 			return "", false
 		}
-		for i := len(path) - 1; i >= 0; i-- {
-			if path[i].Interactive() {
-				return observe.Describe(path[i]), true
-			}
+		// Some containers (GTK 3 notebooks) answer GetAccessibleAtPoint
+		// with nothing although their pages hold the point: when the
+		// descent stops short of an interactive node, read the tree.
+		if last := path[len(path)-1]; last.Interactive() {
+			return observe.Describe(last), true
 		}
-		return observe.Describe(path[len(path)-1]), true
+		return "", false
 	}
 	return "", false
 }

@@ -1,0 +1,53 @@
+package run
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/proctor-eval/proctor/store"
+)
+
+// progress prints a line per finished episode: position, the episode's
+// outcome, and the running success rate, tokens, spend and time left.
+type progress struct {
+	mu              sync.Mutex
+	w               io.Writer
+	total, done0, n int
+	passed          int
+	tokens          int
+	cost            float64
+	start           time.Time
+}
+
+func newProgress(w io.Writer, total, already int) *progress {
+	p := &progress{w: w, total: total, done0: already, start: time.Now()}
+	if w != nil && already > 0 {
+		fmt.Fprintf(w, "resuming: %d of %d episodes already recorded\n", already, total)
+	}
+	return p
+}
+
+func (p *progress) done(r store.Result) {
+	if p.w == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	if r.Outcome == "success" {
+		p.passed++
+	}
+	p.tokens += r.InputTokens + r.OutputTokens
+	p.cost += r.Cost
+	at := p.done0 + p.n
+	left := p.total - at
+	eta := time.Duration(0)
+	if p.n > 0 {
+		eta = time.Since(p.start) / time.Duration(p.n) * time.Duration(left)
+	}
+	fmt.Fprintf(p.w, "[%*d/%d] %3.0f%% %-12s %s (%d steps, %s) | success %.1f%% | %d tokens | $%.4f | ETA %s\n",
+		len(fmt.Sprint(p.total)), at, p.total, 100*float64(at)/float64(p.total), r.Outcome, r.Task, r.Steps,
+		r.Duration.Round(100*time.Millisecond), 100*float64(p.passed)/float64(p.n), p.tokens, p.cost, eta.Round(time.Second))
+}
