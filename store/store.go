@@ -68,7 +68,7 @@ type Result struct {
 type Step struct {
 	Task         string          `json:"task"`
 	Repeat       int             `json:"repeat"`
-	Index        int             `json:"index"` // from 1
+	Index        int             `json:"index"`          // from 1
 	Shot         string          `json:"shot,omitempty"` // screenshot file name under shots/
 	Tree         string          `json:"tree,omitempty"`
 	Raw          string          `json:"raw,omitempty"`
