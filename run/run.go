@@ -217,7 +217,7 @@ func runEpisode(ctx context.Context, cfg Config, e env.Env, j job) store.Result 
 
 func baseResult(j job) store.Result {
 	t := j.t
-	return store.Result{Task: t.ID, Repeat: j.repeat, Level: string(t.Level), Weight: t.Level.Weight(),
+	return store.Result{Task: t.ID, Instruction: t.Instruction, Repeat: j.repeat, Level: string(t.Level), Weight: t.Level.Weight(),
 		Apps: t.AllApps(), Domain: t.Domain, Kind: string(t.Kind), Difficulty: t.Difficulty}
 }
 

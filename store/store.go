@@ -43,6 +43,7 @@ type Run struct {
 // Result is one episode's outcome.
 type Result struct {
 	Task         string          `json:"task"`
+	Instruction  string          `json:"instruction"`
 	Repeat       int             `json:"repeat"`
 	Level        string          `json:"level"`
 	Weight       float64         `json:"weight"`

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// run executes the proctor command line in-process.
-func run(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+// runCLI executes the proctor command line in-process.
+func runCLI(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := newRootCommand()
 	var out, errb bytes.Buffer
@@ -61,7 +61,7 @@ func TestCLI(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, errs, code := run(t, tc.stdin, tc.args...)
+			out, errs, code := runCLI(t, tc.stdin, tc.args...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, out, errs)
 			}

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/proctor-eval/proctor/agent"
+	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/env/xdesktop"
+	"github.com/proctor-eval/proctor/report"
+	"github.com/proctor-eval/proctor/run"
+	"github.com/proctor-eval/proctor/store"
+	"github.com/proctor-eval/proctor/task"
+	"github.com/spf13/cobra"
+)
+
+// DefaultSuite is the suite `proctor run` uses when none is given.
+const DefaultSuite = "testdata/runner"
+
+type runOptions struct {
+	suite, agent, agentURL, obs, filter, tag, out, resume string
+	parallel, repeat                                      int
+	maxCost                                               float64
+	report                                                string
+}
+
+func newRunCommand() *cobra.Command {
+	var o runOptions
+	c := &cobra.Command{
+		Use:   "run [--suite DIR] --agent NAME",
+		Short: "Run an agent on a suite of tasks on local desktops",
+		Long: `Run starts a pool of local desktops, runs every task of the suite (each
+--repeat times) with the agent, judges each episode with the task's checks,
+and records everything in a run folder: results.db (SQLite) and the
+screenshots, stored once by content hash.
+
+Each episode resets a desktop and runs the task's setup, then loops: observe
+(--obs), ask the agent, perform its actions, record the step; until the agent
+says DONE, FAIL or ANS, the step budget (the task's, else its level's), the
+wall-time limit or --max-cost is reached, or the agent repeats the same
+actions 5 times (early stop). Faults of the desktop or of the agent's service
+(5xx, timeouts) are retried, then recorded as errors, never as the agent's
+failure.
+
+Before anything is scored, the desktops must start and every application the
+tasks launch must be installed. Ctrl-C stops cleanly; a killed run continues
+with --resume without redoing or losing finished episodes.
+
+Agents: replay (plays each task's gold solution), noop (says DONE at once),
+random, http (an agent behind the HTTP protocol at --agent-url).
+Observation modes: screenshot, a11y, screenshot+a11y, som (set-of-mark).`,
+		Example: `  proctor run --agent replay
+  proctor run --suite testdata/runner --agent noop --parallel 2 --repeat 3
+  proctor run --agent http --agent-url http://127.0.0.1:8750 --obs a11y
+  proctor run --resume runs/20261122-010000-replay`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, o) },
+	}
+	f := c.Flags()
+	f.StringVar(&o.suite, "suite", DefaultSuite, "suite folder or task file")
+	f.StringVar(&o.agent, "agent", "", "agent: "+strings.Join(append(agent.Names(), "http"), ", "))
+	f.StringVar(&o.agentURL, "agent-url", "", "URL of the agent for --agent http")
+	f.StringVar(&o.obs, "obs", string(run.ObsMarks), "observation: screenshot, a11y, screenshot+a11y or som")
+	f.IntVar(&o.parallel, "parallel", 1, "desktops running episodes at once")
+	f.IntVar(&o.repeat, "repeat", 1, "runs of each task")
+	f.StringVar(&o.filter, "filter", "", "run only tasks whose id matches this regular expression")
+	f.StringVar(&o.tag, "tag", "", "run only tasks with this tag")
+	f.StringVar(&o.out, "out", "", "run folder (default runs/DATE-AGENT)")
+	f.StringVar(&o.resume, "resume", "", "continue the run in this folder")
+	f.Float64Var(&o.maxCost, "max-cost", 0, "dollars an episode may spend on the model (0: no limit)")
+	f.StringVar(&o.report, "report", "text", "report printed at the end: text, markdown, json or none")
+	return c
+}
+
+// runConfig is what a run records so that --resume can repeat it.
+type runConfig struct {
+	Suite    string  `json:"suite"`
+	Agent    string  `json:"agent"`
+	AgentURL string  `json:"agent_url,omitempty"`
+	Obs      string  `json:"obs"`
+	Filter   string  `json:"filter,omitempty"`
+	Tag      string  `json:"tag,omitempty"`
+	Parallel int     `json:"parallel"`
+	Repeat   int     `json:"repeat"`
+	MaxCost  float64 `json:"max_cost,omitempty"`
+}
+
+func agentFactory(name, url string) (agent.Factory, error) {
+	if name == "http" {
+		if url == "" {
+			return nil, errors.New("--agent http needs --agent-url")
+		}
+		return func() (agent.Agent, error) { return &agent.HTTP{URL: url}, nil }, nil
+	}
+	if f, ok := agent.Lookup(name); ok {
+		return f, nil
+	}
+	if name == "" {
+		return nil, fmt.Errorf("say which agent with --agent (%s, http)", strings.Join(agent.Names(), ", "))
+	}
+	return nil, fmt.Errorf("unknown agent %q (known: %s, http)", name, strings.Join(agent.Names(), ", "))
+}
+
+// preflight refuses tasks this runner cannot run and apps that are not
+// installed, before anything is scored.
+func preflight(s *task.Suite, tasks []*task.Task) error {
+	var problems []string
+	missing := map[string]string{}
+	for _, t := range tasks {
+		if typ := t.Environment.Type; typ != "" && typ != "x11" {
+			problems = append(problems, fmt.Sprintf("task %s needs a %s environment; local desktops are x11", t.ID, typ))
+		}
+		var apps []string
+		for _, st := range t.Setup {
+			if st.Launch != nil {
+				apps = append(apps, st.Launch.App)
+			}
+			if st.Open != nil && st.Open.App != "" {
+				apps = append(apps, st.Open.App)
+			}
+		}
+		for _, a := range apps {
+			spec, ok := s.App(a)
+			if !ok {
+				continue // lint reports it
+			}
+			bin := strings.Fields(spec.Command)[0]
+			if _, err := lookSafe(bin); err != nil {
+				missing[bin] = spec.Package
+			}
+		}
+	}
+	for bin, pkg := range missing {
+		problems = append(problems, fmt.Sprintf("%s is not installed (apt-get install %s)", bin, pkg))
+	}
+	sort.Strings(problems)
+	if len(problems) > 0 {
+		return fmt.Errorf("pre-flight refused the run:\n  %s", strings.Join(problems, "\n  "))
+	}
+	return nil
+}
+
+func lookSafe(bin string) (string, error) {
+	for _, dir := range filepath.SplitList(xdesktop.SafePath) {
+		p := filepath.Join(dir, bin)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, nil
+		}
+	}
+	return "", os.ErrNotExist
+}
+
+func runRun(cmd *cobra.Command, o runOptions) error {
+	ctx := cmd.Context()
+	stderr := cmd.ErrOrStderr()
+	var rc runConfig
+	dir := o.out
+	var st *store.Store
+	var err error
+	if o.resume != "" {
+		dir = o.resume
+		if _, err := os.Stat(filepath.Join(dir, store.DBFile)); err != nil {
+			return fmt.Errorf("--resume %s: no run there (%v)", dir, err)
+		}
+		if st, err = store.Open(dir); err != nil {
+			return err
+		}
+		prev, err := st.Run()
+		if err != nil {
+			st.Close()
+			return err
+		}
+		if err := json.Unmarshal(prev.Config, &rc); err != nil {
+			st.Close()
+			return fmt.Errorf("--resume %s: unreadable configuration: %v", dir, err)
+		}
+	} else {
+		rc = runConfig{Suite: o.suite, Agent: o.agent, AgentURL: o.agentURL, Obs: o.obs, Filter: o.filter, Tag: o.tag,
+			Parallel: o.parallel, Repeat: o.repeat, MaxCost: o.maxCost}
+	}
+	factory, err := agentFactory(rc.Agent, rc.AgentURL)
+	if err != nil {
+		return err
+	}
+	obs := run.ObsMode(rc.Obs)
+	valid := false
+	for _, m := range run.ObsModes {
+		valid = valid || m == obs
+	}
+	if !valid {
+		return fmt.Errorf("unknown observation mode %q (screenshot, a11y, screenshot+a11y, som)", rc.Obs)
+	}
+	s, ps := task.Load(rc.Suite)
+	if len(ps) > 0 {
+		return fmt.Errorf("the suite has problems (see proctor tasks lint %s):\n%w", rc.Suite, ps)
+	}
+	tasks := s.Tasks
+	if rc.Filter != "" || rc.Tag != "" {
+		re, err := regexp.Compile(rc.Filter)
+		if err != nil {
+			return fmt.Errorf("--filter: %v", err)
+		}
+		var kept []*task.Task
+		for _, t := range tasks {
+			if re.MatchString(t.ID) && (rc.Tag == "" || hasTag(t, rc.Tag)) {
+				kept = append(kept, t)
+			}
+		}
+		tasks = kept
+	}
+	if len(tasks) == 0 {
+		return errors.New("no task to run (check --filter and --tag)")
+	}
+	if err := preflight(s, tasks); err != nil {
+		return err
+	}
+	if st == nil {
+		if dir == "" {
+			dir = filepath.Join("runs", time.Now().Format("20060102-150405")+"-"+rc.Agent)
+		}
+		if _, err := os.Stat(filepath.Join(dir, store.DBFile)); err == nil {
+			return fmt.Errorf("%s already holds a run: continue it with --resume %s, or choose another --out", dir, dir)
+		}
+		if st, err = store.Open(dir); err != nil {
+			return err
+		}
+		cb, _ := json.Marshal(rc)
+		if err := st.SetRun(store.Run{ID: filepath.Base(dir), Started: time.Now().UTC(), Harness: version, Suite: rc.Suite,
+			SuiteHash: run.SuiteHash(tasks), Agent: rc.Agent, ObsMode: rc.Obs, Resolution: task.DefaultResolution,
+			Parallel: rc.Parallel, Repeat: rc.Repeat, Config: cb}); err != nil {
+			st.Close()
+			return err
+		}
+	}
+	defer st.Close()
+	fmt.Fprintf(stderr, "run %s: %d tasks x %d on %d desktop(s), agent %s, observation %s\n", dir, len(tasks), rc.Repeat, rc.Parallel, rc.Agent, rc.Obs)
+	results, err := run.Run(ctx, run.Config{
+		Suite: s, Tasks: tasks, Agent: factory, AgentName: rc.Agent, Obs: obs, Parallel: rc.Parallel, Repeat: rc.Repeat,
+		NewEnv: func(ctx context.Context) (env.Env, error) {
+			return xdesktop.Start(ctx, xdesktop.Config{})
+		},
+		Store: st, Harness: version, CostBudget: rc.MaxCost, Progress: stderr,
+	})
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "interrupted; continue with: proctor run --resume %s\n", dir)
+		return exitError{130}
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "run folder: %s\n", dir)
+	if o.report == "none" {
+		return nil
+	}
+	r, err := loadReport(dir)
+	if err != nil {
+		return err
+	}
+	_ = results
+	return writeReport(cmd.OutOrStdout(), []*report.Report{r}, o.report)
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/proctor-eval/proctor/store"
+)
+
+func needDesktop(t *testing.T) {
+	t.Helper()
+	for _, b := range []string{"Xvfb", "dbus-daemon", "openbox", "yad", "mousepad"} {
+		if _, err := exec.LookPath(b); err != nil {
+			t.Skipf("%s is not installed", b)
+		}
+	}
+}
+
+// TestRunReportExport runs the replay agent end to end, then reads the
+// run back with report and export.
+func TestRunReportExport(t *testing.T) {
+	needDesktop(t)
+	dir := filepath.Join(t.TempDir(), "run")
+	out, errs, code := runCLI(t, "", "run", "--suite", "../../testdata/runner", "--agent", "replay", "--parallel", "2", "--out", dir)
+	if code != 0 {
+		t.Fatalf("run exited %d:\n%s\n%s", code, out, errs)
+	}
+	for _, w := range []string{"success rate                 100.0%", "weighted score               100.0%"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("the report lacks %q:\n%s", w, out)
+		}
+	}
+	if !strings.Contains(errs, "[5/5] 100%") {
+		t.Errorf("no progress line for the last episode:\n%s", errs)
+	}
+	out, _, code = runCLI(t, "", "report", dir, "--format", "json")
+	var reps []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &reps) != nil || len(reps) != 1 {
+		t.Fatalf("report --format json: %d %s", code, out)
+	}
+	out, _, code = runCLI(t, "", "export", dir)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 5 {
+		t.Fatalf("export: %d lines", len(lines))
+	}
+	var first exportLine
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || first.Instruction == "" || len(first.Steps) == 0 || first.Steps[0].Screenshot == "" {
+		t.Fatalf("export line %+v (%v)", first, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, first.Steps[0].Screenshot)); err != nil {
+		t.Fatalf("exported screenshot path: %v", err)
+	}
+	// A second run into the same folder is refused; --resume finds nothing to do.
+	if _, errs, code := runCLI(t, "", "run", "--agent", "replay", "--suite", "../../testdata/runner", "--out", dir); code == 0 || !strings.Contains(errs, "already holds a run") {
+		t.Fatalf("a run into a used folder: %d %s", code, errs)
+	}
+	if _, errs, code := runCLI(t, "", "run", "--resume", dir); code != 0 || !strings.Contains(errs, "5 of 5 episodes already recorded") {
+		t.Fatalf("resume of a finished run: %d %s", code, errs)
+	}
+}
+
+func TestPreflightRefuses(t *testing.T) {
+	needDesktop(t)
+	_, errs, code := runCLI(t, "", "run", "--suite", "../../testdata/example", "--agent", "noop", "--out", filepath.Join(t.TempDir(), "r"))
+	if code == 0 || !strings.Contains(errs, "pre-flight refused the run") || !strings.Contains(errs, "task android-open-wifi-details needs a android environment") {
+		t.Fatalf("pre-flight: %d %s", code, errs)
+	}
+	_, errs, code = runCLI(t, "", "run", "--agent", "nobody")
+	if code == 0 || !strings.Contains(errs, `unknown agent "nobody"`) {
+		t.Fatalf("unknown agent: %d %s", code, errs)
+	}
+}
+
+// TestKilledRunResumes kills `proctor run` with SIGKILL once some episodes
+// are recorded, resumes it, and checks that no finished episode was run
+// again and none is missing.
+func TestKilledRunResumes(t *testing.T) {
+	needDesktop(t)
+	dir := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "PROCTOR_TEST_MAIN=run --suite ../../testdata/runner --agent replay --parallel 1 --report none --out "+dir)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "[2/5]") {
+			break
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := st.Results()
+	st.Close()
+	if len(before) < 2 || len(before) == 5 {
+		t.Fatalf("%d episodes recorded before the kill, want between 2 and 4", len(before))
+	}
+	time.Sleep(500 * time.Millisecond) // the killed run's desktop watchdog cleans up
+	_, errs, code := runCLI(t, "", "run", "--resume", dir, "--report", "none")
+	if code != 0 {
+		t.Fatalf("resume exited %d: %s", code, errs)
+	}
+	st, _ = store.Open(dir)
+	defer st.Close()
+	after, _ := st.Results()
+	if len(after) != 5 {
+		t.Fatalf("%d episodes after the resume, want 5", len(after))
+	}
+	old := map[string]time.Time{}
+	for _, r := range before {
+		old[r.Task] = r.Finished
+	}
+	for _, r := range after {
+		if r.Outcome != "success" {
+			t.Errorf("%s: %s (%s)", r.Task, r.Outcome, r.Reason)
+		}
+		if f, ok := old[r.Task]; ok && !f.Equal(r.Finished) {
+			t.Errorf("%s was run again after the resume", r.Task)
+		}
+	}
+}

@@ -1,0 +1,210 @@
+// Package report turns run folders into reports: success rate, weighted
+// score, milestone average, outcome shares, time, steps, tokens and cost,
+// breakdowns by level, app, domain, kind and difficulty, and the spread
+// over repeats, for one run or several side by side, as text, Markdown or
+// JSON.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/score"
+	"github.com/proctor-eval/proctor/store"
+)
+
+// Report is one run's figures.
+type Report struct {
+	Dir        string                            `json:"dir"`
+	Run        store.Run                         `json:"run"`
+	Summary    score.Summary                     `json:"summary"`
+	Breakdowns map[score.Dimension][]score.Group `json:"breakdowns"`
+	Repeats    score.RepeatStats                 `json:"repeats"`
+	Means      Means                             `json:"means"`
+	Results    []store.Result                    `json:"results"`
+}
+
+// Means are per-episode averages and totals.
+type Means struct {
+	Duration     time.Duration `json:"duration"`
+	Steps        float64       `json:"steps"`
+	InputTokens  float64       `json:"input_tokens"`
+	OutputTokens float64       `json:"output_tokens"`
+	Cost         float64       `json:"cost"`
+	TotalCost    float64       `json:"total_cost"`
+}
+
+// Load reads a run folder.
+func Load(dir string) (*Report, error) {
+	st, err := store.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	run, err := st.Run()
+	if err != nil {
+		return nil, err
+	}
+	rs, err := st.Results()
+	if err != nil {
+		return nil, err
+	}
+	return Make(dir, run, rs), nil
+}
+
+// Make computes a report from results.
+func Make(dir string, run store.Run, rs []store.Result) *Report {
+	r := &Report{Dir: dir, Run: run, Results: rs, Breakdowns: map[score.Dimension][]score.Group{}}
+	var scored []score.Result
+	var m Means
+	for _, x := range rs {
+		scored = append(scored, score.Result{Task: x.Task, Repeat: x.Repeat, Level: x.Level, Weight: x.Weight, Apps: x.Apps,
+			Domain: x.Domain, Kind: x.Kind, Difficulty: x.Difficulty, Outcome: check.Outcome(x.Outcome), Milestone: x.Milestone})
+		m.Duration += x.Duration
+		m.Steps += float64(x.Steps)
+		m.InputTokens += float64(x.InputTokens)
+		m.OutputTokens += float64(x.OutputTokens)
+		m.TotalCost += x.Cost
+	}
+	if n := len(rs); n > 0 {
+		m.Duration /= time.Duration(n)
+		m.Steps /= float64(n)
+		m.InputTokens /= float64(n)
+		m.OutputTokens /= float64(n)
+		m.Cost = m.TotalCost / float64(n)
+	}
+	r.Means = m
+	r.Summary = score.Summarize(scored)
+	for _, d := range score.Dimensions {
+		r.Breakdowns[d] = score.Breakdown(scored, d)
+	}
+	r.Repeats = score.Repeats(scored)
+	return r
+}
+
+// Formats are the output formats of Write.
+var Formats = []string{"text", "markdown", "json"}
+
+// Write renders reports side by side.
+func Write(w io.Writer, rs []*Report, format string) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rs)
+	case "text", "markdown", "md":
+	default:
+		return fmt.Errorf("unknown report format %q (text, markdown, json)", format)
+	}
+	md := format != "text"
+	table := func(title string, header []string, rows [][]string) {
+		if md {
+			fmt.Fprintf(w, "\n### %s\n\n| %s |\n|%s\n", title, strings.Join(header, " | "), strings.Repeat("---|", len(header)))
+			for _, r := range rows {
+				fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+			}
+			return
+		}
+		fmt.Fprintf(w, "\n%s\n", title)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, strings.Join(header, "\t"))
+		for _, r := range rows {
+			fmt.Fprintln(tw, strings.Join(r, "\t"))
+		}
+		tw.Flush()
+	}
+	pct := func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
+	header := []string{"metric"}
+	for _, r := range rs {
+		header = append(header, r.Run.ID)
+	}
+	row := func(name string, f func(*Report) string) []string {
+		out := []string{name}
+		for _, r := range rs {
+			out = append(out, f(r))
+		}
+		return out
+	}
+	stat := func(s score.Stat) string {
+		if s.N < 2 {
+			return pct(s.Mean)
+		}
+		return fmt.Sprintf("%s ± %s", pct(s.Mean), pct(s.Std))
+	}
+	rows := [][]string{
+		row("agent", func(r *Report) string { return r.Run.Agent }),
+		row("observation", func(r *Report) string { return r.Run.ObsMode }),
+		row("episodes", func(r *Report) string { return fmt.Sprint(r.Summary.N) }),
+		row("success rate", func(r *Report) string { return pct(r.Summary.SuccessRate) }),
+		row("weighted score", func(r *Report) string { return pct(r.Summary.Weighted) }),
+		row("milestone average", func(r *Report) string { return fmt.Sprintf("%.3f", r.Summary.MilestoneAvg) }),
+	}
+	for _, o := range check.Outcomes {
+		if o == check.Success {
+			continue
+		}
+		rows = append(rows, row(string(o), func(r *Report) string {
+			if r.Summary.N == 0 {
+				return "0"
+			}
+			return fmt.Sprintf("%d (%s)", r.Summary.Outcomes[o], pct(float64(r.Summary.Outcomes[o])/float64(r.Summary.N)))
+		}))
+	}
+	rows = append(rows,
+		row("success over repeats", func(r *Report) string { return stat(r.Repeats.SuccessRate) }),
+		row("weighted over repeats", func(r *Report) string { return stat(r.Repeats.Weighted) }),
+		row("time per episode", func(r *Report) string { return r.Means.Duration.Round(10 * time.Millisecond).String() }),
+		row("steps per episode", func(r *Report) string { return fmt.Sprintf("%.1f", r.Means.Steps) }),
+		row("tokens per episode (in/out)", func(r *Report) string {
+			return fmt.Sprintf("%.0f / %.0f", r.Means.InputTokens, r.Means.OutputTokens)
+		}),
+		row("cost (per episode / total)", func(r *Report) string {
+			return fmt.Sprintf("$%.4f / $%.4f", r.Means.Cost, r.Means.TotalCost)
+		}),
+	)
+	if md {
+		fmt.Fprintln(w, "## Proctor report")
+	} else {
+		fmt.Fprintln(w, "Proctor report")
+	}
+	table("Summary", header, rows)
+	for _, d := range score.Dimensions {
+		keys := map[string]bool{}
+		for _, r := range rs {
+			for _, g := range r.Breakdowns[d] {
+				keys[g.Key] = true
+			}
+		}
+		var order []string
+		for k := range keys {
+			order = append(order, k)
+		}
+		sort.Strings(order)
+		var brows [][]string
+		for _, k := range order {
+			brows = append(brows, row(orDash(k), func(r *Report) string {
+				for _, g := range r.Breakdowns[d] {
+					if g.Key == k {
+						return fmt.Sprintf("%d/%d %s", g.Summary.Passed, g.Summary.N, pct(g.Summary.SuccessRate))
+					}
+				}
+				return "-"
+			}))
+		}
+		table("By "+string(d), append([]string{string(d)}, header[1:]...), brows)
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
