@@ -21,7 +21,7 @@ import (
 	"github.com/proctor-eval/proctor/task"
 )
 
-func need(t *testing.T) {
+func need(t testing.TB) {
 	t.Helper()
 	for _, b := range []string{"Xvfb", "dbus-daemon", "openbox", "yad", "mousepad"} {
 		if _, err := exec.LookPath(b); err != nil {

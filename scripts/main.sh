@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Sets up Proctor and runs its main job on the built-in default suite.
-# Today that is checking and listing the example suite; running agents on
-# local desktops comes with the runner.
+# Sets up Proctor and runs its main job on the built-in default: the replay
+# agent on the runnable suite (testdata/runner), on local desktops, then the
+# report. Pass another agent as the first argument (noop, random, http).
 cd "$(dirname "$0")/.."
 . scripts/env.sh
-suite=${1:-testdata/example}
+need_desktop
+need_pkgs mousepad:mousepad yad:yad
+agent=${1:-replay}
 go build -o bin/proctor ./cmd/proctor
-echo "== proctor tasks lint $suite"
-bin/proctor tasks lint "$suite"
-echo "== proctor tasks list $suite"
-bin/proctor tasks list "$suite"
+echo "== proctor tasks lint testdata/runner"
+bin/proctor tasks lint testdata/runner
+echo "== proctor run --agent $agent --parallel 2"
+bin/proctor run --agent "$agent" --parallel 2
