@@ -134,3 +134,30 @@ func TestKilledRunResumes(t *testing.T) {
 		}
 	}
 }
+
+// TestExampleHTTPAgentSolvesATask runs the documented Python agent through
+// the runner, as the README shows.
+func TestExampleHTTPAgentSolvesATask(t *testing.T) {
+	needDesktop(t)
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed")
+	}
+	agent := exec.Command(py, "../../examples/http-agent/agent.py", "0")
+	out, _ := agent.StdoutPipe()
+	if err := agent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { agent.Process.Kill(); agent.Wait() }()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://127.0.0.1:" + strings.TrimSpace(strings.TrimPrefix(line, "listening on "))
+	dir := filepath.Join(t.TempDir(), "run")
+	stdout, errs, code := runCLI(t, "", "run", "--suite", "../../testdata/runner", "--agent", "http", "--agent-url", url,
+		"--obs", "a11y", "--filter", "dialog-later", "--out", dir)
+	if code != 0 || !strings.Contains(errs, "success      dialog-later") || !strings.Contains(stdout, "100.0%") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, errs)
+	}
+}
