@@ -1,0 +1,156 @@
+package agent
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/proctor-eval/proctor/action"
+)
+
+// ModelConfig configures an agent that calls a model API.
+type ModelConfig struct {
+	BaseURL     string  // e.g. https://api.openai.com/v1 or a compatible server
+	Model       string  // model name
+	APIKeyEnv   string  // environment variable holding the key; default OPENAI_API_KEY
+	Temperature float64 // default 0.5
+	TopP        float64 // default 0.9
+	MaxTokens   int     // default 1500
+	History     int     // earlier turns kept in the prompt; default 3
+	Prompt      PromptConfig
+	Prices      Prices
+	Timeout     time.Duration // per request; default 2 minutes
+	MaxRetries  int           // retries of 429 and 5xx inside one call (the SDK honours Retry-After); 0: 2, negative: none
+}
+
+func (c *ModelConfig) defaults() {
+	if c.APIKeyEnv == "" {
+		c.APIKeyEnv = "OPENAI_API_KEY"
+	}
+	if c.Temperature == 0 {
+		c.Temperature = 0.5
+	}
+	if c.TopP == 0 {
+		c.TopP = 0.9
+	}
+	if c.MaxTokens == 0 {
+		c.MaxTokens = 1500
+	}
+	if c.History == 0 {
+		c.History = 3
+	}
+	if c.Timeout == 0 {
+		c.Timeout = 2 * time.Minute
+	}
+	if c.MaxRetries == 0 {
+		c.MaxRetries = 2
+	}
+	if c.Prompt.Format == "" {
+		c.Prompt.Format = action.FormatPyAutoGUI
+	}
+}
+
+// OpenAI is an agent on any OpenAI-compatible chat-completions endpoint:
+// a system prompt for the observation mode and output format, the
+// screenshot as an image, the tree as text, and the last replies (with
+// their thoughts) as history.
+type OpenAI struct {
+	cfg    ModelConfig
+	client openai.Client
+	task   Task
+	system string
+}
+
+// NewOpenAI makes the agent; the key is read from cfg.APIKeyEnv.
+func NewOpenAI(cfg ModelConfig) (*OpenAI, error) {
+	cfg.defaults()
+	if cfg.Model == "" {
+		return nil, errors.New("openai agent: no model given")
+	}
+	key := os.Getenv(cfg.APIKeyEnv)
+	if key == "" {
+		return nil, fmt.Errorf("openai agent: $%s is empty", cfg.APIKeyEnv)
+	}
+	opts := []option.RequestOption{option.WithAPIKey(key), option.WithMaxRetries(max(cfg.MaxRetries, 0)),
+		option.WithRequestTimeout(cfg.Timeout)}
+	if cfg.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	}
+	return &OpenAI{cfg: cfg, client: openai.NewClient(opts...)}, nil
+}
+
+// Start prepares the system prompt.
+func (a *OpenAI) Start(_ context.Context, t Task) error {
+	a.task = t
+	a.system = SystemPrompt(a.cfg.Prompt, t)
+	return nil
+}
+
+// Next asks the model for the next actions.
+func (a *OpenAI) Next(ctx context.Context, obs Observation, history []Turn) (Turn, error) {
+	msgs := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(a.system)}
+	from := max(0, len(history)-a.cfg.History)
+	for i := from; i < len(history); i++ {
+		msgs = append(msgs, openai.UserMessage(fmt.Sprintf("Step %d.", i+1)), openai.AssistantMessage(history[i].Raw))
+	}
+	parts := []openai.ChatCompletionContentPartUnionParam{openai.TextContentPart(ObservationText(obs))}
+	if len(obs.Screenshot) > 0 {
+		format := obs.Format
+		if format == "" {
+			format = "png"
+		}
+		url := "data:image/" + format + ";base64," + base64.StdEncoding.EncodeToString(obs.Screenshot)
+		parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: url}))
+	}
+	msgs = append(msgs, openai.UserMessage(parts))
+	start := time.Now()
+	resp, err := a.client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
+		Model:       a.cfg.Model,
+		Messages:    msgs,
+		Temperature: openai.Float(a.cfg.Temperature),
+		TopP:        openai.Float(a.cfg.TopP),
+		MaxTokens:   openai.Int(int64(a.cfg.MaxTokens)),
+	})
+	if err != nil {
+		return Turn{}, classify(err)
+	}
+	turn := Turn{Latency: time.Since(start)}
+	turn.Usage = a.cfg.Prices.Usage(a.cfg.Model, int(resp.Usage.PromptTokens), int(resp.Usage.CompletionTokens))
+	if len(resp.Choices) == 0 {
+		turn.ParseError = "the model returned no choice"
+		return turn, nil
+	}
+	turn.Raw = resp.Choices[0].Message.Content
+	acts, perr := action.Parse(a.cfg.Prompt.Format, turn.Raw, action.Options{Unit: a.cfg.Prompt.Unit})
+	if perr != nil {
+		turn.ParseError = perr.Error()
+	}
+	turn.Actions = acts
+	return turn, nil
+}
+
+// Stop does nothing.
+func (a *OpenAI) Stop(context.Context) error { return nil }
+
+// classify marks what the harness should retry: rate limits, server
+// errors, timeouts and network failures.
+func classify(err error) error {
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		if apiErr.StatusCode == 429 || apiErr.StatusCode >= 500 || apiErr.StatusCode == 408 {
+			return Transient(err)
+		}
+		return fmt.Errorf("model API refused the request: %w", err)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) {
+		return Transient(err)
+	}
+	return Transient(err) // no answer at all: a network fault
+}

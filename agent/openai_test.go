@@ -1,0 +1,201 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/proctor-eval/proctor/action"
+)
+
+// standIn is a local server speaking the chat-completions API with
+// scripted answers; it records the requests it gets.
+type standIn struct {
+	srv      *httptest.Server
+	requests []map[string]any
+	answer   func(n int, req map[string]any, w http.ResponseWriter)
+	calls    atomic.Int32
+}
+
+func newStandIn(t *testing.T, answer func(n int, req map[string]any, w http.ResponseWriter)) *standIn {
+	s := &standIn{answer: answer}
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer test-key" {
+			http.Error(w, `{"error":{"message":"not found"}}`, 404)
+			return
+		}
+		var req map[string]any
+		json.NewDecoder(r.Body).Decode(&req)
+		s.requests = append(s.requests, req)
+		s.answer(int(s.calls.Add(1)), req, w)
+	}))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func completion(content string, in, out int) string {
+	b, _ := json.Marshal(map[string]any{
+		"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-5",
+		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": content}}},
+		"usage": map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out},
+	})
+	return string(b)
+}
+
+func reply(status int, body string, hdr ...string) func(http.ResponseWriter) {
+	return func(w http.ResponseWriter) {
+		for i := 0; i+1 < len(hdr); i += 2 {
+			w.Header().Set(hdr[i], hdr[i+1])
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write([]byte(body))
+	}
+}
+
+func newAgent(t *testing.T, url string, cfg ModelConfig) *OpenAI {
+	t.Setenv("TEST_KEY", "test-key")
+	cfg.BaseURL, cfg.APIKeyEnv, cfg.Model = url+"/v1", "TEST_KEY", "gpt-5-mini"
+	if cfg.Prices == nil {
+		cfg.Prices = DefaultPrices
+	}
+	a, err := NewOpenAI(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Start(context.Background(), Task{Instruction: "Save the file.", Screen: action.Size{W: 1920, H: 1080},
+		Demonstrations: []string{"Press Ctrl+S."}}); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func TestOpenAIAgent(t *testing.T) {
+	tests := []struct {
+		name      string
+		script    []func(http.ResponseWriter)
+		want      []string
+		parseErr  string
+		err       string
+		transient bool
+		calls     int
+	}{
+		{name: "reply parsed", script: []func(http.ResponseWriter){reply(200, completion("I will save.\n```python\npyautogui.hotkey('ctrl', 's')\n```", 1000, 20))},
+			want: []string{"hotkey ctrl+s"}, calls: 1},
+		{name: "malformed reply", script: []func(http.ResponseWriter){reply(200, completion("Let me think about it.", 900, 5))},
+			parseErr: "no code block", calls: 1},
+		{name: "429 with retry-after, then an answer", script: []func(http.ResponseWriter){
+			reply(429, `{"error":{"message":"rate limited","type":"rate_limit"}}`, "Retry-After", "0"),
+			reply(200, completion("DONE", 10, 1))}, want: []string{"done"}, calls: 2},
+		{name: "500s past the retries", script: []func(http.ResponseWriter){
+			reply(500, `{"error":{"message":"boom"}}`), reply(502, `{"error":{"message":"boom"}}`), reply(503, `{"error":{"message":"boom"}}`)},
+			err: "503 Service Unavailable", transient: true, calls: 3},
+		{name: "400 is not retried", script: []func(http.ResponseWriter){reply(400, `{"error":{"message":"bad image"}}`)},
+			err: "refused the request", calls: 1},
+		{name: "slow reply times out", script: []func(http.ResponseWriter){func(w http.ResponseWriter) {
+			time.Sleep(400 * time.Millisecond)
+			reply(200, completion("DONE", 1, 1))(w)
+		}}, err: "deadline", transient: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStandIn(t, func(n int, _ map[string]any, w http.ResponseWriter) {
+				tc.script[min(n, len(tc.script))-1](w)
+			})
+			cfg := ModelConfig{MaxRetries: 2}
+			if tc.name == "slow reply times out" {
+				cfg.Timeout, cfg.MaxRetries = 150*time.Millisecond, -1
+			}
+			a := newAgent(t, s.srv.URL, cfg)
+			turn, err := a.Next(context.Background(), Observation{Step: 1, Screenshot: []byte("\x89PNG fake"), Format: "png", Tree: "tag\tname\n"}, nil)
+			if tc.calls > 0 && int(s.calls.Load()) != tc.calls {
+				t.Errorf("%d requests, want %d", s.calls.Load(), tc.calls)
+			}
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || errors.Is(err, ErrTransient) != tc.transient {
+					t.Fatalf("err = %v, want %q (transient %v)", err, tc.err, tc.transient)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.parseErr != "" {
+				if !strings.Contains(turn.ParseError, tc.parseErr) {
+					t.Fatalf("parse error %q", turn.ParseError)
+				}
+			} else {
+				var got []string
+				for _, a := range turn.Actions {
+					got = append(got, a.String())
+				}
+				if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+					t.Fatalf("actions %v, want %v", got, tc.want)
+				}
+			}
+		})
+	}
+}
+
+func TestOpenAIRequest(t *testing.T) {
+	s := newStandIn(t, func(int, map[string]any, http.ResponseWriter) {})
+	s.answer = func(_ int, _ map[string]any, w http.ResponseWriter) { reply(200, completion("WAIT 2", 1200, 30))(w) }
+	a := newAgent(t, s.srv.URL, ModelConfig{History: 1, Prompt: PromptConfig{Screenshot: true, Tree: true, Demonstrations: true}})
+	history := []Turn{{Raw: "first thought\n```python\npyautogui.click(1, 1)\n```"}, {Raw: "second thought\nWAIT"}}
+	turn, err := a.Next(context.Background(), Observation{Step: 3, Screenshot: []byte("img"), Format: "png", Tree: "tag\tname\ttext\nbutton\tSave\t\n", Feedback: "no element"}, history)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// gpt-5* costs $1.25 and $10 per million tokens.
+	if turn.Usage.InputTokens != 1200 || turn.Usage.OutputTokens != 30 || fmt.Sprintf("%.6f", turn.Usage.Cost) != "0.001800" {
+		t.Fatalf("usage %+v", turn.Usage)
+	}
+	req := s.requests[0]
+	if req["model"] != "gpt-5-mini" || req["temperature"] != 0.5 || req["top_p"] != 0.9 || req["max_tokens"] != 1500.0 {
+		t.Fatalf("sampling parameters: %v %v %v %v", req["model"], req["temperature"], req["top_p"], req["max_tokens"])
+	}
+	msgs := req["messages"].([]any)
+	// system, one earlier turn (history window 1: user + assistant), the observation
+	if len(msgs) != 4 {
+		t.Fatalf("%d messages, want 4", len(msgs))
+	}
+	system := msgs[0].(map[string]any)["content"].(string)
+	for _, w := range []string{"DONE", "FAIL", "ANS", "Save the file.", "Press Ctrl+S.", "1920x1080"} {
+		if !strings.Contains(system, w) {
+			t.Errorf("system prompt lacks %q", w)
+		}
+	}
+	if msgs[2].(map[string]any)["content"] != history[1].Raw {
+		t.Errorf("history: %v", msgs[2])
+	}
+	b, _ := json.Marshal(msgs[3])
+	for _, w := range []string{"data:image/png;base64,aW1n", "button\\tSave", "no element"} {
+		if !strings.Contains(string(b), w) {
+			t.Errorf("observation message lacks %q: %s", w, b)
+		}
+	}
+}
+
+func TestPrices(t *testing.T) {
+	p := Prices{"gpt-5*": {Input: 1, Output: 2}, "gpt-5-mini": {Input: 0.1, Output: 0.2}}
+	if pr, _ := p.Lookup("gpt-5-mini"); pr.Input != 0.1 {
+		t.Fatalf("exact name should win: %+v", pr)
+	}
+	if pr, _ := p.Lookup("gpt-5-2026"); pr.Input != 1 {
+		t.Fatalf("prefix: %+v", pr)
+	}
+	if _, ok := p.Lookup("llama"); ok {
+		t.Fatal("unknown model priced")
+	}
+	if u := p.Usage("gpt-5", 1_000_000, 500_000); u.Cost != 2 {
+		t.Fatalf("cost %v", u.Cost)
+	}
+}
