@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/xdesktop"
@@ -30,6 +31,22 @@ type runOptions struct {
 	parallel, repeat                                      int
 	maxCost                                               float64
 	report                                                string
+	model                                                 modelOptions
+}
+
+// modelOptions configure the agents that call a model API.
+type modelOptions struct {
+	Model       string  `json:"model,omitempty"`
+	BaseURL     string  `json:"base_url,omitempty"`
+	APIKeyEnv   string  `json:"api_key_env,omitempty"`
+	Format      string  `json:"format,omitempty"`
+	Unit        string  `json:"unit,omitempty"`
+	Temperature float64 `json:"temperature,omitempty"`
+	TopP        float64 `json:"top_p,omitempty"`
+	MaxTokens   int     `json:"max_tokens,omitempty"`
+	History     int     `json:"history,omitempty"`
+	Demos       bool    `json:"demonstrations,omitempty"`
+	Prices      string  `json:"prices,omitempty"`
 }
 
 func newRunCommand() *cobra.Command {
@@ -55,18 +72,21 @@ tasks launch must be installed. Ctrl-C stops cleanly; a killed run continues
 with --resume without redoing or losing finished episodes.
 
 Agents: replay (plays each task's gold solution), noop (says DONE at once),
-random, http (an agent behind the HTTP protocol at --agent-url).
+random, http (an agent behind the HTTP protocol at --agent-url), openai (any
+OpenAI-compatible chat-completions endpoint: --model, --base-url, the key in
+$OPENAI_API_KEY or --api-key-env; replies in --format pyautogui or json).
 Observation modes: screenshot, a11y, screenshot+a11y, som (set-of-mark).`,
 		Example: `  proctor run --agent replay
   proctor run --suite testdata/runner --agent noop --parallel 2 --repeat 3
   proctor run --agent http --agent-url http://127.0.0.1:8750 --obs a11y
+  proctor run --agent openai --model gpt-5 --obs som --demonstrations --max-cost 0.5
   proctor run --resume runs/20261122-010000-replay`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, o) },
 	}
 	f := c.Flags()
 	f.StringVar(&o.suite, "suite", DefaultSuite, "suite folder or task file")
-	f.StringVar(&o.agent, "agent", "", "agent: "+strings.Join(append(agent.Names(), "http"), ", "))
+	f.StringVar(&o.agent, "agent", "", "agent: "+strings.Join(append(agent.Names(), "http", "openai"), ", "))
 	f.StringVar(&o.agentURL, "agent-url", "", "URL of the agent for --agent http")
 	f.StringVar(&o.obs, "obs", string(run.ObsMarks), "observation: screenshot, a11y, screenshot+a11y or som")
 	f.IntVar(&o.parallel, "parallel", 1, "desktops running episodes at once")
@@ -77,23 +97,65 @@ Observation modes: screenshot, a11y, screenshot+a11y, som (set-of-mark).`,
 	f.StringVar(&o.resume, "resume", "", "continue the run in this folder")
 	f.Float64Var(&o.maxCost, "max-cost", 0, "dollars an episode may spend on the model (0: no limit)")
 	f.StringVar(&o.report, "report", "text", "report printed at the end: text, markdown, json or none")
+	f.StringVar(&o.model.Model, "model", "", "model name (--agent openai)")
+	f.StringVar(&o.model.BaseURL, "base-url", "https://api.openai.com/v1", "API base URL (--agent openai)")
+	f.StringVar(&o.model.APIKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key")
+	f.StringVar(&o.model.Format, "format", "pyautogui", "output format asked of the model: pyautogui or json")
+	f.StringVar(&o.model.Unit, "unit", "", "coordinates the model writes: px (default), ratio or k (0..1000)")
+	f.Float64Var(&o.model.Temperature, "temperature", 0.5, "sampling temperature")
+	f.Float64Var(&o.model.TopP, "top-p", 0.9, "nucleus sampling")
+	f.IntVar(&o.model.MaxTokens, "max-tokens", 1500, "longest reply")
+	f.IntVar(&o.model.History, "history", 3, "earlier turns kept in the prompt")
+	f.BoolVar(&o.model.Demos, "demonstrations", false, "put each task's demonstrations in the prompt")
+	f.StringVar(&o.model.Prices, "prices", "", `JSON price file {"model": {"input": 3, "output": 15}} in dollars per million tokens (default: built-in list prices)`)
 	return c
 }
 
 // runConfig is what a run records so that --resume can repeat it.
 type runConfig struct {
-	Suite    string  `json:"suite"`
-	Agent    string  `json:"agent"`
-	AgentURL string  `json:"agent_url,omitempty"`
-	Obs      string  `json:"obs"`
-	Filter   string  `json:"filter,omitempty"`
-	Tag      string  `json:"tag,omitempty"`
-	Parallel int     `json:"parallel"`
-	Repeat   int     `json:"repeat"`
-	MaxCost  float64 `json:"max_cost,omitempty"`
+	Suite    string       `json:"suite"`
+	Agent    string       `json:"agent"`
+	AgentURL string       `json:"agent_url,omitempty"`
+	Model    modelOptions `json:"model,omitempty"`
+	Obs      string       `json:"obs"`
+	Filter   string       `json:"filter,omitempty"`
+	Tag      string       `json:"tag,omitempty"`
+	Parallel int          `json:"parallel"`
+	Repeat   int          `json:"repeat"`
+	MaxCost  float64      `json:"max_cost,omitempty"`
 }
 
-func agentFactory(name, url string) (agent.Factory, error) {
+func promptConfig(rc runConfig) agent.PromptConfig {
+	obs := run.ObsMode(rc.Obs)
+	return agent.PromptConfig{Format: action.Format(rc.Model.Format), Unit: action.Unit(rc.Model.Unit),
+		Screenshot: obs != run.ObsTree, Tree: obs != run.ObsScreenshot, Marks: obs == run.ObsMarks,
+		Demonstrations: rc.Model.Demos}
+}
+
+func agentFactory(rc runConfig) (agent.Factory, error) {
+	name, url := rc.Agent, rc.AgentURL
+	if name == "openai" {
+		m := rc.Model
+		switch action.Format(m.Format) {
+		case action.FormatPyAutoGUI, action.FormatJSON:
+		default:
+			return nil, fmt.Errorf("--format %q: the openai agent asks for pyautogui or json", m.Format)
+		}
+		prices := agent.DefaultPrices
+		if m.Prices != "" {
+			p, err := agent.LoadPrices(m.Prices)
+			if err != nil {
+				return nil, err
+			}
+			prices = p
+		}
+		cfg := agent.ModelConfig{BaseURL: m.BaseURL, Model: m.Model, APIKeyEnv: m.APIKeyEnv, Temperature: m.Temperature,
+			TopP: m.TopP, MaxTokens: m.MaxTokens, History: m.History, Prompt: promptConfig(rc), Prices: prices}
+		if _, err := agent.NewOpenAI(cfg); err != nil { // check the configuration before the run
+			return nil, err
+		}
+		return func() (agent.Agent, error) { return agent.NewOpenAI(cfg) }, nil
+	}
 	if name == "http" {
 		if url == "" {
 			return nil, errors.New("--agent http needs --agent-url")
@@ -104,9 +166,16 @@ func agentFactory(name, url string) (agent.Factory, error) {
 		return f, nil
 	}
 	if name == "" {
-		return nil, fmt.Errorf("say which agent with --agent (%s, http)", strings.Join(agent.Names(), ", "))
+		return nil, fmt.Errorf("say which agent with --agent (%s, http, openai)", strings.Join(agent.Names(), ", "))
 	}
-	return nil, fmt.Errorf("unknown agent %q (known: %s, http)", name, strings.Join(agent.Names(), ", "))
+	return nil, fmt.Errorf("unknown agent %q (known: %s, http, openai)", name, strings.Join(agent.Names(), ", "))
+}
+
+func promptHash(rc runConfig) string {
+	if rc.Agent != "openai" {
+		return ""
+	}
+	return agent.PromptHash(promptConfig(rc))
 }
 
 // preflight refuses tasks this runner cannot run and apps that are not
@@ -185,8 +254,11 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	} else {
 		rc = runConfig{Suite: o.suite, Agent: o.agent, AgentURL: o.agentURL, Obs: o.obs, Filter: o.filter, Tag: o.tag,
 			Parallel: o.parallel, Repeat: o.repeat, MaxCost: o.maxCost}
+		if o.agent == "openai" {
+			rc.Model = o.model
+		}
 	}
-	factory, err := agentFactory(rc.Agent, rc.AgentURL)
+	factory, err := agentFactory(rc)
 	if err != nil {
 		return err
 	}
@@ -234,7 +306,8 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 		}
 		cb, _ := json.Marshal(rc)
 		if err := st.SetRun(store.Run{ID: filepath.Base(dir), Started: time.Now().UTC(), Harness: version, Suite: rc.Suite,
-			SuiteHash: run.SuiteHash(tasks), Agent: rc.Agent, ObsMode: rc.Obs, Resolution: task.DefaultResolution,
+			SuiteHash: run.SuiteHash(tasks), Agent: rc.Agent, Model: rc.Model.Model, PromptHash: promptHash(rc),
+			ObsMode: rc.Obs, Resolution: task.DefaultResolution,
 			Parallel: rc.Parallel, Repeat: rc.Repeat, Config: cb}); err != nil {
 			st.Close()
 			return err

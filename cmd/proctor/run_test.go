@@ -3,10 +3,14 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -159,5 +163,60 @@ func TestExampleHTTPAgentSolvesATask(t *testing.T) {
 		"--obs", "a11y", "--filter", "dialog-later", "--out", dir)
 	if code != 0 || !strings.Contains(errs, "success      dialog-later") || !strings.Contains(stdout, "100.0%") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, errs)
+	}
+}
+
+// TestOpenAIAgentSolvesATask runs the openai agent against a local server
+// that speaks the chat-completions API: the server reads the tree in the
+// prompt, answers a pyautogui click on the Later button, then DONE.
+func TestOpenAIAgentSolvesATask(t *testing.T) {
+	needDesktop(t)
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		var req struct {
+			Messages []struct {
+				Role    string          `json:"role"`
+				Content json.RawMessage `json:"content"`
+			} `json:"messages"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		answer := "DONE"
+		last := string(req.Messages[len(req.Messages)-1].Content)
+		if len(req.Messages) == 2 { // system + first observation
+			answer = "I cannot find the button."
+			for _, row := range strings.Split(last, `\n`) {
+				f := strings.Split(row, `\t`)
+				if len(f) == 7 && f[1] == "Later" {
+					var x, y, w, h int
+					fmt.Sscan(f[3]+" "+f[4]+" "+f[5]+" "+f[6], &x, &y, &w, &h)
+					answer = fmt.Sprintf("The dialog is open.\n```python\npyautogui.click(%d, %d)\n```", x+w/2, y+h/2)
+				}
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"id": "x", "object": "chat.completion", "model": "gpt-5",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": answer}}},
+			"usage":   map[string]any{"prompt_tokens": 2000, "completion_tokens": 40, "total_tokens": 2040}})
+	}))
+	defer srv.Close()
+	t.Setenv("STANDIN_KEY", "k")
+	dir := filepath.Join(t.TempDir(), "run")
+	stdout, errs, code := runCLI(t, "", "run", "--suite", "../../testdata/runner", "--agent", "openai", "--model", "gpt-5",
+		"--base-url", srv.URL, "--api-key-env", "STANDIN_KEY", "--obs", "screenshot+a11y", "--filter", "dialog-later", "--out", dir)
+	if code != 0 || !strings.Contains(errs, "success      dialog-later") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, errs)
+	}
+	if requests.Load() != 2 {
+		t.Fatalf("%d model requests, want 2", requests.Load())
+	}
+	// 2 x (2000 in, 40 out) at gpt-5's $1.25 and $10 per million tokens.
+	if !strings.Contains(stdout, "$0.0058 / $0.0058") || !strings.Contains(stdout, "4000 / 80") {
+		t.Fatalf("tokens and cost missing from the report:\n%s", stdout)
+	}
+	st, _ := store.Open(dir)
+	defer st.Close()
+	if run, _ := st.Run(); run.Model != "gpt-5" || run.PromptHash == "" {
+		t.Fatalf("run record %+v", run)
 	}
 }
