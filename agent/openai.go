@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"time"
 
@@ -143,14 +142,16 @@ func (a *OpenAI) Stop(context.Context) error { return nil }
 func classify(err error) error {
 	var apiErr *openai.Error
 	if errors.As(err, &apiErr) {
-		if apiErr.StatusCode == 429 || apiErr.StatusCode >= 500 || apiErr.StatusCode == 408 {
-			return Transient(err)
-		}
-		return fmt.Errorf("model API refused the request: %w", err)
+		return classifyStatus(err, apiErr.StatusCode)
 	}
-	var ne net.Error
-	if errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) {
+	return Transient(err) // no answer at all: a network fault or a timeout
+}
+
+// classifyStatus retries rate limits, request timeouts and server errors;
+// other statuses are the request's fault.
+func classifyStatus(err error, status int) error {
+	if status == 429 || status == 408 || status >= 500 {
 		return Transient(err)
 	}
-	return Transient(err) // no answer at all: a network fault
+	return fmt.Errorf("model API refused the request: %w", err)
 }

@@ -74,7 +74,9 @@ with --resume without redoing or losing finished episodes.
 Agents: replay (plays each task's gold solution), noop (says DONE at once),
 random, http (an agent behind the HTTP protocol at --agent-url), openai (any
 OpenAI-compatible chat-completions endpoint: --model, --base-url, the key in
-$OPENAI_API_KEY or --api-key-env; replies in --format pyautogui or json).
+$OPENAI_API_KEY or --api-key-env; replies in --format pyautogui or json),
+anthropic (the Messages API's computer-use tool loop; key in
+$ANTHROPIC_API_KEY).
 Observation modes: screenshot, a11y, screenshot+a11y, som (set-of-mark).`,
 		Example: `  proctor run --agent replay
   proctor run --suite testdata/runner --agent noop --parallel 2 --repeat 3
@@ -86,7 +88,7 @@ Observation modes: screenshot, a11y, screenshot+a11y, som (set-of-mark).`,
 	}
 	f := c.Flags()
 	f.StringVar(&o.suite, "suite", DefaultSuite, "suite folder or task file")
-	f.StringVar(&o.agent, "agent", "", "agent: "+strings.Join(append(agent.Names(), "http", "openai"), ", "))
+	f.StringVar(&o.agent, "agent", "", "agent: "+strings.Join(append(agent.Names(), "http", "openai", "anthropic"), ", "))
 	f.StringVar(&o.agentURL, "agent-url", "", "URL of the agent for --agent http")
 	f.StringVar(&o.obs, "obs", string(run.ObsMarks), "observation: screenshot, a11y, screenshot+a11y or som")
 	f.IntVar(&o.parallel, "parallel", 1, "desktops running episodes at once")
@@ -97,9 +99,9 @@ Observation modes: screenshot, a11y, screenshot+a11y, som (set-of-mark).`,
 	f.StringVar(&o.resume, "resume", "", "continue the run in this folder")
 	f.Float64Var(&o.maxCost, "max-cost", 0, "dollars an episode may spend on the model (0: no limit)")
 	f.StringVar(&o.report, "report", "text", "report printed at the end: text, markdown, json or none")
-	f.StringVar(&o.model.Model, "model", "", "model name (--agent openai)")
-	f.StringVar(&o.model.BaseURL, "base-url", "https://api.openai.com/v1", "API base URL (--agent openai)")
-	f.StringVar(&o.model.APIKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key")
+	f.StringVar(&o.model.Model, "model", "", "model name (--agent openai or anthropic)")
+	f.StringVar(&o.model.BaseURL, "base-url", "", "API base URL (default: the provider's)")
+	f.StringVar(&o.model.APIKeyEnv, "api-key-env", "", "environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY)")
 	f.StringVar(&o.model.Format, "format", "pyautogui", "output format asked of the model: pyautogui or json")
 	f.StringVar(&o.model.Unit, "unit", "", "coordinates the model writes: px (default), ratio or k (0..1000)")
 	f.Float64Var(&o.model.Temperature, "temperature", 0.5, "sampling temperature")
@@ -134,12 +136,12 @@ func promptConfig(rc runConfig) agent.PromptConfig {
 
 func agentFactory(rc runConfig) (agent.Factory, error) {
 	name, url := rc.Agent, rc.AgentURL
-	if name == "openai" {
+	if name == "openai" || name == "anthropic" {
 		m := rc.Model
 		switch action.Format(m.Format) {
 		case action.FormatPyAutoGUI, action.FormatJSON:
 		default:
-			return nil, fmt.Errorf("--format %q: the openai agent asks for pyautogui or json", m.Format)
+			return nil, fmt.Errorf("--format %q: the model agents ask for pyautogui or json", m.Format)
 		}
 		prices := agent.DefaultPrices
 		if m.Prices != "" {
@@ -151,10 +153,14 @@ func agentFactory(rc runConfig) (agent.Factory, error) {
 		}
 		cfg := agent.ModelConfig{BaseURL: m.BaseURL, Model: m.Model, APIKeyEnv: m.APIKeyEnv, Temperature: m.Temperature,
 			TopP: m.TopP, MaxTokens: m.MaxTokens, History: m.History, Prompt: promptConfig(rc), Prices: prices}
-		if _, err := agent.NewOpenAI(cfg); err != nil { // check the configuration before the run
+		newAgent := func() (agent.Agent, error) { return agent.NewOpenAI(cfg) }
+		if name == "anthropic" {
+			newAgent = func() (agent.Agent, error) { return agent.NewAnthropic(cfg) }
+		}
+		if _, err := newAgent(); err != nil { // check the configuration before the run
 			return nil, err
 		}
-		return func() (agent.Agent, error) { return agent.NewOpenAI(cfg) }, nil
+		return newAgent, nil
 	}
 	if name == "http" {
 		if url == "" {
@@ -166,13 +172,13 @@ func agentFactory(rc runConfig) (agent.Factory, error) {
 		return f, nil
 	}
 	if name == "" {
-		return nil, fmt.Errorf("say which agent with --agent (%s, http, openai)", strings.Join(agent.Names(), ", "))
+		return nil, fmt.Errorf("say which agent with --agent (%s, http, openai, anthropic)", strings.Join(agent.Names(), ", "))
 	}
-	return nil, fmt.Errorf("unknown agent %q (known: %s, http, openai)", name, strings.Join(agent.Names(), ", "))
+	return nil, fmt.Errorf("unknown agent %q (known: %s, http, openai, anthropic)", name, strings.Join(agent.Names(), ", "))
 }
 
 func promptHash(rc runConfig) string {
-	if rc.Agent != "openai" {
+	if rc.Agent != "openai" && rc.Agent != "anthropic" {
 		return ""
 	}
 	return agent.PromptHash(promptConfig(rc))
@@ -254,7 +260,7 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	} else {
 		rc = runConfig{Suite: o.suite, Agent: o.agent, AgentURL: o.agentURL, Obs: o.obs, Filter: o.filter, Tag: o.tag,
 			Parallel: o.parallel, Repeat: o.repeat, MaxCost: o.maxCost}
-		if o.agent == "openai" {
+		if o.agent == "openai" || o.agent == "anthropic" {
 			rc.Model = o.model
 		}
 	}

@@ -1,0 +1,183 @@
+package agent
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/proctor-eval/proctor/action"
+)
+
+// Anthropic runs the native computer-use tool loop of the Messages API:
+// the model calls the computer tool, Proctor performs the call's actions,
+// and the next screenshot goes back as the tool's result. The
+// conversation is kept by the agent; a reply without a tool call ends the
+// task (its text is the answer when there is one).
+type Anthropic struct {
+	cfg      ModelConfig
+	client   anthropic.Client
+	task     Task
+	messages []anthropic.BetaMessageParam
+	pending  []string // tool_use ids awaiting a result
+}
+
+// NewAnthropic makes the agent; the key is read from cfg.APIKeyEnv
+// (ANTHROPIC_API_KEY by default).
+func NewAnthropic(cfg ModelConfig) (*Anthropic, error) {
+	if cfg.APIKeyEnv == "" {
+		cfg.APIKeyEnv = "ANTHROPIC_API_KEY"
+	}
+	if cfg.MaxTokens == 0 {
+		cfg.MaxTokens = 1500
+	}
+	cfg.defaults()
+	if cfg.Model == "" {
+		return nil, errors.New("anthropic agent: no model given")
+	}
+	key := os.Getenv(cfg.APIKeyEnv)
+	if key == "" {
+		return nil, fmt.Errorf("anthropic agent: $%s is empty", cfg.APIKeyEnv)
+	}
+	opts := []option.RequestOption{option.WithAPIKey(key), option.WithMaxRetries(max(cfg.MaxRetries, 0)),
+		option.WithRequestTimeout(cfg.Timeout)}
+	if cfg.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	}
+	return &Anthropic{cfg: cfg, client: anthropic.NewClient(opts...)}, nil
+}
+
+// Start begins a new conversation.
+func (a *Anthropic) Start(_ context.Context, t Task) error {
+	a.task, a.messages, a.pending = t, nil, nil
+	return nil
+}
+
+func imageBlock(obs Observation) (anthropic.BetaImageBlockParam, bool) {
+	if len(obs.Screenshot) == 0 {
+		return anthropic.BetaImageBlockParam{}, false
+	}
+	mt := anthropic.BetaBase64ImageSourceMediaType("image/png")
+	if obs.Format == "jpeg" {
+		mt = "image/jpeg"
+	}
+	var img anthropic.BetaImageBlockParam
+	img.Source.OfBase64 = &anthropic.BetaBase64ImageSourceParam{Data: base64.StdEncoding.EncodeToString(obs.Screenshot), MediaType: mt}
+	return img, true
+}
+
+// Next sends the observation (as the first message, or as the results of
+// the pending tool calls) and reads the model's tool calls.
+func (a *Anthropic) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, error) {
+	img, hasImg := imageBlock(obs)
+	if len(a.pending) == 0 {
+		blocks := []anthropic.BetaContentBlockParamUnion{anthropic.NewBetaTextBlock(a.firstText(obs))}
+		if hasImg {
+			blocks = append(blocks, anthropic.BetaContentBlockParamUnion{OfImage: &img})
+		}
+		a.messages = append(a.messages, anthropic.NewBetaUserMessage(blocks...))
+	} else {
+		var blocks []anthropic.BetaContentBlockParamUnion
+		for i, id := range a.pending {
+			res := anthropic.BetaToolResultBlockParam{ToolUseID: id}
+			if i == len(a.pending)-1 {
+				if obs.Feedback != "" {
+					res.IsError = anthropic.Bool(true)
+					res.Content = append(res.Content, anthropic.BetaToolResultBlockParamContentUnion{OfText: &anthropic.BetaTextBlockParam{Text: obs.Feedback}})
+				}
+				if hasImg {
+					res.Content = append(res.Content, anthropic.BetaToolResultBlockParamContentUnion{OfImage: &img})
+				}
+			}
+			blocks = append(blocks, anthropic.BetaContentBlockParamUnion{OfToolResult: &res})
+		}
+		a.messages = append(a.messages, anthropic.NewBetaUserMessage(blocks...))
+		a.pending = nil
+	}
+	start := time.Now()
+	resp, err := a.client.Beta.Messages.New(ctx, anthropic.BetaMessageNewParams{
+		Model:       anthropic.Model(a.cfg.Model),
+		MaxTokens:   int64(a.cfg.MaxTokens),
+		Messages:    a.messages,
+		Temperature: anthropic.Float(a.cfg.Temperature),
+		Tools:       []anthropic.BetaToolUnionParam{anthropic.BetaToolUnionParamOfComputerUseTool20250124(int64(obs.Screen.H), int64(obs.Screen.W))},
+		Betas:       []anthropic.AnthropicBeta{anthropic.AnthropicBetaComputerUse2025_01_24},
+	})
+	if err != nil {
+		a.messages = a.messages[:len(a.messages)-1] // the retried call sends it again
+		return Turn{}, classifyAnthropic(err)
+	}
+	a.messages = append(a.messages, resp.ToParam())
+	turn := Turn{Latency: time.Since(start)}
+	turn.Usage = a.cfg.Prices.Usage(a.cfg.Model, int(resp.Usage.InputTokens), int(resp.Usage.OutputTokens))
+	var text []string
+	var raws []string
+	for _, b := range resp.Content {
+		switch b.Type {
+		case "text":
+			text = append(text, b.Text)
+		case "tool_use":
+			a.pending = append(a.pending, b.ID)
+			raws = append(raws, string(b.Input))
+			if b.Name != "computer" {
+				turn.ParseError = fmt.Sprintf("the model called an unknown tool %q", b.Name)
+				continue
+			}
+			acts, err := action.Parse(action.FormatAnthropic, string(b.Input), action.Options{})
+			if err != nil {
+				if strings.Contains(err.Error(), "holds no action") {
+					continue // a screenshot request: the next observation answers it
+				}
+				turn.ParseError = err.Error()
+				continue
+			}
+			turn.Actions = append(turn.Actions, acts...)
+		}
+	}
+	raw, _ := json.Marshal(map[string]any{"text": strings.Join(text, "\n"), "tool_calls": raws})
+	turn.Raw = string(raw)
+	if len(a.pending) == 0 { // no tool call: the model has finished
+		// DONE carries the reply's text, which answer checks read.
+		answer := strings.TrimSpace(strings.Join(text, "\n"))
+		if answer == "FAIL" {
+			turn.Actions = []action.Action{{Kind: action.Fail}}
+		} else {
+			turn.Actions = []action.Action{{Kind: action.Done, Text: answer}}
+		}
+	}
+	return turn, nil
+}
+
+// firstText opens the conversation.
+func (a *Anthropic) firstText(obs Observation) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Complete this task on the Linux desktop (screen %dx%d): %s\n", obs.Screen.W, obs.Screen.H, a.task.Instruction)
+	b.WriteString("Use the computer tool. When the task is finished, reply without calling the tool; when it asks a question, reply with the answer only; when it cannot be done, reply FAIL.")
+	if a.cfg.Prompt.Demonstrations && len(a.task.Demonstrations) > 0 {
+		b.WriteString("\n\nHow similar tasks were done before:\n")
+		for _, d := range a.task.Demonstrations {
+			b.WriteString(strings.TrimSpace(d) + "\n")
+		}
+	}
+	if obs.Tree != "" {
+		b.WriteString("\n" + ObservationText(obs))
+	}
+	return b.String()
+}
+
+// Stop does nothing.
+func (a *Anthropic) Stop(context.Context) error { return nil }
+
+func classifyAnthropic(err error) error {
+	var apiErr *anthropic.Error
+	if errors.As(err, &apiErr) {
+		return classifyStatus(err, apiErr.StatusCode)
+	}
+	return Transient(err) // no answer at all: a network fault or a timeout
+}
