@@ -182,3 +182,24 @@ func TestExamplePythonAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestHuman(t *testing.T) {
+	var out strings.Builder
+	h := &Human{In: strings.NewReader("finished\nANS 42 km\nDONE\n"), Out: &out}
+	ctx := context.Background()
+	h.Start(ctx, Task{ID: "t1", Instruction: "Measure it."})
+	turn, err := h.Next(ctx, Observation{Step: 1}, nil)
+	if err != nil || len(turn.Actions) != 1 || turn.Actions[0].String() != `answer "42 km"` {
+		t.Fatalf("first verdict: %+v %v", turn, err)
+	}
+	if !strings.Contains(out.String(), `"finished" is not DONE`) || !strings.Contains(out.String(), "Measure it.") {
+		t.Fatalf("prompts: %s", out.String())
+	}
+	turn, _ = h.Next(ctx, Observation{Step: 2}, nil)
+	if turn.Actions[0].Kind != action.Done {
+		t.Fatalf("second verdict: %+v", turn)
+	}
+	if _, err := h.Next(ctx, Observation{Step: 3}, nil); err == nil {
+		t.Fatal("the end of input was not an error")
+	}
+}

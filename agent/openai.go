@@ -93,12 +93,31 @@ func (a *OpenAI) Start(_ context.Context, t Task) error {
 
 // Next asks the model for the next actions.
 func (a *OpenAI) Next(ctx context.Context, obs Observation, history []Turn) (Turn, error) {
-	msgs := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(a.system)}
-	from := max(0, len(history)-a.cfg.History)
-	for i := from; i < len(history); i++ {
-		msgs = append(msgs, openai.UserMessage(fmt.Sprintf("Step %d.", i+1)), openai.AssistantMessage(history[i].Raw))
+	var past []string
+	for i := max(0, len(history)-a.cfg.History); i < len(history); i++ {
+		past = append(past, history[i].Raw)
 	}
-	parts := []openai.ChatCompletionContentPartUnionParam{openai.TextContentPart(ObservationText(obs))}
+	text, usage, latency, err := a.ask(ctx, a.system, past, ObservationText(obs), obs)
+	if err != nil {
+		return Turn{}, err
+	}
+	turn := Turn{Raw: text, Usage: usage, Latency: latency}
+	acts, perr := action.Parse(a.cfg.Prompt.Format, text, action.Options{Unit: a.cfg.Prompt.Unit})
+	if perr != nil {
+		turn.ParseError = perr.Error()
+	}
+	turn.Actions = acts
+	return turn, nil
+}
+
+// ask sends one chat request: the system prompt, the earlier replies (each
+// after a short user line), then the text and the screenshot of obs.
+func (a *OpenAI) ask(ctx context.Context, system string, past []string, text string, obs Observation) (string, Usage, time.Duration, error) {
+	msgs := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(system)}
+	for i, p := range past {
+		msgs = append(msgs, openai.UserMessage(fmt.Sprintf("Step %d.", i+1)), openai.AssistantMessage(p))
+	}
+	parts := []openai.ChatCompletionContentPartUnionParam{openai.TextContentPart(text)}
 	if len(obs.Screenshot) > 0 {
 		format := obs.Format
 		if format == "" {
@@ -117,21 +136,13 @@ func (a *OpenAI) Next(ctx context.Context, obs Observation, history []Turn) (Tur
 		MaxTokens:   openai.Int(int64(a.cfg.MaxTokens)),
 	})
 	if err != nil {
-		return Turn{}, classify(err)
+		return "", Usage{}, 0, classify(err)
 	}
-	turn := Turn{Latency: time.Since(start)}
-	turn.Usage = a.cfg.Prices.Usage(a.cfg.Model, int(resp.Usage.PromptTokens), int(resp.Usage.CompletionTokens))
+	usage := a.cfg.Prices.Usage(a.cfg.Model, int(resp.Usage.PromptTokens), int(resp.Usage.CompletionTokens))
 	if len(resp.Choices) == 0 {
-		turn.ParseError = "the model returned no choice"
-		return turn, nil
+		return "", usage, time.Since(start), nil
 	}
-	turn.Raw = resp.Choices[0].Message.Content
-	acts, perr := action.Parse(a.cfg.Prompt.Format, turn.Raw, action.Options{Unit: a.cfg.Prompt.Unit})
-	if perr != nil {
-		turn.ParseError = perr.Error()
-	}
-	turn.Actions = acts
-	return turn, nil
+	return resp.Choices[0].Message.Content, usage, time.Since(start), nil
 }
 
 // Stop does nothing.

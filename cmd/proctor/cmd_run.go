@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -47,6 +48,13 @@ type modelOptions struct {
 	History     int     `json:"history,omitempty"`
 	Demos       bool    `json:"demonstrations,omitempty"`
 	Prices      string  `json:"prices,omitempty"`
+	// planner-grounder: the grounding model
+	GrounderModel   string `json:"grounder_model,omitempty"`
+	GrounderBaseURL string `json:"grounder_base_url,omitempty"`
+	GrounderFormat  string `json:"grounder_format,omitempty"`
+	GrounderUnit    string `json:"grounder_unit,omitempty"`
+	// reflect
+	MaxRetries int `json:"max_retries,omitempty"`
 }
 
 func newRunCommand() *cobra.Command {
@@ -76,19 +84,24 @@ random, http (an agent behind the HTTP protocol at --agent-url), openai (any
 OpenAI-compatible chat-completions endpoint: --model, --base-url, the key in
 $OPENAI_API_KEY or --api-key-env; replies in --format pyautogui or json),
 anthropic (the Messages API's computer-use tool loop; key in
-$ANTHROPIC_API_KEY).
+$ANTHROPIC_API_KEY), planner-grounder (--model plans in words, --grounder-model
+finds the coordinates in its own --grounder-format and --grounder-unit),
+reflect (plan, act, reflect on each sub-task, --max-retries), human (a person
+acts on the desktop, seen with a VNC viewer, and types DONE, FAIL or ANS).
 Observation modes: screenshot, a11y, screenshot+a11y, som (set-of-mark).`,
 		Example: `  proctor run --agent replay
   proctor run --suite testdata/runner --agent noop --parallel 2 --repeat 3
   proctor run --agent http --agent-url http://127.0.0.1:8750 --obs a11y
   proctor run --agent openai --model gpt-5 --obs som --demonstrations --max-cost 0.5
+  proctor run --agent planner-grounder --model gpt-5 --grounder-model os-atlas --grounder-base-url http://127.0.0.1:8000/v1
+  proctor run --agent human --filter dialog-later
   proctor run --resume runs/20261122-010000-replay`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, o) },
 	}
 	f := c.Flags()
 	f.StringVar(&o.suite, "suite", DefaultSuite, "suite folder or task file")
-	f.StringVar(&o.agent, "agent", "", "agent: "+strings.Join(append(agent.Names(), "http", "openai", "anthropic"), ", "))
+	f.StringVar(&o.agent, "agent", "", "agent: "+strings.Join(append(agent.Names(), "http", "openai", "anthropic", "planner-grounder", "reflect", "human"), ", "))
 	f.StringVar(&o.agentURL, "agent-url", "", "URL of the agent for --agent http")
 	f.StringVar(&o.obs, "obs", string(run.ObsMarks), "observation: screenshot, a11y, screenshot+a11y or som")
 	f.IntVar(&o.parallel, "parallel", 1, "desktops running episodes at once")
@@ -109,6 +122,11 @@ Observation modes: screenshot, a11y, screenshot+a11y, som (set-of-mark).`,
 	f.IntVar(&o.model.MaxTokens, "max-tokens", 1500, "longest reply")
 	f.IntVar(&o.model.History, "history", 3, "earlier turns kept in the prompt")
 	f.BoolVar(&o.model.Demos, "demonstrations", false, "put each task's demonstrations in the prompt")
+	f.StringVar(&o.model.GrounderModel, "grounder-model", "", "grounding model (--agent planner-grounder)")
+	f.StringVar(&o.model.GrounderBaseURL, "grounder-base-url", "", "grounding model's API base URL (default: --base-url)")
+	f.StringVar(&o.model.GrounderFormat, "grounder-format", "osatlas", "grounding model's output format: osatlas, uitars or pyautogui")
+	f.StringVar(&o.model.GrounderUnit, "grounder-unit", "k", "grounding model's coordinates: px, ratio or k")
+	f.IntVar(&o.model.MaxRetries, "max-retries", 3, "retries of one sub-task before planning again (--agent reflect)")
 	f.StringVar(&o.model.Prices, "prices", "", `JSON price file {"model": {"input": 3, "output": 15}} in dollars per million tokens (default: built-in list prices)`)
 	return c
 }
@@ -134,9 +152,13 @@ func promptConfig(rc runConfig) agent.PromptConfig {
 		Demonstrations: rc.Model.Demos}
 }
 
-func agentFactory(rc runConfig) (agent.Factory, error) {
+func agentFactory(rc runConfig, in io.Reader, out io.Writer) (agent.Factory, error) {
 	name, url := rc.Agent, rc.AgentURL
-	if name == "openai" || name == "anthropic" {
+	if name == "human" {
+		h := &agent.Human{In: in, Out: out} // one reader for every episode
+		return func() (agent.Agent, error) { return h, nil }, nil
+	}
+	if modelAgent(name) {
 		m := rc.Model
 		switch action.Format(m.Format) {
 		case action.FormatPyAutoGUI, action.FormatJSON:
@@ -154,8 +176,32 @@ func agentFactory(rc runConfig) (agent.Factory, error) {
 		cfg := agent.ModelConfig{BaseURL: m.BaseURL, Model: m.Model, APIKeyEnv: m.APIKeyEnv, Temperature: m.Temperature,
 			TopP: m.TopP, MaxTokens: m.MaxTokens, History: m.History, Prompt: promptConfig(rc), Prices: prices}
 		newAgent := func() (agent.Agent, error) { return agent.NewOpenAI(cfg) }
-		if name == "anthropic" {
+		switch name {
+		case "anthropic":
 			newAgent = func() (agent.Agent, error) { return agent.NewAnthropic(cfg) }
+		case "reflect":
+			newAgent = func() (agent.Agent, error) {
+				r := &agent.Reflect{Model: cfg, MaxRetries: m.MaxRetries}
+				_, err := agent.NewOpenAI(cfg)
+				return r, err
+			}
+		case "planner-grounder":
+			g := cfg
+			g.Model, g.Prompt = m.GrounderModel, agent.PromptConfig{Format: action.Format(m.GrounderFormat), Unit: action.Unit(m.GrounderUnit)}
+			if m.GrounderBaseURL != "" {
+				g.BaseURL = m.GrounderBaseURL
+			}
+			switch g.Prompt.Format {
+			case action.FormatOSAtlas, action.FormatUITARS, action.FormatPyAutoGUI:
+			default:
+				return nil, fmt.Errorf("--grounder-format %q: osatlas, uitars or pyautogui", m.GrounderFormat)
+			}
+			newAgent = func() (agent.Agent, error) {
+				if _, err := agent.NewOpenAI(g); err != nil {
+					return nil, fmt.Errorf("grounder: %w", err)
+				}
+				return &agent.PlannerGrounder{Planner: cfg, Grounder: g}, nil
+			}
 		}
 		if _, err := newAgent(); err != nil { // check the configuration before the run
 			return nil, err
@@ -172,13 +218,22 @@ func agentFactory(rc runConfig) (agent.Factory, error) {
 		return f, nil
 	}
 	if name == "" {
-		return nil, fmt.Errorf("say which agent with --agent (%s, http, openai, anthropic)", strings.Join(agent.Names(), ", "))
+		return nil, fmt.Errorf("say which agent with --agent (%s, http, openai, anthropic, planner-grounder, reflect, human)", strings.Join(agent.Names(), ", "))
 	}
-	return nil, fmt.Errorf("unknown agent %q (known: %s, http, openai, anthropic)", name, strings.Join(agent.Names(), ", "))
+	return nil, fmt.Errorf("unknown agent %q (known: %s, http, openai, anthropic, planner-grounder, reflect, human)", name, strings.Join(agent.Names(), ", "))
+}
+
+// modelAgent reports whether the agent calls model APIs.
+func modelAgent(name string) bool {
+	switch name {
+	case "openai", "anthropic", "reflect", "planner-grounder":
+		return true
+	}
+	return false
 }
 
 func promptHash(rc runConfig) string {
-	if rc.Agent != "openai" && rc.Agent != "anthropic" {
+	if !modelAgent(rc.Agent) {
 		return ""
 	}
 	return agent.PromptHash(promptConfig(rc))
@@ -260,11 +315,14 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	} else {
 		rc = runConfig{Suite: o.suite, Agent: o.agent, AgentURL: o.agentURL, Obs: o.obs, Filter: o.filter, Tag: o.tag,
 			Parallel: o.parallel, Repeat: o.repeat, MaxCost: o.maxCost}
-		if o.agent == "openai" || o.agent == "anthropic" {
+		if modelAgent(o.agent) {
 			rc.Model = o.model
 		}
+		if o.agent == "human" {
+			rc.Parallel = 1 // one person, one desktop
+		}
 	}
-	factory, err := agentFactory(rc)
+	factory, err := agentFactory(rc, cmd.InOrStdin(), stderr)
 	if err != nil {
 		return err
 	}
@@ -324,7 +382,12 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	results, err := run.Run(ctx, run.Config{
 		Suite: s, Tasks: tasks, Agent: factory, AgentName: rc.Agent, Obs: obs, Parallel: rc.Parallel, Repeat: rc.Repeat,
 		NewEnv: func(ctx context.Context) (env.Env, error) {
-			return xdesktop.Start(ctx, xdesktop.Config{})
+			d, err := xdesktop.Start(ctx, xdesktop.Config{})
+			if err == nil && rc.Agent == "human" {
+				fmt.Fprintf(stderr, "the desktop is display %s: view it with `x11vnc -display %s -localhost -forever` and a VNC viewer on 127.0.0.1:5900\n",
+					d.Display(), d.Display())
+			}
+			return d, err
 		},
 		Store: st, Harness: version, CostBudget: rc.MaxCost, Progress: stderr,
 	})

@@ -220,3 +220,15 @@ func TestOpenAIAgentSolvesATask(t *testing.T) {
 		t.Fatalf("run record %+v", run)
 	}
 }
+
+// TestHumanAgent plays a person who answers through standard input.
+func TestHumanAgent(t *testing.T) {
+	needDesktop(t)
+	dir := filepath.Join(t.TempDir(), "run")
+	stdout, errs, code := runCLI(t, "not yet\nANS 3\n", "run", "--suite", "../../testdata/runner", "--agent", "human",
+		"--filter", "count-lines", "--out", dir)
+	if code != 0 || !strings.Contains(errs, "success      count-lines") || !strings.Contains(errs, "view it with `x11vnc -display") ||
+		!strings.Contains(errs, `"not yet" is not DONE`) {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, errs)
+	}
+}

@@ -1,0 +1,65 @@
+package agent
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/proctor-eval/proctor/action"
+)
+
+// Human lets a person do the task on the desktop (through a VNC viewer,
+// for example) and then say how it ended: DONE, FAIL, or ANS followed by
+// the answer. Human baselines are measured this way.
+type Human struct {
+	In  io.Reader
+	Out io.Writer
+	r   *bufio.Reader
+	t   Task
+}
+
+// Start shows the task.
+func (h *Human) Start(_ context.Context, t Task) error {
+	h.t = t
+	if h.r == nil {
+		h.r = bufio.NewReader(h.In)
+	}
+	fmt.Fprintf(h.Out, "\nTask %s: %s\n", t.ID, t.Instruction)
+	return nil
+}
+
+// Next waits for the person's verdict; WAIT n gives them more steps.
+func (h *Human) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, error) {
+	for {
+		fmt.Fprint(h.Out, "Do the task on the desktop, then type DONE, FAIL or ANS <answer>: ")
+		type res struct {
+			line string
+			err  error
+		}
+		ch := make(chan res, 1)
+		go func() {
+			line, err := h.r.ReadString('\n')
+			ch <- res{line, err}
+		}()
+		var r res
+		select {
+		case r = <-ch:
+		case <-ctx.Done():
+			return Turn{}, ctx.Err()
+		}
+		line := strings.TrimSpace(r.line)
+		if line == "" && r.err != nil {
+			return Turn{}, fmt.Errorf("the person's input ended: %w", r.err)
+		}
+		acts, err := action.Parse(action.FormatPyAutoGUI, line, action.Options{})
+		if err == nil && len(acts) == 1 && (acts[0].Kind.Terminal() || acts[0].Kind == action.Wait) {
+			return Turn{Actions: acts, Raw: line}, nil
+		}
+		fmt.Fprintf(h.Out, "%q is not DONE, FAIL, WAIT n or ANS <answer>\n", line)
+	}
+}
+
+// Stop does nothing.
+func (h *Human) Stop(context.Context) error { return nil }

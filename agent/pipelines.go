@@ -1,0 +1,237 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/proctor-eval/proctor/action"
+)
+
+// specialCodes returns the special codes (DONE, FAIL, WAIT n, ANS s) that
+// stand on lines of their own in text, if any.
+func specialCodes(text string) []action.Action {
+	acts, err := action.Parse(action.FormatPyAutoGUI, text, action.Options{})
+	if err != nil {
+		return nil
+	}
+	for _, a := range acts {
+		if !a.Kind.Terminal() && a.Kind != action.Wait {
+			return nil
+		}
+	}
+	return acts
+}
+
+// PlannerGrounder splits the work between two models: a planner that sees
+// the screen and says in words what to do next (or DONE, FAIL, WAIT, ANS),
+// and a grounding model that turns that sentence into coordinates in its
+// own output format and scale (ScienceBoard's planner plus grounder).
+type PlannerGrounder struct {
+	Planner, Grounder ModelConfig
+	planner, grounder *OpenAI
+	task              Task
+	plans             []string
+}
+
+const plannerRules = `Say in one sentence the single next action a person should take, naming the element and where it is (for example: "Click the Save button in the toolbar at the top left", or "Type 'report' into the file name field").
+Instead, answer DONE when the task is finished, FAIL when it cannot be done, WAIT to wait, or ANS followed by the answer when the task asks a question.`
+
+// groundingRules tell the grounding model how to answer, by format.
+func groundingRules(f action.Format, unit action.Unit) string {
+	scale := "in pixels"
+	switch unit {
+	case action.Thousand:
+		scale = "from 0 to 1000 on each axis"
+	case action.Ratio:
+		scale = "as fractions of the screen from 0 to 1"
+	}
+	switch f {
+	case action.FormatOSAtlas:
+		return "Answer with one action: CLICK <point>[[x, y]]</point>, TYPE [text] or SCROLL [UP|DOWN|LEFT|RIGHT]. Coordinates are " + scale + "."
+	case action.FormatUITARS:
+		return "Answer with one line: Action: click(start_box='(x,y)'), left_double(start_box='(x,y)'), right_single(start_box='(x,y)'), type(content='text'), hotkey(key='ctrl s') or scroll(start_box='(x,y)', direction='down'). Coordinates are " + scale + "."
+	}
+	return pyautoguiRules + "\nCoordinates are " + scale + "."
+}
+
+// Start prepares both models.
+func (p *PlannerGrounder) Start(ctx context.Context, t Task) error {
+	var err error
+	if p.planner, err = NewOpenAI(p.Planner); err != nil {
+		return fmt.Errorf("planner: %w", err)
+	}
+	if p.grounder, err = NewOpenAI(p.Grounder); err != nil {
+		return fmt.Errorf("grounder: %w", err)
+	}
+	p.task, p.plans = t, nil
+	return nil
+}
+
+// Next asks the planner, then the grounding model.
+func (p *PlannerGrounder) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, error) {
+	system := fmt.Sprintf("You plan the work of an agent operating a Linux desktop (screen %dx%d) for this task: %s\n\n%s",
+		obs.Screen.W, obs.Screen.H, p.task.Instruction, plannerRules)
+	if p.Planner.Prompt.Demonstrations && len(p.task.Demonstrations) > 0 {
+		system += "\n\nHow similar tasks were done before:\n" + strings.Join(p.task.Demonstrations, "\n")
+	}
+	past := p.plans[max(0, len(p.plans)-p.planner.cfg.History):]
+	plan, u1, l1, err := p.planner.ask(ctx, system, past, ObservationText(obs), obs)
+	if err != nil {
+		return Turn{}, fmt.Errorf("planner: %w", err)
+	}
+	plan = strings.TrimSpace(plan)
+	p.plans = append(p.plans, plan)
+	turn := Turn{Raw: plan, Usage: u1, Latency: l1}
+	if codes := specialCodes(plan); codes != nil {
+		turn.Actions = codes
+		return turn, nil
+	}
+	if plan == "" {
+		turn.ParseError = "the planner said nothing"
+		return turn, nil
+	}
+	g := p.grounder.cfg.Prompt
+	gsys := fmt.Sprintf("You locate elements on a screenshot of a %dx%d screen and answer with the action that carries out an instruction.\n%s",
+		obs.Screen.W, obs.Screen.H, groundingRules(g.Format, g.Unit))
+	ground, u2, l2, err := p.grounder.ask(ctx, gsys, nil, "Instruction: "+plan, obs)
+	if err != nil {
+		return Turn{}, fmt.Errorf("grounder: %w", err)
+	}
+	turn.Raw += "\n---\n" + ground
+	turn.Usage, turn.Latency = turn.Usage.Add(u2), turn.Latency+l2
+	acts, perr := action.Parse(g.Format, ground, action.Options{Unit: g.Unit})
+	if perr != nil {
+		turn.ParseError = "grounding: " + perr.Error()
+		return turn, nil
+	}
+	turn.Actions = append([]action.Action{{Kind: action.Plan, Text: plan}}, acts...)
+	return turn, nil
+}
+
+// Stop does nothing.
+func (p *PlannerGrounder) Stop(context.Context) error { return nil }
+
+// Reflect is ScreenAgent's plan, act, reflect pipeline: plan the task as
+// sub-tasks, act on the current one, then judge the result on the next
+// screenshot (sub_task_success, need_retry, need_reformulate) and go on,
+// retry with the advice (at most MaxRetries times) or plan again.
+type Reflect struct {
+	Model      ModelConfig
+	MaxRetries int // retries of one sub-task before planning again; default 3
+	m          *OpenAI
+	task       Task
+	plan       []string
+	current    int
+	retries    int
+	acted      bool
+	advice     string
+}
+
+// Start prepares the model.
+func (r *Reflect) Start(ctx context.Context, t Task) error {
+	m, err := NewOpenAI(r.Model)
+	if err != nil {
+		return err
+	}
+	if r.MaxRetries == 0 {
+		r.MaxRetries = 3
+	}
+	r.m, r.task, r.plan, r.current, r.retries, r.acted, r.advice = m, t, nil, 0, 0, false, ""
+	return nil
+}
+
+func (r *Reflect) system(role string) string {
+	return fmt.Sprintf("You %s for an agent operating a Linux desktop (screen %dx%d). The task: %s",
+		role, r.task.Screen.W, r.task.Screen.H, r.task.Instruction)
+}
+
+// Next plans when there is no plan, reflects on the last action when
+// there was one, and acts on the current sub-task.
+func (r *Reflect) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, error) {
+	var turn Turn
+	ask := func(system, text string) (string, error) {
+		out, u, l, err := r.m.ask(ctx, system, nil, text, obs)
+		turn.Usage, turn.Latency = turn.Usage.Add(u), turn.Latency+l
+		turn.Raw += out + "\n---\n"
+		return strings.TrimSpace(out), err
+	}
+	if r.acted {
+		r.acted = false
+		out, err := ask(r.system("judge the last action's result"),
+			fmt.Sprintf("The sub-task was: %s\nLooking at the screen now, answer on the first line one of sub_task_success, need_retry or need_reformulate, and on the next lines your advice.\n%s", r.plan[r.current], ObservationText(obs)))
+		if err != nil {
+			return Turn{}, err
+		}
+		situation, advice, _ := strings.Cut(out, "\n")
+		situation = strings.TrimSpace(situation)
+		r.advice = strings.TrimSpace(advice)
+		refl := action.Action{Kind: action.Reflect, Text: situation}
+		if r.advice != "" {
+			refl.Args = map[string]any{"advice": r.advice}
+		}
+		switch situation {
+		case "sub_task_success":
+			r.current, r.retries = r.current+1, 0
+		case "need_retry":
+			r.retries++
+			if r.retries > r.MaxRetries {
+				r.plan = nil // too many retries: plan again
+			}
+		case "need_reformulate":
+			r.plan = nil
+		default:
+			turn.ParseError = fmt.Sprintf("the reflection %q is none of sub_task_success, need_retry, need_reformulate", situation)
+			return turn, nil
+		}
+		turn.Actions = append(turn.Actions, refl)
+		if r.plan != nil && r.current >= len(r.plan) {
+			turn.Actions = append(turn.Actions, action.Action{Kind: action.Done})
+			return turn, nil
+		}
+	}
+	if r.plan == nil {
+		text := "List the sub-tasks that complete the task, one a line, in order. Answer FAIL if the task cannot be done."
+		if r.advice != "" {
+			text += "\nAdvice from the last attempt: " + r.advice
+		}
+		out, err := ask(r.system("plan the work"), text+"\n"+ObservationText(obs))
+		if err != nil {
+			return Turn{}, err
+		}
+		if codes := specialCodes(out); codes != nil {
+			turn.Actions = append(turn.Actions, codes...)
+			return turn, nil
+		}
+		r.plan, r.current, r.retries = nil, 0, 0
+		for _, line := range strings.Split(out, "\n") {
+			if l := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "-*0123456789.) ")); l != "" {
+				r.plan = append(r.plan, l)
+			}
+		}
+		if len(r.plan) == 0 {
+			turn.ParseError = "the plan is empty"
+			return turn, nil
+		}
+		turn.Actions = append(turn.Actions, action.Action{Kind: action.Plan, Text: strings.Join(r.plan, "\n")})
+	}
+	text := "Current sub-task: " + r.plan[r.current]
+	if r.advice != "" && r.retries > 0 {
+		text += "\nAdvice: " + r.advice
+	}
+	out, err := ask(r.system("act")+"\n\n"+pyautoguiRules, text+"\n"+ObservationText(obs))
+	if err != nil {
+		return Turn{}, err
+	}
+	acts, perr := action.Parse(action.FormatPyAutoGUI, out, action.Options{Unit: r.Model.Prompt.Unit})
+	if perr != nil {
+		turn.ParseError = perr.Error()
+		return turn, nil
+	}
+	r.acted = true
+	turn.Actions = append(turn.Actions, acts...)
+	return turn, nil
+}
+
+// Stop does nothing.
+func (r *Reflect) Stop(context.Context) error { return nil }
