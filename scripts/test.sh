@@ -12,7 +12,7 @@ fuzztime=${FUZZTIME:-20000x}
 # benchmarks compare with xwd, ImageMagick and xdotool.
 need_desktop
 need_pkgs gnome-calculator:gnome-calculator kcalc:kcalc mousepad:mousepad yad:yad \
-	xdotool:xdotool xwd:x11-apps /usr/bin/convert:imagemagick
+	xdotool:xdotool xwd:x11-apps /usr/bin/convert:imagemagick python3:python3
 
 go mod download
 echo "== gofmt"
