@@ -31,7 +31,7 @@ for pkg in $(go list ./...); do
 		go test "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 5s >/tmp/proctor-fuzz.log 2>&1 || { cat /tmp/proctor-fuzz.log; exit 1; }
 	done
 done
-echo "== proctor tasks lint testdata/example"
-go run ./cmd/proctor tasks lint testdata/example
+echo "== proctor tasks lint testdata/example testdata/runner"
+go run ./cmd/proctor tasks lint testdata/example testdata/runner
 echo "== go test -race"
 go test -race -count=1 ./...

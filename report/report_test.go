@@ -1,0 +1,63 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proctor-eval/proctor/store"
+)
+
+func results() []store.Result {
+	mk := func(task string, rep int, level string, w float64, outcome string, cost float64) store.Result {
+		return store.Result{Task: task, Repeat: rep, Level: level, Weight: w, Kind: "state", Apps: []string{"mousepad"},
+			Outcome: outcome, Steps: 4, Duration: 2 * time.Second, InputTokens: 1000, OutputTokens: 100, Cost: cost}
+	}
+	return []store.Result{
+		mk("a", 0, "wood", 1, "success", 0.01), mk("b", 0, "gold", 8, "failure", 0.02),
+		mk("a", 1, "wood", 1, "success", 0.01), mk("b", 1, "gold", 8, "success", 0.02),
+	}
+}
+
+func TestMakeAndWrite(t *testing.T) {
+	r := Make("runs/x", store.Run{ID: "x", Agent: "openai", ObsMode: "som"}, results())
+	if r.Summary.N != 4 || r.Summary.Passed != 3 || r.Means.TotalCost != 0.06 || r.Means.Steps != 4 {
+		t.Fatalf("summary %+v means %+v", r.Summary, r.Means)
+	}
+	// Repeat 0 passes a (weight 1) of 1+8; repeat 1 passes both.
+	if len(r.Repeats.Runs) != 2 || r.Repeats.Weighted.Mean != (1.0/9+1)/2 {
+		t.Fatalf("repeats %+v", r.Repeats)
+	}
+	other := Make("runs/y", store.Run{ID: "y", Agent: "noop"}, results()[:1])
+	tests := []struct {
+		format string
+		want   []string
+	}{
+		{"text", []string{"success rate", "75.0%", "failure", "1 (25.0%)", "By level", "gold", "1/2 50.0%", "success over repeats", "±"}},
+		{"markdown", []string{"| metric | x | y |", "| success rate | 75.0% | 100.0% |", "### By app"}},
+	}
+	for _, tc := range tests {
+		var b bytes.Buffer
+		if err := Write(&b, []*Report{r, other}, tc.format); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s report lacks %q:\n%s", tc.format, w, b.String())
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := Write(&b, []*Report{r}, "json"); err != nil {
+		t.Fatal(err)
+	}
+	var back []Report
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil || back[0].Summary.Passed != 3 {
+		t.Fatalf("json: %v", err)
+	}
+	if err := Write(&b, []*Report{r}, "pdf"); err == nil {
+		t.Fatal("an unknown format was accepted")
+	}
+}
