@@ -90,6 +90,20 @@ func (s *Suite) lint(f *fileCtx, t *Task) Problems {
 		add([]any{"checks", i, "kind"}, "an infeasible check belongs to a task of kind infeasible, not %s", t.Kind)
 	}
 	ps = append(ps, lintGold(f, t, size)...)
+	names := map[string]bool{}
+	for i, w := range t.Wrong {
+		if names[w.Name] {
+			add([]any{"wrong", i, "name"}, "%q is used twice", w.Name)
+		}
+		names[w.Name] = true
+		for j, a := range w.Actions {
+			if !a.Kind.Known() {
+				add([]any{"wrong", i, "actions", j, "kind"}, "unknown action %q", a.Kind)
+			} else if err := a.Validate(); err != nil {
+				add([]any{"wrong", i, "actions", j}, "%v", err)
+			}
+		}
+	}
 	return ps
 }
 

@@ -94,6 +94,9 @@ type Task struct {
 	Gold           []action.Action   `json:"gold,omitempty"`
 	Demonstrations []string          `json:"demonstrations,omitempty"`
 	Tags           []string          `json:"tags,omitempty"`
+	// Wrong trajectories must not pass the checks: proctor validate replays
+	// them to prove the checks tell right from wrong.
+	Wrong []Trajectory `json:"wrong,omitempty"`
 
 	// Template fields: present only in a template file.
 	Params  map[string][]any `json:"params,omitempty"`
@@ -103,6 +106,12 @@ type Task struct {
 	File     string            `json:"-"`
 	Template string            `json:"-"` // the template's id, for an instance
 	Values   map[string]string `json:"-"` // the instance's parameter values
+}
+
+// Trajectory is a named sequence of actions.
+type Trajectory struct {
+	Name    string          `json:"name"`
+	Actions []action.Action `json:"actions"`
 }
 
 // AllApps is App and Apps together.

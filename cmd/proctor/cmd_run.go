@@ -239,6 +239,24 @@ func promptHash(rc runConfig) string {
 	return agent.PromptHash(promptConfig(rc))
 }
 
+// selectTasks keeps the tasks whose id matches filter and that carry tag.
+func selectTasks(all []*task.Task, filter, tag string) ([]*task.Task, error) {
+	re, err := regexp.Compile(filter)
+	if err != nil {
+		return nil, fmt.Errorf("--filter: %v", err)
+	}
+	var kept []*task.Task
+	for _, t := range all {
+		if re.MatchString(t.ID) && (tag == "" || hasTag(t, tag)) {
+			kept = append(kept, t)
+		}
+	}
+	if len(kept) == 0 {
+		return nil, errors.New("no task selected (check --filter and --tag)")
+	}
+	return kept, nil
+}
+
 // preflight refuses tasks this runner cannot run and apps that are not
 // installed, before anything is scored.
 func preflight(s *task.Suite, tasks []*task.Task) error {
@@ -338,22 +356,9 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	if len(ps) > 0 {
 		return fmt.Errorf("the suite has problems (see proctor tasks lint %s):\n%w", rc.Suite, ps)
 	}
-	tasks := s.Tasks
-	if rc.Filter != "" || rc.Tag != "" {
-		re, err := regexp.Compile(rc.Filter)
-		if err != nil {
-			return fmt.Errorf("--filter: %v", err)
-		}
-		var kept []*task.Task
-		for _, t := range tasks {
-			if re.MatchString(t.ID) && (rc.Tag == "" || hasTag(t, rc.Tag)) {
-				kept = append(kept, t)
-			}
-		}
-		tasks = kept
-	}
-	if len(tasks) == 0 {
-		return errors.New("no task to run (check --filter and --tag)")
+	tasks, err := selectTasks(s.Tasks, rc.Filter, rc.Tag)
+	if err != nil {
+		return err
 	}
 	if err := preflight(s, tasks); err != nil {
 		return err

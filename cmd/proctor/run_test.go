@@ -232,3 +232,58 @@ func TestHumanAgent(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, errs)
 	}
 }
+
+func TestValidate(t *testing.T) {
+	needDesktop(t)
+	out, errs, code := runCLI(t, "", "validate", "../../testdata/runner", "--parallel", "2")
+	if code != 0 || !strings.Contains(errs, "5 tasks, 16 trajectories, 0 violations") || !strings.Contains(out, "types without saving") {
+		t.Fatalf("validate of the runner suite: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestValidateCatchesBrokenChecks breaks checks on purpose — a wrong
+// expected value, and a check that anything passes — and expects validate
+// to name each violation.
+func TestValidateCatchesBrokenChecks(t *testing.T) {
+	needDesktop(t)
+	dir := t.TempDir()
+	for _, f := range []string{"suite.yaml", "shell-write.yaml", "count-lines.yaml"} {
+		b, err := os.ReadFile(filepath.Join("../../testdata/runner", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		switch f {
+		case "shell-write.yaml": // the expected value is wrong: gold fails
+			s = strings.Replace(s, "expected: hello", "expected: hullo", 1)
+		case "count-lines.yaml": // a too lenient tolerance: the wrong answer passes
+			s = strings.Replace(s, `accepted: ["3", "three"]`, "accepted: [\"3\"]\n    tolerance: 1", 1)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errs, code := runCLI(t, "", "validate", dir)
+	if code != 1 || !strings.Contains(errs, "2 violations") {
+		t.Fatalf("exit %d, want 1 with 2 violations\n%s\n%s", code, out, errs)
+	}
+	var violations []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "VIOLATION") {
+			violations = append(violations, strings.Join(strings.Fields(line)[:2], " "))
+		}
+	}
+	want := []string{"count-lines counts", "shell-write gold"}
+	if strings.Join(violations, "|") != strings.Join(want, "|") {
+		t.Fatalf("violations %v, want %v\n%s", violations, want, out)
+	}
+}
+
+func TestTasksStats(t *testing.T) {
+	out, _, code := runCLI(t, "", "tasks", "stats", "../../testdata/runner")
+	for _, w := range []string{"5 task instances; gold solutions average 2.4 actions; 6 wrong trajectories", "by app", "bash", "by level", "paper  3"} {
+		if code != 0 || !strings.Contains(out, w) {
+			t.Fatalf("stats lack %q:\n%s", w, out)
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/env/xdesktop"
+	"github.com/proctor-eval/proctor/store"
+	"github.com/proctor-eval/proctor/task"
+	"github.com/proctor-eval/proctor/validate"
+	"github.com/spf13/cobra"
+)
+
+func newValidateCommand() *cobra.Command {
+	var parallel int
+	var out, filter string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "validate [SUITE]",
+		Short: "Prove each task's checks: gold passes, doing nothing and wrong trajectories fail",
+		Long: `Validate replays, for every task of the suite, on local desktops: the gold
+solution, which must succeed; a do-nothing trajectory (DONE at once), which
+must not; and every wrong trajectory the task declares under wrong:, which
+must not either. It prints a table and exits 1 on any violation, naming the
+task and the trajectory. An infrastructure error counts as a violation: it
+proves nothing.`,
+		Example: `  proctor validate testdata/runner
+  proctor validate testdata/runner --parallel 2 --filter dialog`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			suite := DefaultSuite
+			if len(args) == 1 {
+				suite = args[0]
+			}
+			s, ps := task.Load(suite)
+			if len(ps) > 0 {
+				return fmt.Errorf("the suite has problems (see proctor tasks lint %s):\n%w", suite, ps)
+			}
+			tasks, err := selectTasks(s.Tasks, filter, "")
+			if err != nil {
+				return err
+			}
+			if err := preflight(s, tasks); err != nil {
+				return err
+			}
+			dir := out
+			if dir == "" {
+				dir = filepath.Join(os.TempDir(), "proctor-validate-"+time.Now().Format("20060102-150405"))
+			}
+			st, err := store.Open(dir)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			st.SetRun(store.Run{ID: filepath.Base(dir), Started: time.Now().UTC(), Harness: version, Suite: suite, Agent: "replay"})
+			start := time.Now()
+			rows, err := validate.Run(cmd.Context(), validate.Config{Suite: s, Tasks: tasks, Parallel: parallel,
+				NewEnv: func(ctx context.Context) (env.Env, error) { return xdesktop.Start(ctx, xdesktop.Config{}) },
+				Store:  st, Progress: cmd.ErrOrStderr()})
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				b, _ := json.MarshalIndent(rows, "", "  ")
+				fmt.Fprintln(cmd.OutOrStdout(), string(b))
+			} else {
+				validate.Write(cmd.OutOrStdout(), rows)
+			}
+			v := validate.Violations(rows)
+			fmt.Fprintf(cmd.ErrOrStderr(), "%d tasks, %d trajectories, %d violations in %s (episodes in %s)\n",
+				len(tasks), len(rows), v, time.Since(start).Round(time.Second), dir)
+			if v > 0 {
+				return exitError{1}
+			}
+			return nil
+		},
+	}
+	c.Flags().IntVar(&parallel, "parallel", 1, "desktops replaying at once")
+	c.Flags().StringVar(&out, "out", "", "folder for the episodes (default a new temporary folder)")
+	c.Flags().StringVar(&filter, "filter", "", "validate only tasks whose id matches this regular expression")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the rows as JSON")
+	return c
+}

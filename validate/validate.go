@@ -1,0 +1,136 @@
+// Package validate proves a suite's evaluators: for every task, the gold
+// solution must pass, doing nothing must not, and every declared wrong
+// trajectory must not either. Each trajectory is replayed on a fresh
+// desktop through the runner, so validation exercises exactly what a run
+// does.
+package validate
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/agent"
+	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/run"
+	"github.com/proctor-eval/proctor/store"
+	"github.com/proctor-eval/proctor/task"
+)
+
+// Trajectory names of the two built-in cases.
+const (
+	Gold = "gold"
+	Noop = "noop"
+)
+
+// Row is the verdict of one trajectory of one task.
+type Row struct {
+	Task       string `json:"task"`
+	Trajectory string `json:"trajectory"`
+	Want       string `json:"want"` // "success" or "not success"
+	Got        string `json:"got"`  // the outcome
+	Reason     string `json:"reason"`
+	OK         bool   `json:"ok"`
+}
+
+// variant is a task replaying one trajectory.
+type variant struct {
+	task       *task.Task
+	trajectory string
+	wantPass   bool
+}
+
+func variants(tasks []*task.Task) []variant {
+	var out []variant
+	for _, t := range tasks {
+		mk := func(name string, acts []action.Action, pass bool) {
+			c := *t
+			c.ID = fmt.Sprintf("%s [%s]", t.ID, name)
+			c.Gold = acts
+			out = append(out, variant{task: &c, trajectory: name, wantPass: pass})
+		}
+		mk(Gold, t.Gold, true)
+		mk(Noop, []action.Action{{Kind: action.Done}}, false)
+		for _, w := range t.Wrong {
+			mk(w.Name, w.Actions, false)
+		}
+	}
+	return out
+}
+
+// Config is one validation.
+type Config struct {
+	Suite    *task.Suite
+	Tasks    []*task.Task
+	Parallel int
+	NewEnv   func(ctx context.Context) (env.Env, error)
+	Store    *store.Store // where the episodes are recorded
+	Progress io.Writer
+}
+
+// Run replays every trajectory and compares each outcome with what it
+// should be.
+func Run(ctx context.Context, cfg Config) ([]Row, error) {
+	vs := variants(cfg.Tasks)
+	tasks := make([]*task.Task, len(vs))
+	byID := map[string]variant{}
+	for i, v := range vs {
+		tasks[i] = v.task
+		byID[v.task.ID] = v
+	}
+	replay, _ := agent.Lookup("replay")
+	results, err := run.Run(ctx, run.Config{Suite: cfg.Suite, Tasks: tasks, Agent: replay, AgentName: "replay",
+		Obs: run.ObsScreenshot, Parallel: cfg.Parallel, NewEnv: cfg.NewEnv, Store: cfg.Store, Progress: cfg.Progress})
+	if err != nil {
+		return nil, err
+	}
+	var rows []Row
+	for _, r := range results {
+		v, ok := byID[r.Task]
+		if !ok {
+			continue
+		}
+		row := Row{Task: strings.TrimSuffix(r.Task, " ["+v.trajectory+"]"), Trajectory: v.trajectory, Got: r.Outcome, Reason: r.Reason}
+		passed := r.Outcome == "success"
+		if v.wantPass {
+			row.Want, row.OK = "success", passed
+		} else {
+			// An infrastructure error proves nothing either way.
+			row.Want, row.OK = "not success", !passed && r.Outcome != "error"
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// Violations counts the rows that are not as they should be.
+func Violations(rows []Row) int {
+	n := 0
+	for _, r := range rows {
+		if !r.OK {
+			n++
+		}
+	}
+	return n
+}
+
+// Write prints the rows as a table, violations marked.
+func Write(w io.Writer, rows []Row) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TASK\tTRAJECTORY\tWANT\tGOT\tOK\tREASON")
+	for _, r := range rows {
+		mark := "ok"
+		if !r.OK {
+			mark = "VIOLATION"
+		}
+		reason := r.Reason
+		if len([]rune(reason)) > 90 {
+			reason = string([]rune(reason)[:89]) + "…"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Task, r.Trajectory, r.Want, r.Got, mark, reason)
+	}
+	tw.Flush()
+}
