@@ -3,6 +3,7 @@ package check
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"image"
 	"image/color"
 	"image/png"
@@ -246,5 +247,18 @@ func TestPredicateLimits(t *testing.T) {
 	r := c.Evaluate(context.Background(), &Recorded{Steps: Trajectory{Steps: []Step{{Action: action.Action{Kind: action.Answer, Text: "x"}}}}}, nil)
 	if r.Pass || !strings.Contains(r.Reason, "memory budget") {
 		t.Fatalf("want the memory budget to stop it, got %+v", r)
+	}
+}
+
+func TestStringsAcceptsNumbers(t *testing.T) {
+	var s Spec
+	if err := json.Unmarshal([]byte(`{"kind":"answer","accepted":[42, "forty-two", 3.5, true]}`), &s); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(s.Accepted, "|") != "42|forty-two|3.5|true" {
+		t.Fatalf("accepted %q", s.Accepted)
+	}
+	if err := json.Unmarshal([]byte(`{"kind":"answer","accepted":[{"a":1}]}`), &s); err == nil {
+		t.Fatal("an object was accepted as an answer")
 	}
 }

@@ -1,6 +1,8 @@
 package check
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -52,6 +54,37 @@ func (d *Duration) UnmarshalText(b []byte) error {
 
 // MarshalText writes the duration as a Go duration string.
 func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// Strings is a list of strings that also takes numbers and booleans, as
+// people write accepted answers: [42, "forty-two"].
+type Strings []string
+
+// UnmarshalJSON reads strings, numbers and booleans as text.
+func (s *Strings) UnmarshalJSON(b []byte) error {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	out := make(Strings, 0, len(raw))
+	for _, r := range raw {
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(r))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		switch x := v.(type) {
+		case string:
+			out = append(out, x)
+		case json.Number, bool:
+			out = append(out, fmt.Sprint(x))
+		default:
+			return fmt.Errorf("accepted answers are strings or numbers, not %s", r)
+		}
+	}
+	*s = out
+	return nil
+}
 
 // Probe says where a check's value comes from. Exactly one field is set.
 type Probe struct {
@@ -123,7 +156,7 @@ type Spec struct {
 	Expected any    `json:"expected,omitempty" yaml:"expected,omitempty"` // exact, lines
 	As       string `json:"as,omitempty" yaml:"as,omitempty"`             // exact: string, number or json
 
-	Accepted   []string      `json:"accepted,omitempty" yaml:"accepted,omitempty"` // answer
+	Accepted   Strings       `json:"accepted,omitempty" yaml:"accepted,omitempty"` // answer
 	Tolerance  float64       `json:"tolerance,omitempty" yaml:"tolerance,omitempty"`
 	CaseSense  bool          `json:"case_sensitive,omitempty" yaml:"case_sensitive,omitempty"`
 	Value      string        `json:"value,omitempty" yaml:"value,omitempty"` // contains, not_contains

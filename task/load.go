@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -251,6 +252,34 @@ func Parse(name string, src []byte) ([]*Task, Problems) {
 	return out, ps
 }
 
+// wantsString reports whether the schema rejects the value at path for
+// not being a string.
+func wantsString(sch *jsonschema.Schema, doc map[string]any, path []any) bool {
+	var ve *jsonschema.ValidationError
+	if !errors.As(sch.Validate(doc), &ve) {
+		return false
+	}
+	ptr := make([]string, len(path))
+	for i, p := range path {
+		ptr[i] = fmt.Sprint(p)
+	}
+	want := strings.Join(ptr, "/")
+	found := false
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			if t, ok := e.ErrorKind.(*kind.Type); ok && strings.Join(e.InstanceLocation, "/") == want && slices.Contains(t.Want, "string") {
+				found = true
+			}
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	return found
+}
+
 // loadFile loads one task or template file.
 func (s *Suite) loadFile(name string) ([]loaded, Problems) {
 	src, err := os.ReadFile(name)
@@ -314,7 +343,20 @@ func (s *Suite) instance(f *fileCtx, in instanceDoc) (*Task, Problems) {
 		}
 		return ps
 	}
-	if err := sch.Validate(in.doc); err != nil {
+	err = sch.Validate(in.doc)
+	if err != nil && len(in.typed) > 0 {
+		// Where the schema wants a string, a typed placeholder gives its text.
+		changed := false
+		for _, path := range in.typed {
+			if wantsString(sch, in.doc, path) {
+				changed = stringAt(in.doc, path) || changed
+			}
+		}
+		if changed {
+			err = sch.Validate(in.doc)
+		}
+	}
+	if err != nil {
 		return nil, tag(f.schemaProblems(err))
 	}
 	b, err := json.Marshal(in.doc)

@@ -311,3 +311,18 @@ func TestEnvironmentSize(t *testing.T) {
 		}
 	}
 }
+
+func TestTypedPlaceholders(t *testing.T) {
+	src := "id: t-{{n}}\ninstruction: Count to {{n}}.\nlevel: paper\nkind: qa\nparams:\n  n: [3]\n" +
+		"checks:\n  - kind: answer\n    accepted: [\"{{n}}\"]\n  - kind: range\n    probe: {answer: true}\n    min: \"{{n}}\"\n" +
+		"gold:\n  - kind: answer\n    text: \"{{n}}\"\n"
+	tasks, ps := Parse("t.yaml", []byte(src))
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	tk := tasks[0]
+	// Where the schema wants a string, the number's text; where it wants a number, the number.
+	if tk.Gold[0].Text != "3" || tk.Checks[0].Accepted[0] != "3" || tk.Checks[1].Min == nil || *tk.Checks[1].Min != 3 {
+		t.Fatalf("gold %q accepted %v min %v", tk.Gold[0].Text, tk.Checks[0].Accepted, tk.Checks[1].Min)
+	}
+}

@@ -26,6 +26,10 @@ type instanceDoc struct {
 	id       string
 	template string
 	values   map[string]string
+	// typed lists the places where a whole-string placeholder took a
+	// number or a boolean; where the schema wants a string there, the
+	// value's text is used instead.
+	typed [][]any
 }
 
 func scalarString(v any) (string, bool) {
@@ -139,7 +143,8 @@ func expand(f *fileCtx, obj map[string]any) ([]instanceDoc, Problems) {
 			values[k], _ = scalarString(v)
 		}
 		undefined := map[string][]any{}
-		doc := fill(base, nil, row, used, undefined).(map[string]any)
+		var typed [][]any
+		doc := fill(base, nil, row, used, undefined, &typed).(map[string]any)
 		for name, path := range undefined {
 			probs = append(probs, f.problem(path, "placeholder {{%s}} has no parameter (params: %s)", name, strings.Join(names, ", ")))
 		}
@@ -155,7 +160,7 @@ func expand(f *fileCtx, obj map[string]any) ([]instanceDoc, Problems) {
 			id = strings.Join(parts, "-")
 			doc["id"] = id
 		}
-		out = append(out, instanceDoc{doc: doc, id: id, template: templateID, values: values})
+		out = append(out, instanceDoc{doc: doc, id: id, template: templateID, values: values, typed: typed})
 	}
 	for _, name := range names {
 		if !used[name] {
@@ -179,25 +184,28 @@ func dedupe(ps Problems) Problems {
 
 // fill copies v with every placeholder replaced by its value. A string that
 // is exactly one placeholder takes the value with its type (a number stays
-// a number).
-func fill(v any, path []any, row map[string]any, used map[string]bool, undefined map[string][]any) any {
+// a number); such places are listed in typed.
+func fill(v any, path []any, row map[string]any, used map[string]bool, undefined map[string][]any, typed *[][]any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = fill(e, append(append([]any(nil), path...), k), row, used, undefined)
+			out[k] = fill(e, append(append([]any(nil), path...), k), row, used, undefined, typed)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = fill(e, append(append([]any(nil), path...), i), row, used, undefined)
+			out[i] = fill(e, append(append([]any(nil), path...), i), row, used, undefined, typed)
 		}
 		return out
 	case string:
 		if m := placeholderRE.FindStringSubmatch(x); m != nil && m[0] == x {
 			if val, ok := row[m[1]]; ok {
 				used[m[1]] = true
+				if _, isString := val.(string); !isString {
+					*typed = append(*typed, append([]any(nil), path...))
+				}
 				return val
 			}
 		}
@@ -216,6 +224,47 @@ func fill(v any, path []any, row map[string]any, used map[string]bool, undefined
 		})
 	}
 	return v
+}
+
+// stringAt replaces the value at path in doc with its text; it reports
+// whether the value was a number or a boolean.
+func stringAt(doc any, path []any) bool {
+	cur := doc
+	for i, p := range path {
+		last := i == len(path)-1
+		switch c := cur.(type) {
+		case map[string]any:
+			k, _ := p.(string)
+			if last {
+				if s, ok := scalarString(c[k]); ok {
+					if _, isString := c[k].(string); !isString {
+						c[k] = s
+						return true
+					}
+				}
+				return false
+			}
+			cur = c[k]
+		case []any:
+			n, ok := p.(int)
+			if !ok || n < 0 || n >= len(c) {
+				return false
+			}
+			if last {
+				if s, ok := scalarString(c[n]); ok {
+					if _, isString := c[n].(string); !isString {
+						c[n] = s
+						return true
+					}
+				}
+				return false
+			}
+			cur = c[n]
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 func walkStrings(v any, path []any, fn func([]any, string)) {
