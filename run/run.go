@@ -46,6 +46,7 @@ var ObsModes = []ObsMode{ObsScreenshot, ObsTree, ObsBoth, ObsMarks}
 const (
 	DefaultEarlyStop = 5 // identical consecutive turns that stop an episode (ProBench)
 	DefaultRetries   = 2 // reruns of an episode after an infrastructure fault
+	DefaultSettle    = 500 * time.Millisecond
 )
 
 // Config is one run.
@@ -67,6 +68,10 @@ type Config struct {
 	Retries    int           // 0: DefaultRetries; negative: none
 	Backoff    time.Duration // first wait before a retry; doubles; 0: 2s
 	CostBudget float64       // dollars per episode; 0: none
+	// Settle is how long the applications get to finish updating (their
+	// files, their accessibility trees) after the last action, before the
+	// checks read them; 0: DefaultSettle, negative: none.
+	Settle time.Duration
 	Progress   io.Writer     // a line per finished episode; nil: quiet
 }
 
@@ -98,6 +103,9 @@ func Run(ctx context.Context, cfg Config) ([]store.Result, error) {
 	}
 	if cfg.Backoff == 0 {
 		cfg.Backoff = 2 * time.Second
+	}
+	if cfg.Settle == 0 {
+		cfg.Settle = DefaultSettle
 	}
 	finished, err := cfg.Store.Finished()
 	if err != nil {
@@ -372,6 +380,13 @@ func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, e
 	suite, err := check.CompileAll(t.Checks, t.Milestones)
 	if err != nil {
 		return res, err // the suite was linted; this is a bug
+	}
+	if cfg.Settle > 0 && steps > 0 {
+		select {
+		case <-time.After(cfg.Settle):
+		case <-ctx.Done():
+			return res, infraError{ctx.Err()}
+		}
 	}
 	ev := &evidence{e: e, traj: traj, suite: cfg.Suite}
 	v := suite.Judge(ctx, ev, end)
