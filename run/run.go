@@ -71,8 +71,8 @@ type Config struct {
 	// Settle is how long the applications get to finish updating (their
 	// files, their accessibility trees) after the last action, before the
 	// checks read them; 0: DefaultSettle, negative: none.
-	Settle time.Duration
-	Progress   io.Writer     // a line per finished episode; nil: quiet
+	Settle   time.Duration
+	Progress io.Writer // a line per finished episode; nil: quiet
 }
 
 // job is one episode to run.

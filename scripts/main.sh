@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Sets up Proctor and runs its main job on the built-in default: the replay
-# agent on the runnable suite (testdata/runner), on local desktops, then the
-# report. Pass another agent as the first argument (noop, random, http).
+# agent on the built-in suite (suites/desktop), on local desktops, then the
+# report. Pass another agent as the first argument (noop, random, ...).
 cd "$(dirname "$0")/.."
 . scripts/env.sh
 need_desktop
-need_pkgs mousepad:mousepad yad:yad
+need_pkgs mousepad:mousepad yad:yad kcalc:kcalc xterm:xterm
 agent=${1:-replay}
 go build -o bin/proctor ./cmd/proctor
-echo "== proctor tasks lint testdata/runner"
-bin/proctor tasks lint testdata/runner
+echo "== proctor tasks lint suites/desktop"
+bin/proctor tasks lint suites/desktop
 echo "== proctor run --agent $agent --parallel 2"
 bin/proctor run --agent "$agent" --parallel 2

@@ -11,7 +11,7 @@ fuzztime=${FUZZTIME:-20000x}
 # The desktop tests drive real applications (GTK 3, GTK 4 and Qt), and the
 # benchmarks compare with xwd, ImageMagick and xdotool.
 need_desktop
-need_pkgs gnome-calculator:gnome-calculator kcalc:kcalc mousepad:mousepad yad:yad \
+need_pkgs gnome-calculator:gnome-calculator kcalc:kcalc mousepad:mousepad yad:yad xterm:xterm \
 	xdotool:xdotool xwd:x11-apps /usr/bin/convert:imagemagick python3:python3
 
 go mod download
@@ -31,7 +31,9 @@ for pkg in $(go list ./...); do
 		go test "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 5s >/tmp/proctor-fuzz.log 2>&1 || { cat /tmp/proctor-fuzz.log; exit 1; }
 	done
 done
-echo "== proctor tasks lint testdata/example testdata/runner"
-go run ./cmd/proctor tasks lint testdata/example testdata/runner
+echo "== proctor tasks lint testdata/example testdata/runner suites/desktop"
+go run ./cmd/proctor tasks lint testdata/example testdata/runner suites/desktop
 echo "== go test -race"
 go test -race -count=1 ./...
+echo "== proctor validate suites/desktop"
+go run ./cmd/proctor validate suites/desktop --parallel 2 >/dev/null

@@ -14,7 +14,8 @@ import (
 // (the default) takes every combination; combine: zip takes the first
 // values together, then the second ones, and so on (all lists must then be
 // equally long). An instance's id is the template's id with its
-// placeholders filled, or, when it has none, the id followed by the values.
+// placeholders filled by the values in slug form ("Install now" gives
+// install-now), or, when it has none, the id followed by the values.
 
 var placeholderRE = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
 
@@ -151,7 +152,14 @@ func expand(f *fileCtx, obj map[string]any) ([]instanceDoc, Problems) {
 		if len(undefined) > 0 {
 			return nil, dedupe(probs)
 		}
-		id, _ := doc["id"].(string)
+		// In the id, each value is slugged: "Install now" gives install-now.
+		id := placeholderRE.ReplaceAllStringFunc(templateID, func(ph string) string {
+			if v, ok := values[placeholderRE.FindStringSubmatch(ph)[1]]; ok {
+				return slug(v)
+			}
+			return ph
+		})
+		doc["id"] = id
 		if id == templateID {
 			parts := []string{id}
 			for _, name := range names {

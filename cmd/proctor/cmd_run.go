@@ -24,8 +24,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// DefaultSuite is the suite `proctor run` uses when none is given.
-const DefaultSuite = "testdata/runner"
+// DefaultSuite is the built-in suite: `proctor run` and `proctor validate`
+// use it when none is given.
+const DefaultSuite = "suites/desktop"
 
 type runOptions struct {
 	suite, agent, agentURL, obs, filter, tag, out, resume string

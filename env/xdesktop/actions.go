@@ -16,6 +16,10 @@ import (
 // Timing of synthetic input.
 const (
 	clickGap     = 40 * time.Millisecond // between the clicks of a double or triple click
+	// pressGap separates a pointer move from the press and the press from
+	// the release: toolkits (Qt) drop a click whose press arrives with the
+	// move that brought the pointer onto the widget.
+	pressGap = 15 * time.Millisecond
 	dragSteps    = 12                    // pointer moves of a drag
 	notchPerPage = 10                    // wheel notches of a page scroll
 	codeTimeout  = 2 * time.Minute       // a CODE action's time limit
@@ -230,12 +234,18 @@ func (d *Desktop) do(ctx context.Context, a action.Action) (env.Step, error) {
 		}
 		b := buttonNumber(a.Button)
 		for i := 0; i < a.Clicks(); i++ {
+			gap := pressGap
 			if i > 0 {
-				if err := sleep(ctx, clickGap); err != nil {
-					return st, err
-				}
+				gap = clickGap
+			}
+			if err := sleep(ctx, gap); err != nil {
+				return st, err
 			}
 			if err := x.Button(b, true); err != nil {
+				return st, err
+			}
+			if err := sleep(ctx, pressGap); err != nil {
+				x.Button(b, false)
 				return st, err
 			}
 			if err := x.Button(b, false); err != nil {
