@@ -33,7 +33,7 @@ for pkg in $(go list ./...); do
 done
 echo "== proctor tasks lint testdata/example testdata/runner suites/desktop"
 go run ./cmd/proctor tasks lint testdata/example testdata/runner suites/desktop
-echo "== go test -race"
-go test -race -count=1 ./...
 echo "== proctor validate suites/desktop"
 go run ./cmd/proctor validate suites/desktop --parallel 2 >/dev/null
+echo "== go test -race"
+go test -race -count=1 ./...

@@ -15,14 +15,14 @@ import (
 
 // Timing of synthetic input.
 const (
-	clickGap     = 40 * time.Millisecond // between the clicks of a double or triple click
+	clickGap = 40 * time.Millisecond // between the clicks of a double or triple click
 	// pressGap separates a pointer move from the press and the press from
 	// the release: toolkits (Qt) drop a click whose press arrives with the
 	// move that brought the pointer onto the widget.
-	pressGap = 15 * time.Millisecond
-	dragSteps    = 12                    // pointer moves of a drag
-	notchPerPage = 10                    // wheel notches of a page scroll
-	codeTimeout  = 2 * time.Minute       // a CODE action's time limit
+	pressGap     = 15 * time.Millisecond
+	dragSteps    = 12              // pointer moves of a drag
+	notchPerPage = 10              // wheel notches of a page scroll
+	codeTimeout  = 2 * time.Minute // a CODE action's time limit
 )
 
 // Do performs the actions in order and records each one. A click records
