@@ -105,7 +105,13 @@ func (c *Client) PathAt(ctx context.Context, top Top, x, y int, coords uint32) (
 		var next ref
 		err = c.call(ctx, cur, ifComponent+".GetAccessibleAtPoint", &next, int32(x), int32(y), coords)
 		if err != nil || next.Path == "" || next.Path == "/org/a11y/atspi/null" || next == cur {
-			break
+			// Some containers (GTK 3 notebooks) answer nothing although a
+			// page holds the point: look two levels down for a node whose
+			// box holds it.
+			var ok bool
+			if next, ok = c.childAt(ctx, cur, x, y, coords, 2); !ok {
+				break
+			}
 		}
 		cur = next
 	}
@@ -124,6 +130,37 @@ func (c *Client) PathAt(ctx context.Context, top Top, x, y int, coords uint32) (
 		}
 	}
 	return path, nil
+}
+
+// childAt finds, breadth first and at most depth levels down, a visible
+// descendant of r whose box holds (x, y).
+func (c *Client) childAt(ctx context.Context, r ref, x, y int, coords uint32, depth int) (ref, bool) {
+	level := []ref{r}
+	for d := 0; d < depth; d++ {
+		var next []ref
+		for _, p := range level {
+			var kids []ref
+			if err := c.call(ctx, p, ifAccessible+".GetChildren", &kids); err != nil {
+				continue
+			}
+			for _, k := range kids {
+				var ext struct{ X, Y, W, H int32 }
+				if err := c.call(ctx, k, ifComponent+".GetExtents", &ext, coords); err == nil &&
+					ext.W > 0 && ext.H > 0 && x >= int(ext.X) && y >= int(ext.Y) && x < int(ext.X+ext.W) && y < int(ext.Y+ext.H) {
+					var bits []uint32
+					if c.call(ctx, k, ifAccessible+".GetState", &bits) == nil && contains(States(bits), "visible") {
+						return k, true
+					}
+				}
+				next = append(next, k)
+			}
+			if len(next) > 64 {
+				break
+			}
+		}
+		level = next
+	}
+	return ref{}, false
 }
 
 // brief reads a node's role, name, states and text, without children.
