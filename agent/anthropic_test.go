@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/proctor-eval/proctor/action"
 )
@@ -110,5 +111,21 @@ func TestAnthropicErrors(t *testing.T) {
 			t.Errorf("status %d: %d messages kept after a failed call", tc.status, len(a.messages))
 		}
 		srv.Close()
+	}
+}
+
+func TestAnthropicSlowReplyTimesOut(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(400 * time.Millisecond)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(message(map[string]any{"type": "text", "text": "late"})))
+	}))
+	defer srv.Close()
+	t.Setenv("TEST_ANTHROPIC_KEY", "k")
+	a, _ := NewAnthropic(ModelConfig{BaseURL: srv.URL, Model: "m", APIKeyEnv: "TEST_ANTHROPIC_KEY", MaxRetries: -1, Timeout: 150 * time.Millisecond})
+	a.Start(context.Background(), Task{Instruction: "x"})
+	_, err := a.Next(context.Background(), Observation{Step: 1, Screen: action.Size{W: 10, H: 10}}, nil)
+	if !errors.Is(err, ErrTransient) || !strings.Contains(err.Error(), "deadline") {
+		t.Fatalf("slow reply: %v, want a transient timeout", err)
 	}
 }
