@@ -51,6 +51,10 @@ type Shot struct {
 	Format string         `json:"format"` // png or jpeg
 	Size   action.Size    `json:"size"`   // of the encoded image
 	Marks  []observe.Mark `json:"marks,omitempty"`
+	// Tree is the accessibility tree the marks were made from, when the
+	// environment read one for them (so that a caller need not read it
+	// again); nil otherwise.
+	Tree *observe.Tree `json:"-"`
 }
 
 // Step is the record of one performed action.

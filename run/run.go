@@ -423,17 +423,21 @@ func retry(ctx context.Context, cfg Config, f func() error) error {
 // observeEnv builds the observation of the mode.
 func observeEnv(ctx context.Context, cfg Config, e env.Env, screen action.Size) (agent.Observation, error) {
 	obs := agent.Observation{Screen: screen}
+	var tr *observe.Tree
 	if cfg.Obs != ObsTree {
 		shot, err := e.Screenshot(ctx, env.ShotOptions{Marks: cfg.Obs == ObsMarks})
 		if err != nil {
 			return obs, err
 		}
 		obs.Screenshot, obs.Format, obs.Marks = shot.Data, shot.Format, shot.Marks
+		tr = shot.Tree // the tree the marks came from, when there is one
 	}
 	if cfg.Obs != ObsScreenshot {
-		tr, err := e.Tree(ctx)
-		if err != nil {
-			return obs, err
+		if tr == nil {
+			var err error
+			if tr, err = e.Tree(ctx); err != nil {
+				return obs, err
+			}
 		}
 		obs.Tree = observe.Linearize(tr.Filter(observe.Options{Screen: screen}), 0)
 	}

@@ -8,12 +8,11 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/proctor-eval/proctor/env/xdesktop"
 	"github.com/proctor-eval/proctor/guest"
+	"github.com/proctor-eval/proctor/task"
 	"github.com/spf13/cobra"
 )
 
@@ -66,24 +65,15 @@ folders.`,
 	return c
 }
 
-func parseSize(s string) (int, int, error) {
-	w, h, ok := strings.Cut(s, "x")
-	wi, err1 := strconv.Atoi(w)
-	hi, err2 := strconv.Atoi(h)
-	if !ok || err1 != nil || err2 != nil || wi < 16 || hi < 16 || wi > 8192 || hi > 8192 {
-		return 0, 0, fmt.Errorf("size %q is not WIDTHxHEIGHT", s)
-	}
-	return wi, hi, nil
-}
-
 func runGuest(cmd *cobra.Command, o guestOptions) error {
 	if !o.local {
 		return errors.New("say --local to start a desktop to serve (serving an existing display is not supported yet)")
 	}
-	w, h, err := parseSize(o.size)
+	size, err := task.Environment{Resolution: o.size}.Size()
 	if err != nil {
-		return err
+		return fmt.Errorf("--size: %w", err)
 	}
+	w, h := size.W, size.H
 	token := o.token
 	if token == "" {
 		token = os.Getenv("PROCTOR_TOKEN")

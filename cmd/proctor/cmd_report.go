@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/proctor-eval/proctor/report"
 	"github.com/spf13/cobra"
@@ -25,21 +24,15 @@ level, app, domain, kind and difficulty. Several runs are shown side by side.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var rs []*report.Report
 			for _, dir := range args {
-				r, err := loadReport(dir)
+				r, err := report.Load(dir)
 				if err != nil {
 					return fmt.Errorf("%s: %w", dir, err)
 				}
 				rs = append(rs, r)
 			}
-			return writeReport(cmd.OutOrStdout(), rs, format)
+			return report.Write(cmd.OutOrStdout(), rs, format)
 		},
 	}
 	c.Flags().StringVar(&format, "format", "text", "text, markdown or json")
 	return c
-}
-
-func loadReport(dir string) (*report.Report, error) { return report.Load(dir) }
-
-func writeReport(w io.Writer, rs []*report.Report, format string) error {
-	return report.Write(w, rs, format)
 }

@@ -282,7 +282,7 @@ func preflight(s *task.Suite, tasks []*task.Task) error {
 				continue // lint reports it
 			}
 			bin := strings.Fields(spec.Command)[0]
-			if _, err := lookSafe(bin); err != nil {
+			if _, err := xdesktop.LookPath(bin); err != nil {
 				missing[bin] = spec.Package
 			}
 		}
@@ -295,16 +295,6 @@ func preflight(s *task.Suite, tasks []*task.Task) error {
 		return fmt.Errorf("pre-flight refused the run:\n  %s", strings.Join(problems, "\n  "))
 	}
 	return nil
-}
-
-func lookSafe(bin string) (string, error) {
-	for _, dir := range filepath.SplitList(xdesktop.SafePath) {
-		p := filepath.Join(dir, bin)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p, nil
-		}
-	}
-	return "", os.ErrNotExist
 }
 
 func runRun(cmd *cobra.Command, o runOptions) error {
@@ -385,7 +375,7 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	}
 	defer st.Close()
 	fmt.Fprintf(stderr, "run %s: %d tasks x %d on %d desktop(s), agent %s, observation %s\n", dir, len(tasks), rc.Repeat, rc.Parallel, rc.Agent, rc.Obs)
-	results, err := run.Run(ctx, run.Config{
+	_, err = run.Run(ctx, run.Config{
 		Suite: s, Tasks: tasks, Agent: factory, AgentName: rc.Agent, Obs: obs, Parallel: rc.Parallel, Repeat: rc.Repeat,
 		NewEnv: func(ctx context.Context) (env.Env, error) {
 			d, err := xdesktop.Start(ctx, xdesktop.Config{})
@@ -408,10 +398,9 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	if o.report == "none" {
 		return nil
 	}
-	r, err := loadReport(dir)
+	r, err := report.Load(dir)
 	if err != nil {
 		return err
 	}
-	_ = results
-	return writeReport(cmd.OutOrStdout(), []*report.Report{r}, o.report)
+	return report.Write(cmd.OutOrStdout(), []*report.Report{r}, o.report)
 }

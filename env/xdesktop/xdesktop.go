@@ -169,11 +169,13 @@ func (d *Desktop) Screenshot(ctx context.Context, o env.ShotOptions) (env.Shot, 
 		return env.Shot{}, err
 	}
 	var marks []observe.Mark
+	var tree *observe.Tree
 	if o.Marks {
 		t, err := d.Tree(ctx)
 		if err != nil {
 			return env.Shot{}, err
 		}
+		tree = t
 		marks = observe.Marks(t.Filter(observe.Options{Screen: d.size()}))
 		observe.DrawMarks(img, marks)
 		d.mu.Lock()
@@ -200,7 +202,7 @@ func (d *Desktop) Screenshot(ctx context.Context, o env.ShotOptions) (env.Shot, 
 		return env.Shot{}, err
 	}
 	b := out.Bounds()
-	return env.Shot{Data: data, Format: format, Size: action.Size{W: b.Dx(), H: b.Dy()}, Marks: marks}, nil
+	return env.Shot{Data: data, Format: format, Size: action.Size{W: b.Dx(), H: b.Dy()}, Marks: marks, Tree: tree}, nil
 }
 
 // Encode writes img as PNG (an RGBA image with the parallel encoder of
@@ -412,7 +414,7 @@ func (d *Desktop) Launch(argv ...string) error {
 	if len(argv) == 0 {
 		return fmt.Errorf("launch: no command")
 	}
-	path, err := lookPath(argv[0])
+	path, err := LookPath(argv[0])
 	if err != nil {
 		return err
 	}
@@ -427,7 +429,9 @@ func (d *Desktop) Launch(argv ...string) error {
 	return nil
 }
 
-func lookPath(name string) (string, error) {
+// LookPath finds a program on the desktop's PATH (SafePath), as the
+// desktop's processes will.
+func LookPath(name string) (string, error) {
 	if strings.Contains(name, "/") {
 		return name, nil
 	}
