@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -276,16 +277,10 @@ func (w *walker) node(ctx context.Context, r ref, depth int) (*observe.Node, err
 	ext := obj.GoWithContext(callCtx, ifComponent+".GetExtents", 0, done, w.coords)
 	text := obj.GoWithContext(callCtx, ifText+".GetText", 0, done, int32(0), int32(-1))
 	value := obj.GoWithContext(callCtx, "org.freedesktop.DBus.Properties.Get", 0, done, ifValue, "CurrentValue")
-	var kidsCall *dbus.Call
-	if depth < w.maxDepth {
-		kidsCall = obj.GoWithContext(callCtx, ifAccessible+".GetChildren", 0, done)
+	count := obj.GoWithContext(callCtx, "org.freedesktop.DBus.Properties.Get", 0, done, ifAccessible, "ChildCount")
+	for _, call := range []*dbus.Call{role, name, state, ext, text, value, count} {
+		<-call.Done
 	}
-	for _, call := range []*dbus.Call{role, name, state, ext, text, value, kidsCall} {
-		if call != nil {
-			<-call.Done
-		}
-	}
-	cancel()
 	n := &observe.Node{}
 	if err := role.Store(&n.Role); err != nil {
 		return nil, err
@@ -314,11 +309,26 @@ func (w *walker) node(ctx context.Context, r ref, depth int) (*observe.Node, err
 			n.Text = fmt.Sprint(f)
 		}
 	}
-	if kidsCall == nil {
+	// Children are asked for only where there are some, and never of a
+	// container that manages its descendants (a spreadsheet's table
+	// claims millions of cells and creates each one asked for).
+	var nkids int32
+	if count.Store(&v) == nil {
+		nkids, _ = v.Value().(int32)
+	}
+	if depth >= w.maxDepth || nkids <= 0 || slices.Contains(n.States, "manages-descendants") {
+		cancel()
+		return n, nil
+	}
+	if nkids > maxChildren {
+		w.errorf("%s %q has %d children: not read (more than %d)", n.Role, n.Name, nkids, maxChildren)
+		cancel()
 		return n, nil
 	}
 	var kids []ref
-	if err := kidsCall.Store(&kids); err != nil {
+	err := obj.CallWithContext(callCtx, ifAccessible+".GetChildren", 0).Store(&kids)
+	cancel()
+	if err != nil {
 		w.errorf("children of %s %q: %v", n.Role, n.Name, err)
 		return n, nil
 	}
@@ -358,6 +368,9 @@ func (w *walker) node(ctx context.Context, r ref, depth int) (*observe.Node, err
 	}
 	return n, nil
 }
+
+// maxChildren bounds the children read from one node.
+const maxChildren = 2000
 
 // maxText bounds the text read from one node.
 const maxText = 10000

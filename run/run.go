@@ -344,9 +344,14 @@ func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, e
 			}
 			act = append(act, a)
 		}
+		var refused error
+		act, refused = guiOnly(t, act)
 		envStart = time.Now()
 		done, err := e.Do(ctx, act)
 		rec.EnvLatency += time.Since(envStart)
+		if err == nil && refused != nil {
+			err = refused
+		}
 		for _, d := range done {
 			traj.Steps = append(traj.Steps, check.Step{Action: d.Action, Element: d.Element})
 		}
@@ -488,4 +493,19 @@ func SuiteHash(tasks []*task.Task) string {
 		h.Write(b)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// guiOnly cuts the actions of a GUI-only task (interface: gui) at the first
+// command, which is refused with an error the agent hears: such a task
+// must be done through the applications' windows.
+func guiOnly(t *task.Task, acts []action.Action) ([]action.Action, error) {
+	if t.Interface != "gui" {
+		return acts, nil
+	}
+	for i, a := range acts {
+		if a.Kind == action.Code {
+			return acts[:i], fmt.Errorf("%w: this task allows only the graphical interface; commands (%s) are refused", env.ErrForbidden, a.Kind)
+		}
+	}
+	return acts, nil
 }

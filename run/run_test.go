@@ -215,3 +215,30 @@ func TestDesktopDeathIsAnError(t *testing.T) {
 		t.Fatalf("results %s: want an error after 3 attempts naming the closed environment", b)
 	}
 }
+
+func TestGUIOnlyRefusesCommands(t *testing.T) {
+	acts := []action.Action{
+		{Kind: action.Click, Target: &action.Target{Role: "push button", Name: "OK"}},
+		{Kind: action.Code, Text: "touch ~/x"},
+		{Kind: action.Type, Text: "after"},
+	}
+	tests := []struct {
+		iface   string
+		kept    int
+		refused bool
+	}{
+		{"gui", 1, true},
+		{"gui+cli", 3, false},
+		{"cli", 3, false},
+		{"", 3, false},
+	}
+	for _, tc := range tests {
+		got, err := guiOnly(&task.Task{Interface: tc.iface}, acts)
+		if len(got) != tc.kept || (err != nil) != tc.refused {
+			t.Errorf("interface %q: kept %d, err %v; want %d kept, refused %v", tc.iface, len(got), err, tc.kept, tc.refused)
+		}
+		if err != nil && !errors.Is(err, env.ErrForbidden) {
+			t.Errorf("interface %q: error %v is not ErrForbidden", tc.iface, err)
+		}
+	}
+}

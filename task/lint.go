@@ -125,6 +125,9 @@ func lintGold(f *fileCtx, t *Task, size action.Size) Problems {
 			add([]any{"gold", i}, "%v", err)
 			continue
 		}
+		if a.Kind == action.Code && t.Interface == "gui" {
+			add([]any{"gold", i, "kind"}, "a GUI-only task (interface: gui) refuses commands; its gold solution cannot use one")
+		}
 		if a.Target != nil && a.Target.Tag > 0 {
 			add([]any{"gold", i, "target", "tag"}, "set-of-mark tags change with every screenshot; target the element by role and name")
 		}

@@ -130,6 +130,7 @@ func TestLintBrokenFiles(t *testing.T) {
 		{"unknown-app.yaml", []string{`3:18: apps[1]: unknown app "photoshop"`}},
 		{"missing-milestone.yaml", []string{`14:5: checks[0].milestones: no milestone has id "second"`}},
 		{"unknown-action.yaml", []string{`11:5: gold[1].kind: unknown action "teleport"`}},
+		{"gui-only-command.yaml", []string{`10:5: gold[0].kind: a GUI-only task (interface: gui) refuses commands; its gold solution cannot use one`}},
 		{"gold-not-terminal.yaml", []string{
 			`10:5: gold[0].point: point (5000, 2) is outside the 1920x1080 screen`,
 			`gold[0]: the gold solution must end with done, fail or answer, not click`}},

@@ -3,6 +3,7 @@ package xdesktop
 import (
 	"context"
 	"fmt"
+	"github.com/jezek/xgb/xproto"
 	"math"
 	"time"
 
@@ -356,7 +357,7 @@ func (d *Desktop) do(ctx context.Context, a action.Action) (env.Step, error) {
 	case action.Hotkey:
 		return st, d.keys(ctx, a.Keys, true)
 	case action.KeyDown, action.KeyUp:
-		sym, err := x11.KeyKeysym(a.Keys[0])
+		sym, err := keysym(a.Keys[0])
 		if err != nil {
 			return st, fmt.Errorf("%w: %v", env.ErrBadAction, err)
 		}
@@ -401,7 +402,7 @@ func click(x *x11.Conn, b byte) error {
 func (d *Desktop) keys(ctx context.Context, names []string, together bool) error {
 	x := d.x
 	for i, n := range names {
-		sym, err := x11.KeyKeysym(n)
+		sym, err := keysym(n)
 		if err != nil {
 			return fmt.Errorf("%w: %v", env.ErrBadAction, err)
 		}
@@ -416,7 +417,7 @@ func (d *Desktop) keys(ctx context.Context, names []string, together bool) error
 		}
 		if i == len(names)-1 {
 			for j := len(names) - 1; j >= 0; j-- {
-				s, _ := x11.KeyKeysym(names[j])
+				s, _ := keysym(names[j])
 				if err := x.KeySym(s, false); err != nil {
 					return err
 				}
@@ -452,4 +453,14 @@ func (d *Desktop) drag(ctx context.Context, fx, fy, tx, ty int, a action.Action)
 		}
 	}
 	return x.Button(b, false)
+}
+
+// keysym resolves a key name in any convention action.NormalizeKey knows
+// ("Return", "F5", "CTRL"), so actions sent straight to the API work as
+// parsed ones do.
+func keysym(name string) (xproto.Keysym, error) {
+	if k, ok := action.NormalizeKey(name); ok {
+		name = k
+	}
+	return x11.KeyKeysym(name)
 }

@@ -90,7 +90,7 @@ func (s *session) env() []string {
 		"QTWEBENGINE_DISABLE_SANDBOX=1",
 		"LIBGL_ALWAYS_SOFTWARE=1",
 		"GSETTINGS_BACKEND=memory",
-		"SAL_USE_VCLPLUGIN=gen",
+		"SAL_USE_VCLPLUGIN=gtk3",
 		MarkerVar + "=" + s.id,
 	}
 }
