@@ -277,7 +277,14 @@ func (c *Check) probe(ctx context.Context, ev Evidence) (val string, found bool,
 		if err != nil {
 			return "", false, infraError{err}
 		}
-		return string(b), true, nil
+		if p.Read == "" && p.Cell == "" {
+			return string(b), true, nil
+		}
+		v, err := decodeFile(b, p.Read, p.Cell)
+		if err != nil {
+			return "", true, unreadable{fmt.Errorf("%s: %v", p.File, err)}
+		}
+		return v, true, nil
 	case p.Answer:
 		a, ok := ev.Trajectory().Answer()
 		return a, ok, nil
@@ -337,6 +344,10 @@ func (c *Check) eval(ctx context.Context, ev Evidence, ms MilestoneScores) (bool
 	var val string
 	if s.Probe != nil && s.Kind != AnswerKind {
 		v, found, err := c.probe(ctx, ev)
+		var bad unreadable
+		if errors.As(err, &bad) {
+			return failf("%v", bad.err) // the file is there but is not what it should be
+		}
 		if err != nil {
 			return false, "", err
 		}

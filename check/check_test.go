@@ -51,6 +51,14 @@ func evidence(t testing.TB) *Recorded {
 		}
 	}
 	clip := "copied text"
+	ods, err := os.ReadFile("testdata/fruit.ods")
+	if err != nil {
+		t.Fatal(err)
+	}
+	odt, err := os.ReadFile("testdata/report.odt")
+	if err != nil {
+		t.Fatal(err)
+	}
 	return &Recorded{
 		AssetDir: dir,
 		Files: map[string][]byte{
@@ -64,6 +72,12 @@ func evidence(t testing.TB) *Recorded {
 			"/root/state.json":   []byte(`{"cells":{"A1":5,"A2":7},"sheet":"Sheet1"}`),
 			"/root/value.txt":    []byte(" 3.14159 \n"),
 			"/root/expected.txt": []byte("alpha\r\nbeta\r\n"),
+			"/root/fruit.ods":    ods,
+			"/root/report.odt":   odt,
+			"/root/broken.ods":   []byte("this is not a spreadsheet"),
+			"/root/line.png": pngBytes(t, 100, 100, func(x, y int) color.Color {
+				return map[bool]color.Color{true: color.Black, false: color.White}[y >= 50 && y < 55]
+			}),
 		},
 		Commands: map[string]CommandResult{
 			"cat /root/notes.txt": {Stdout: "hello world\n"},
@@ -108,6 +122,19 @@ func TestChecks(t *testing.T) {
 		{"exact missing file", Spec{Kind: Exact, Probe: &Probe{File: "/root/none"}, Expected: "x"}, false, "nothing to read"},
 		{"exact element", Spec{Kind: Exact, Probe: &Probe{Element: &ElementQuery{Role: "label", Name: "result"}}, Expected: 12}, true, "equals"},
 		{"exact clipboard", Spec{Kind: Exact, Probe: &Probe{Clipboard: true}, Expected: "copied text"}, true, "equals"},
+		{"cell number", Spec{Kind: Exact, Probe: &Probe{File: "/root/fruit.ods", Cell: "C3"}, Expected: 0.75}, true, "equals"},
+		{"cell number wrong", Spec{Kind: Exact, Probe: &Probe{File: "/root/fruit.ods", Cell: "fruit.B4"}, Expected: 11}, false, "10 is not 11"},
+		{"cell text", Spec{Kind: Exact, Probe: &Probe{File: "/root/fruit.ods", Cell: "A4"}, Expected: "kiwi, gold"}, true, "equals"},
+		{"cell empty", Spec{Kind: Exact, Probe: &Probe{File: "/root/fruit.ods", Cell: "Z99"}, Expected: "x"}, false, "is not"},
+		{"cell of a broken file", Spec{Kind: Exact, Probe: &Probe{File: "/root/broken.ods", Cell: "A1"}, Expected: "x"}, false, "not an OpenDocument file"},
+		{"cell missing file", Spec{Kind: Exact, Probe: &Probe{File: "/root/none.ods", Cell: "A1"}, Expected: "x"}, false, "nothing to read"},
+		{"ods predicate", Spec{Kind: Predicate, Probe: &Probe{File: "/root/fruit.ods", Read: "ods"}, Expr: `value.cells.B2.value + value.cells.B3.value == 7 && value.sheets[0].name == "fruit" && value.sheets[0].rows == 4`}, true, "holds"},
+		{"ods predicate fails", Spec{Kind: Predicate, Probe: &Probe{File: "/root/fruit.ods", Read: "ods"}, Expr: `"D2" in value.cells && value.cells.D2.formula contains "SUM"`}, false, ""},
+		{"odt predicate", Spec{Kind: Predicate, Probe: &Probe{File: "/root/report.odt", Read: "odt"}, Expr: `value.paragraphs[0].heading == 1 && value.paragraphs[2].bold && !value.paragraphs[1].bold && any(value.paragraphs[1].spans, .bold && .text == "12 percent")`}, true, "holds"},
+		{"odt text", Spec{Kind: Contains, Probe: &Probe{File: "/root/report.odt", Read: "odt-text"}, Value: "third quarter.\nEverything"}, true, "contains"},
+		{"odt text of a spreadsheet", Spec{Kind: Contains, Probe: &Probe{File: "/root/fruit.ods", Read: "odt-text"}, Value: "Apple"}, false, "no text body"},
+		{"image predicate", Spec{Kind: Predicate, Probe: &Probe{File: "/root/line.png", Read: "image"}, Expr: `value.width == 100 && value.dark == 0.05 && all(value.dark_at[5], # == 0.5) && value.dark_at[0][0] == 0 && value.colors == 2`}, true, "holds"},
+		{"image of text", Spec{Kind: Predicate, Probe: &Probe{File: "/root/notes.txt", Read: "image"}, Expr: `value.width > 0`}, false, "not a PNG"},
 		{"lines any order", Spec{Kind: Lines, Probe: &Probe{File: "/root/list.txt"}, Expected: []any{"alpha", "beta"}}, true, "match"},
 		{"lines missing", Spec{Kind: Lines, Probe: &Probe{File: "/root/list.txt"}, Expected: "alpha\nbeta\ngamma"}, false, "missing [gamma]"},
 		{"answer text", Spec{Kind: AnswerKind, Accepted: []string{"the answer is 12"}}, true, "matches"},

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/proctor-eval/proctor/odf"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -94,7 +96,18 @@ type Probe struct {
 	Element   *ElementQuery `json:"element,omitempty" yaml:"element,omitempty"`     // text (else name) of the first matching element
 	Window    bool          `json:"window,omitempty" yaml:"window,omitempty"`       // the window titles, one a line
 	Clipboard bool          `json:"clipboard,omitempty" yaml:"clipboard,omitempty"` // the clipboard's text
+
+	// Read decodes a file probe: ods and odt give the document as JSON
+	// (see package odf), odt-text its paragraphs one a line, image the
+	// picture's size and colour statistics as JSON.
+	Read string `json:"read,omitempty" yaml:"read,omitempty"`
+	// Cell reads one cell ("B7", "Totals.B7") of a file probe's ODS
+	// spreadsheet: a number's value, else the text it shows.
+	Cell string `json:"cell,omitempty" yaml:"cell,omitempty"`
 }
+
+// The decoders of a file probe.
+var probeReads = []string{"ods", "odt", "odt-text", "image"}
 
 func (p Probe) validate() error {
 	n := 0
@@ -106,6 +119,20 @@ func (p Probe) validate() error {
 	if n != 1 {
 		return fmt.Errorf("probe needs exactly one of command, file, answer, element, window, clipboard")
 	}
+	if (p.Read != "" || p.Cell != "") && p.File == "" {
+		return fmt.Errorf("read and cell apply to a file probe only")
+	}
+	if p.Read != "" && p.Cell != "" {
+		return fmt.Errorf("give read or cell, not both (a cell is read from an ODS file)")
+	}
+	if p.Read != "" && !slices.Contains(probeReads, p.Read) {
+		return fmt.Errorf("read must be one of %s, not %q", strings.Join(probeReads, ", "), p.Read)
+	}
+	if p.Cell != "" {
+		if _, _, err := odf.ParseRef(p.Cell); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -113,6 +140,10 @@ func (p Probe) String() string {
 	switch {
 	case p.Command != "":
 		return "output of `" + p.Command + "`"
+	case p.File != "" && p.Cell != "":
+		return "cell " + p.Cell + " of " + p.File
+	case p.File != "" && p.Read != "":
+		return p.File + " read as " + p.Read
 	case p.File != "":
 		return "file " + p.File
 	case p.Answer:

@@ -63,7 +63,7 @@ func TestExampleSuiteCoversTheFormat(t *testing.T) {
 			t.Errorf("no example task uses the field %q", p)
 		}
 	}
-	for _, def := range []string{"step", "check"} {
+	for _, def := range []string{"step", "check", "probe"} {
 		for p := range schema.Defs[def].Properties {
 			if !used[p] {
 				t.Errorf("no example task uses the %s field %q", def, p)
