@@ -1,6 +1,7 @@
 package task
 
 import (
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,7 +26,26 @@ type AppSpec struct {
 	Command string `json:"command"`
 	Package string `json:"package,omitempty"`
 	Window  string `json:"window,omitempty"` // a title fragment its main window shows
+	// Files are written into the home folder (paths relative to it) before
+	// the app starts, unless already there: settings that spare first-run
+	// dialogs and tips, so episodes start the same way.
+	Files map[string]string `json:"files,omitempty"`
 }
+
+// libreofficeProfile turns off LibreOffice's first-run infobar, tip of
+// the day, document recovery and format warnings, and opens its windows
+// over the screen.
+//
+//go:embed apps/libreoffice.xcu
+var libreofficeProfile string
+
+var libreofficeFiles = map[string]string{".config/libreoffice/4/user/registrymodifications.xcu": libreofficeProfile}
+
+// chromiumFlags make Chromium run as root in a closed network, quietly,
+// with its accessibility tree on.
+const chromiumFlags = " --no-sandbox --no-first-run --no-default-browser-check --disable-background-networking" +
+	" --disable-component-update --disable-sync --disable-quic --disable-features=Translate,MediaRouter" +
+	" --password-store=basic --force-renderer-accessibility --disable-gpu --start-maximized"
 
 // BuiltinApps are the applications Proctor knows without a suite declaring
 // them.
@@ -37,10 +57,10 @@ var BuiltinApps = map[string]AppSpec{
 	"galculator":         {Command: "galculator", Package: "galculator", Window: "galculator"},
 	"kcalc":              {Command: "kcalc", Package: "kcalc", Window: "KCalc"},
 	"kalgebra":           {Command: "kalgebra", Package: "kalgebra", Window: "KAlgebra"},
-	"libreoffice-calc":   {Command: "libreoffice --calc", Package: "libreoffice-calc", Window: "LibreOffice Calc"},
-	"libreoffice-writer": {Command: "libreoffice --writer", Package: "libreoffice-writer", Window: "LibreOffice Writer"},
+	"libreoffice-calc":   {Command: "libreoffice --calc", Package: "libreoffice-calc", Window: "LibreOffice Calc", Files: libreofficeFiles},
+	"libreoffice-writer": {Command: "libreoffice --writer", Package: "libreoffice-writer", Window: "LibreOffice Writer", Files: libreofficeFiles},
 	"gimp":               {Command: "gimp", Package: "gimp", Window: "GIMP"},
-	"chromium":           {Command: "chromium", Package: "chromium", Window: "Chromium"},
+	"chromium":           {Command: "chromium" + chromiumFlags, Package: "chromium", Window: "Chromium"},
 	"yad":                {Command: "yad", Package: "yad"},
 	"pcmanfm":            {Command: "pcmanfm", Package: "pcmanfm"},
 	"thunar":             {Command: "thunar", Package: "thunar"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -70,6 +71,9 @@ func (d *Desktop) step(ctx context.Context, s env.Setup, spec task.StepSpec) err
 		if !ok {
 			return fmt.Errorf("unknown app %q", st.App)
 		}
+		if err := d.prepare(app); err != nil {
+			return err
+		}
 		argv := strings.Fields(app.Command)
 		for _, a := range st.Args {
 			argv = append(argv, d.expand(a))
@@ -134,6 +138,9 @@ func (d *Desktop) step(ctx context.Context, s env.Setup, spec task.StepSpec) err
 			if !ok {
 				return fmt.Errorf("unknown app %q", st.App)
 			}
+			if err := d.prepare(app); err != nil {
+				return err
+			}
 			return d.Launch(append(strings.Fields(app.Command), target)...)
 		}
 		return d.Launch("xdg-open", target)
@@ -188,4 +195,25 @@ func (d *Desktop) poll(ctx context.Context, timeout time.Duration, what string, 
 			return err
 		}
 	}
+}
+
+// prepare writes the app's settings files into the home folder, where
+// they are not there yet.
+func (d *Desktop) prepare(app task.AppSpec) error {
+	for rel, content := range app.Files {
+		p, err := d.resolve("~/" + rel)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(p); err == nil {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
