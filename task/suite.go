@@ -45,7 +45,7 @@ var libreofficeFiles = map[string]string{".config/libreoffice/4/user/registrymod
 // with its accessibility tree on.
 const chromiumFlags = " --no-sandbox --no-first-run --no-default-browser-check --disable-background-networking" +
 	" --disable-component-update --disable-sync --disable-quic --disable-features=Translate,MediaRouter" +
-	" --password-store=basic --force-renderer-accessibility --disable-gpu --start-maximized"
+	" --password-store=basic --force-renderer-accessibility --disable-gpu --start-maximized --test-type"
 
 // BuiltinApps are the applications Proctor knows without a suite declaring
 // them.
