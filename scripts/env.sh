@@ -39,3 +39,13 @@ need_desktop() {
 	need_pkgs Xvfb:xvfb openbox:openbox dbus-daemon:dbus /usr/libexec/at-spi-bus-launcher:at-spi2-core \
 		xclip:xclip xdg-open:xdg-utils
 }
+
+# need_suite_apps installs the applications of the built-in suite
+# (suites/desktop) and the accessibility bridge GIMP's toolkit needs.
+need_suite_apps() {
+	need_pkgs mousepad:mousepad yad:yad kcalc:kcalc xterm:xterm \
+		localc:libreoffice-calc lowriter:libreoffice-writer \
+		/usr/lib/libreoffice/program/libvclplug_gtk3lo.so:libreoffice-gtk3 \
+		gimp:gimp /usr/lib/x86_64-linux-gnu/gtk-2.0/modules/libatk-bridge.so:libatk-adaptor \
+		chromium:chromium
+}

@@ -5,7 +5,7 @@
 cd "$(dirname "$0")/.."
 . scripts/env.sh
 need_desktop
-need_pkgs mousepad:mousepad yad:yad kcalc:kcalc xterm:xterm
+need_suite_apps
 agent=${1:-replay}
 go build -o bin/proctor ./cmd/proctor
 echo "== proctor tasks lint suites/desktop"

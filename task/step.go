@@ -69,6 +69,14 @@ type WaitElement struct {
 	Timeout check.Duration     `json:"timeout,omitempty"`
 }
 
+// Focus waits for a window whose title contains Title and makes it the
+// active window on top, so that a task with several applications starts
+// the same way each time.
+type Focus struct {
+	Title   string         `json:"title"`
+	Timeout check.Duration `json:"timeout,omitempty"`
+}
+
 // Sleep waits a fixed time.
 type Sleep struct {
 	For check.Duration
@@ -86,6 +94,7 @@ func (Write) Kind() string       { return "write" }
 func (Copy) Kind() string        { return "copy" }
 func (Open) Kind() string        { return "open" }
 func (WaitWindow) Kind() string  { return "wait_window" }
+func (Focus) Kind() string       { return "focus" }
 func (WaitElement) Kind() string { return "wait_element" }
 func (Sleep) Kind() string       { return "sleep" }
 
@@ -160,6 +169,9 @@ func (o Open) Validate(s *Suite) error {
 // Validate checks the timeout.
 func (w WaitWindow) Validate(*Suite) error { return timeoutOK(w.Timeout) }
 
+// Validate checks the timeout.
+func (f Focus) Validate(*Suite) error { return timeoutOK(f.Timeout) }
+
 // Validate checks that the query names something and the timeout.
 func (w WaitElement) Validate(*Suite) error {
 	if w.Element.Role == "" && w.Element.Name == "" && w.Element.Text == "" {
@@ -188,6 +200,7 @@ type Step struct {
 	Open        *Open           `json:"open,omitempty"`
 	WaitWindow  *WaitWindow     `json:"wait_window,omitempty"`
 	WaitElement *WaitElement    `json:"wait_element,omitempty"`
+	Focus       *Focus          `json:"focus,omitempty"`
 	Sleep       *check.Duration `json:"sleep,omitempty"`
 }
 
@@ -214,6 +227,9 @@ func (s Step) Spec() StepSpec {
 	}
 	if s.WaitElement != nil {
 		out = append(out, *s.WaitElement)
+	}
+	if s.Focus != nil {
+		out = append(out, *s.Focus)
 	}
 	if s.Sleep != nil {
 		out = append(out, Sleep{For: *s.Sleep})

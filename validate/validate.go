@@ -1,5 +1,6 @@
 // Package validate proves a suite's evaluators: for every task, the gold
-// solution must pass, doing nothing must not, and every declared wrong
+// solution must pass; doing nothing, giving up on a feasible task (FAIL)
+// or answering an infeasible one must not, and every declared wrong
 // trajectory must not either. Each trajectory is replayed on a fresh
 // desktop through the runner, so validation exercises exactly what a run
 // does.
@@ -20,10 +21,14 @@ import (
 	"github.com/proctor-eval/proctor/task"
 )
 
-// Trajectory names of the two built-in cases.
+// Trajectory names of the built-in cases: the gold solution; DONE at
+// once; FAIL at once (for a feasible task, where giving up must fail) and
+// an answer at once (for an infeasible task, where only FAIL is right).
 const (
-	Gold = "gold"
-	Noop = "noop"
+	Gold   = "gold"
+	Noop   = "noop"
+	GiveUp = "fail at once"
+	Claim  = "answer at once"
 )
 
 // Row is the verdict of one trajectory of one task.
@@ -54,6 +59,11 @@ func variants(tasks []*task.Task) []variant {
 		}
 		mk(Gold, t.Gold, true)
 		mk(Noop, []action.Action{{Kind: action.Done}}, false)
+		if t.Kind == task.InfeasibleTask {
+			mk(Claim, []action.Action{{Kind: action.Answer, Text: "done"}}, false)
+		} else {
+			mk(GiveUp, []action.Action{{Kind: action.Fail}}, false)
+		}
 		for _, w := range t.Wrong {
 			mk(w.Name, w.Actions, false)
 		}

@@ -104,3 +104,22 @@ func (c *Conn) windows(listProp string) ([]Window, error) {
 	}
 	return out, nil
 }
+
+// Activate asks the window manager to make the window active and raise it
+// (an EWMH _NET_ACTIVE_WINDOW request, sent as a pager would).
+func (c *Conn) Activate(id uint32) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, err := c.atom("_NET_ACTIVE_WINDOW")
+	if err != nil {
+		return err
+	}
+	ev := xproto.ClientMessageEvent{
+		Format: 32,
+		Window: xproto.Window(id),
+		Type:   a,
+		Data:   xproto.ClientMessageDataUnionData32New([]uint32{2, 0, 0, 0, 0}),
+	}
+	mask := uint32(xproto.EventMaskSubstructureRedirect | xproto.EventMaskSubstructureNotify)
+	return xproto.SendEventChecked(c.x, false, c.root, mask, string(ev.Bytes())).Check()
+}

@@ -25,8 +25,9 @@ func newValidateCommand() *cobra.Command {
 		Short: "Prove each task's checks: gold passes, doing nothing and wrong trajectories fail",
 		Long: `Validate replays, for every task of the suite, on local desktops: the gold
 solution, which must succeed; a do-nothing trajectory (DONE at once), which
-must not; and every wrong trajectory the task declares under wrong:, which
-must not either. It prints a table and exits 1 on any violation, naming the
+must not; giving up at once (FAIL) on a feasible task, or answering at once
+on an infeasible one, which must not; and every wrong trajectory the task
+declares under wrong:, which must not either. It prints a table and exits 1 on any violation, naming the
 task and the trajectory. An infrastructure error counts as a violation: it
 proves nothing.`,
 		Example: `  proctor validate testdata/runner

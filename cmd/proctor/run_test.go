@@ -236,7 +236,7 @@ func TestHumanAgent(t *testing.T) {
 func TestValidate(t *testing.T) {
 	needDesktop(t)
 	out, errs, code := runCLI(t, "", "validate", "../../testdata/runner", "--parallel", "2")
-	if code != 0 || !strings.Contains(errs, "5 tasks, 16 trajectories, 0 violations") || !strings.Contains(out, "types without saving") {
+	if code != 0 || !strings.Contains(errs, "5 tasks, 21 trajectories, 0 violations") || !strings.Contains(out, "types without saving") {
 		t.Fatalf("validate of the runner suite: exit %d\n%s\n%s", code, out, errs)
 	}
 }

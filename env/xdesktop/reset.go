@@ -146,6 +146,8 @@ func (d *Desktop) step(ctx context.Context, s env.Setup, spec task.StepSpec) err
 		return d.Launch("xdg-open", target)
 	case task.WaitWindow:
 		return d.waitWindow(ctx, st.Title, timeoutOr(st.Timeout))
+	case task.Focus:
+		return d.focus(ctx, st.Title, timeoutOr(st.Timeout))
 	case task.WaitElement:
 		return d.poll(ctx, timeoutOr(st.Timeout), "element "+describeQuery(st.Element), func() (bool, error) {
 			els, err := d.Elements(ctx, st.Element)
@@ -216,4 +218,25 @@ func (d *Desktop) prepare(app task.AppSpec) error {
 		}
 	}
 	return nil
+}
+
+// focus waits for a window whose title contains title, asks the window
+// manager to activate it, and waits until it is the active window.
+func (d *Desktop) focus(ctx context.Context, title string, timeout time.Duration) error {
+	title = strings.ToLower(title)
+	return d.poll(ctx, timeout, fmt.Sprintf("the window titled %q to be active", title), func() (bool, error) {
+		ws, err := d.x.Windows()
+		if err != nil {
+			return false, err
+		}
+		for _, w := range ws {
+			if strings.Contains(strings.ToLower(w.Title), title) {
+				if w.Active {
+					return true, nil
+				}
+				return false, d.x.Activate(w.ID)
+			}
+		}
+		return false, nil
+	})
 }

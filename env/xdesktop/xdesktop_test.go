@@ -432,3 +432,48 @@ func TestDragAndScroll(t *testing.T) {
 	}
 	t.Fatalf("scrolling up over the slider left it at %q", value())
 }
+
+func TestFocusStepActivatesTheWindow(t *testing.T) {
+	need(t, "yad")
+	d := start(t)
+	bg := func(title string) task.Step {
+		return task.Step{Run: &task.Run{Command: "yad --title=" + title + " --text=" + title, Background: true}}
+	}
+	wait := func(title string) task.Step {
+		return task.Step{WaitWindow: &task.WaitWindow{Title: title, Timeout: check.Duration(30 * time.Second)}}
+	}
+	active := func() string {
+		ws, err := d.Windows(ctx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range ws {
+			if w.Active {
+				return w.Title
+			}
+		}
+		return ""
+	}
+	// The second window opened is the active one; focus brings back the first.
+	steps := []task.Step{bg("First"), wait("First"), bg("Second"), wait("Second"), {Sleep: ptrDuration(500 * time.Millisecond)}}
+	if err := d.Reset(ctx(t), env.Setup{Steps: steps}); err != nil {
+		t.Fatal(err)
+	}
+	if got := active(); got != "Second" {
+		t.Fatalf("before focus, the active window is %q, want Second", got)
+	}
+	steps = append(steps, task.Step{Focus: &task.Focus{Title: "first", Timeout: check.Duration(10 * time.Second)}})
+	if err := d.Reset(ctx(t), env.Setup{Steps: steps}); err != nil {
+		t.Fatal(err)
+	}
+	if got := active(); got != "First" {
+		t.Fatalf("after focus, the active window is %q, want First", got)
+	}
+	// A window that never comes is an error naming it.
+	err := d.Reset(ctx(t), env.Setup{Steps: []task.Step{{Focus: &task.Focus{Title: "Nowhere", Timeout: check.Duration(500 * time.Millisecond)}}}})
+	if err == nil || !strings.Contains(err.Error(), "nowhere") {
+		t.Fatalf("focus on a missing window: %v", err)
+	}
+}
+
+func ptrDuration(d time.Duration) *check.Duration { c := check.Duration(d); return &c }
