@@ -3,14 +3,15 @@ package run
 import (
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/proctor-eval/proctor/store"
 )
 
-// progress prints a line per finished episode: position, the episode's
-// outcome, and the running success rate, tokens, spend and time left.
+// progress prints a line per finished episode: position and a bar, the
+// episode's outcome, and the running success rate, tokens, spend and time left.
 type progress struct {
 	mu              sync.Mutex
 	w               io.Writer
@@ -47,7 +48,16 @@ func (p *progress) done(r store.Result) {
 	if p.n > 0 {
 		eta = time.Since(p.start) / time.Duration(p.n) * time.Duration(left)
 	}
-	fmt.Fprintf(p.w, "[%*d/%d] %3.0f%% %-12s %s (%d steps, %s) | success %.1f%% | %d tokens | $%.4f | ETA %s\n",
-		len(fmt.Sprint(p.total)), at, p.total, 100*float64(at)/float64(p.total), r.Outcome, r.Task, r.Steps,
+	fmt.Fprintf(p.w, "[%*d/%d] %s %3.0f%% %-12s %s (%d steps, %s) | success %.1f%% | %d tokens | $%.4f | ETA %s\n",
+		len(fmt.Sprint(p.total)), at, p.total, bar(at, p.total, 20), 100*float64(at)/float64(p.total), r.Outcome, r.Task, r.Steps,
 		r.Duration.Round(100*time.Millisecond), 100*float64(p.passed)/float64(p.n), p.tokens, p.cost, eta.Round(time.Second))
+}
+
+// bar draws done out of total as a bar of width characters: [#####-----].
+func bar(done, total, width int) string {
+	n := 0
+	if total > 0 {
+		n = min(width, max(0, done*width/total))
+	}
+	return "[" + strings.Repeat("#", n) + strings.Repeat("-", width-n) + "]"
 }

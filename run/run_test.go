@@ -242,3 +242,16 @@ func TestGUIOnlyRefusesCommands(t *testing.T) {
 		}
 	}
 }
+
+func TestProgressBar(t *testing.T) {
+	for _, tc := range []struct {
+		done, total int
+		want        string
+	}{
+		{0, 10, "[----------]"}, {5, 10, "[#####-----]"}, {10, 10, "[##########]"}, {3, 0, "[----------]"}, {12, 10, "[##########]"},
+	} {
+		if got := bar(tc.done, tc.total, 10); got != tc.want {
+			t.Errorf("bar(%d, %d) = %q, want %q", tc.done, tc.total, got, tc.want)
+		}
+	}
+}

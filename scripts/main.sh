@@ -12,3 +12,4 @@ echo "== proctor tasks lint suites/desktop"
 bin/proctor tasks lint suites/desktop
 echo "== proctor run --agent $agent --parallel 2"
 bin/proctor run --agent "$agent" --parallel 2
+echo "== view the runs: bin/proctor view runs  (then open http://127.0.0.1:8080/)"

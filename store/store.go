@@ -98,6 +98,9 @@ CREATE TABLE IF NOT EXISTS result (
 CREATE TABLE IF NOT EXISTS step (
 	task TEXT NOT NULL, repeat INTEGER NOT NULL, idx INTEGER NOT NULL, info TEXT NOT NULL,
 	PRIMARY KEY (task, repeat, idx));
+CREATE TABLE IF NOT EXISTS review (
+	task TEXT NOT NULL, repeat INTEGER NOT NULL, info TEXT NOT NULL,
+	PRIMARY KEY (task, repeat));
 `
 
 // Open opens (creating when needed) the run folder dir.
@@ -265,4 +268,53 @@ func (s *Store) Shot(name string) ([]byte, error) {
 		return nil, fmt.Errorf("bad screenshot name %q", name)
 	}
 	return os.ReadFile(filepath.Join(s.Dir, ShotDir, name))
+}
+
+// Review is a person's verdict on an episode, beside the automatic one.
+type Review struct {
+	Task     string    `json:"task"`
+	Repeat   int       `json:"repeat"`
+	Pass     bool      `json:"pass"`
+	Note     string    `json:"note,omitempty"`
+	Reviewer string    `json:"reviewer"`
+	At       time.Time `json:"at"`
+}
+
+// ReviewKey identifies an episode among reviews.
+type ReviewKey struct {
+	Task   string
+	Repeat int
+}
+
+// SaveReview records a review, replacing an earlier one of the episode.
+func (s *Store) SaveReview(r Review) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.Exec(`INSERT INTO review (task, repeat, info) VALUES (?, ?, ?)
+		ON CONFLICT(task, repeat) DO UPDATE SET info = excluded.info`, r.Task, r.Repeat, string(b))
+	return err
+}
+
+// Reviews returns the recorded reviews by episode.
+func (s *Store) Reviews() (map[ReviewKey]Review, error) {
+	rows, err := s.db.Query(`SELECT info FROM review`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[ReviewKey]Review{}
+	for rows.Next() {
+		var info string
+		if err := rows.Scan(&info); err != nil {
+			return nil, err
+		}
+		var r Review
+		if err := json.Unmarshal([]byte(info), &r); err != nil {
+			return nil, err
+		}
+		out[ReviewKey{r.Task, r.Repeat}] = r
+	}
+	return out, rows.Err()
 }

@@ -87,3 +87,28 @@ func TestShotsStoredOnce(t *testing.T) {
 		t.Fatal("a name outside the shots folder was read")
 	}
 }
+
+func TestReviews(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	at := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	for _, r := range []Review{
+		{Task: "a", Repeat: 0, Pass: true, Reviewer: "ann", At: at},
+		{Task: "a", Repeat: 0, Pass: false, Note: "the file is empty", Reviewer: "bob", At: at.Add(time.Minute)},
+		{Task: "a", Repeat: 1, Pass: true, Reviewer: "ann", At: at},
+	} {
+		if err := s.SaveReview(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.Reviews()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[ReviewKey{"a", 0}].Reviewer != "bob" || got[ReviewKey{"a", 0}].Pass || !got[ReviewKey{"a", 1}].Pass {
+		t.Fatalf("reviews = %+v; want the latest review of each episode", got)
+	}
+}

@@ -327,3 +327,18 @@ func TestTypedPlaceholders(t *testing.T) {
 		t.Fatalf("gold %q accepted %v min %v", tk.Gold[0].Text, tk.Checks[0].Accepted, tk.Checks[1].Min)
 	}
 }
+
+func TestSuiteAppFiles(t *testing.T) {
+	s, probs := Load(exampleSuite)
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	app, ok := s.App("web-form-server")
+	if !ok || app.Files["site/robots.txt"] != "User-agent: *\nDisallow: /\n" {
+		t.Fatalf("web-form-server = %+v, want its files", app)
+	}
+	lo, _ := s.App("libreoffice-calc")
+	if !strings.Contains(lo.Files[".config/libreoffice/4/user/registrymodifications.xcu"], "ShowTipOfTheDay") {
+		t.Fatal("the built-in LibreOffice has no quiet profile")
+	}
+}

@@ -477,3 +477,24 @@ func TestFocusStepActivatesTheWindow(t *testing.T) {
 }
 
 func ptrDuration(d time.Duration) *check.Duration { c := check.Duration(d); return &c }
+
+func TestAppFilesWrittenBeforeLaunch(t *testing.T) {
+	d := start(t)
+	apps := map[string]task.AppSpec{"quiet": {Command: "sleep 30", Files: map[string]string{
+		".config/quiet/settings.ini": "tips=off\n",
+		"kept.txt":                   "from the app\n",
+	}}}
+	steps := []task.Step{
+		{Write: &task.Write{Path: "~/kept.txt", Content: "from the task\n"}},
+		{Launch: &task.Launch{App: "quiet"}},
+	}
+	if err := d.Reset(ctx(t), env.Setup{Steps: steps, Apps: apps}); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"~/.config/quiet/settings.ini": "tips=off\n", "~/kept.txt": "from the task\n"} {
+		b, err := d.ReadFile(ctx(t), path)
+		if err != nil || string(b) != want {
+			t.Errorf("%s = %q, %v; want %q", path, b, err, want)
+		}
+	}
+}

@@ -1,0 +1,559 @@
+package viewer
+
+import (
+	"archive/zip"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/score"
+	"github.com/proctor-eval/proctor/store"
+)
+
+// boardRow is one run on the leaderboard.
+type boardRow struct {
+	ID, Agent, Model, Obs, Harness string
+	Started                        time.Time
+	N                              int
+	Weighted, Success, Milestone   float64
+	Uncompleted, EarlyStop         float64
+	Duration                       time.Duration // mean per episode
+	Tokens                         float64       // mean per episode, input and output
+	Cost                           float64       // total
+	Groups                         map[string]string
+}
+
+func rowOf(r *run, by score.Dimension) boardRow {
+	rep := r.Report
+	s := rep.Summary
+	share := func(o check.Outcome) float64 {
+		if s.N == 0 {
+			return 0
+		}
+		return float64(s.Outcomes[o]) / float64(s.N)
+	}
+	row := boardRow{ID: r.ID, Agent: rep.Run.Agent, Model: rep.Run.Model, Obs: rep.Run.ObsMode, Harness: rep.Run.Harness,
+		Started: rep.Run.Started, N: s.N, Weighted: s.Weighted, Success: s.SuccessRate, Milestone: s.MilestoneAvg,
+		Uncompleted: share(check.Uncompleted), EarlyStop: share(check.EarlyStopped), Duration: rep.Means.Duration,
+		Tokens: rep.Means.InputTokens + rep.Means.OutputTokens, Cost: rep.Means.TotalCost, Groups: map[string]string{}}
+	for _, g := range rep.Breakdowns[by] {
+		row.Groups[g.Key] = fmt.Sprintf("%.0f%%", 100*g.Summary.SuccessRate)
+	}
+	return row
+}
+
+// sortKeys are the leaderboard's sortable columns.
+var sortKeys = map[string]func(a, b boardRow) bool{
+	"weighted":    func(a, b boardRow) bool { return a.Weighted < b.Weighted },
+	"success":     func(a, b boardRow) bool { return a.Success < b.Success },
+	"milestone":   func(a, b boardRow) bool { return a.Milestone < b.Milestone },
+	"uncompleted": func(a, b boardRow) bool { return a.Uncompleted < b.Uncompleted },
+	"early":       func(a, b boardRow) bool { return a.EarlyStop < b.EarlyStop },
+	"time":        func(a, b boardRow) bool { return a.Duration < b.Duration },
+	"tokens":      func(a, b boardRow) bool { return a.Tokens < b.Tokens },
+	"cost":        func(a, b boardRow) bool { return a.Cost < b.Cost },
+	"date":        func(a, b boardRow) bool { return a.Started.Before(b.Started) },
+	"agent":       func(a, b boardRow) bool { return a.Agent+a.Model < b.Agent+b.Model },
+	"tasks":       func(a, b boardRow) bool { return a.N < b.N },
+}
+
+// column is a sortable header.
+type column struct {
+	Key, Label, URL, Mark string
+}
+
+func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
+	runs, err := s.runs()
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	q := r.URL.Query()
+	by := score.Dimension(q.Get("by"))
+	if by != score.ByApp && by != score.ByDomain {
+		by = score.ByLevel
+	}
+	filter := strings.ToLower(strings.TrimSpace(q.Get("q")))
+	sortKey := q.Get("sort")
+	if sortKeys[sortKey] == nil {
+		sortKey = "weighted"
+	}
+	desc := q.Get("desc") != "0"
+	var rows []boardRow
+	groupSet := map[string]bool{}
+	var shown []*run
+	for _, run := range runs {
+		row := rowOf(run, by)
+		hay := strings.ToLower(strings.Join([]string{row.ID, row.Agent, row.Model, row.Obs, row.Harness}, " "))
+		if filter != "" && !strings.Contains(hay, filter) {
+			continue
+		}
+		for k := range row.Groups {
+			groupSet[k] = true
+		}
+		rows = append(rows, row)
+		shown = append(shown, run)
+	}
+	less := sortKeys[sortKey]
+	sort.SliceStable(rows, func(i, j int) bool {
+		if desc {
+			return less(rows[j], rows[i])
+		}
+		return less(rows[i], rows[j])
+	})
+	groups := make([]string, 0, len(groupSet))
+	for g := range groupSet {
+		groups = append(groups, g)
+	}
+	sortGroups(groups, by)
+	var cols []column
+	for _, c := range [][2]string{{"agent", "Agent / model"}, {"date", "Date"}, {"tasks", "Episodes"}, {"weighted", "Weighted"},
+		{"success", "Success"}, {"milestone", "Milestones"}, {"uncompleted", "Uncompleted"}, {"early", "Early stop"},
+		{"time", "Time / ep."}, {"tokens", "Tokens / ep."}, {"cost", "Cost"}} {
+		v := url.Values{"sort": {c[0]}, "by": {string(by)}, "q": {q.Get("q")}}
+		mark := ""
+		if c[0] == sortKey {
+			if desc {
+				v.Set("desc", "0")
+				mark = "▼"
+			} else {
+				mark = "▲"
+			}
+		}
+		cols = append(cols, column{Key: c[0], Label: c[1], URL: "/?" + v.Encode(), Mark: mark})
+	}
+	var byLinks []column
+	for _, d := range []score.Dimension{score.ByLevel, score.ByApp, score.ByDomain} {
+		v := url.Values{"sort": {sortKey}, "by": {string(d)}, "q": {q.Get("q")}}
+		if !desc {
+			v.Set("desc", "0")
+		}
+		mark := ""
+		if d == by {
+			mark = "current"
+		}
+		byLinks = append(byLinks, column{Key: string(d), Label: string(d), URL: "/?" + v.Encode(), Mark: mark})
+	}
+	s.render(w, http.StatusOK, "leaderboard", map[string]any{
+		"Title": "Runs", "Rows": rows, "Columns": cols, "Groups": groups, "By": string(by), "ByLinks": byLinks,
+		"Query": q.Get("q"), "Sort": sortKey, "Desc": desc, "Root": s.Root,
+		"CostPlot": costPlot(shown), "TimePlot": timePlot(shown), "LevelPlot": levelPlot(shown),
+	})
+}
+
+// levelOrder sorts levels from paper to gold; other keys alphabetically.
+var levelOrder = map[string]int{"paper": 1, "wood": 2, "bronze": 3, "silver": 4, "gold": 5}
+
+func sortGroups(gs []string, by score.Dimension) {
+	sort.Slice(gs, func(i, j int) bool {
+		if by == score.ByLevel && levelOrder[gs[i]] != levelOrder[gs[j]] {
+			return levelOrder[gs[i]] < levelOrder[gs[j]]
+		}
+		return gs[i] < gs[j]
+	})
+}
+
+// key names an episode.
+func key(task string, repeat int) string { return task + "#" + strconv.Itoa(repeat) }
+
+// compare shows the chosen runs' outcomes task by task, marking the tasks
+// whose outcome flipped.
+func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
+	ids := r.URL.Query()["run"]
+	if len(ids) < 2 {
+		s.fail(w, fmt.Errorf("%w: pick at least two runs to compare", errBadRequest))
+		return
+	}
+	var runs []*run
+	for _, id := range ids {
+		run, err := s.find(id)
+		if err != nil {
+			s.fail(w, fmt.Errorf("run %q: %w", id, err))
+			return
+		}
+		runs = append(runs, run)
+	}
+	type cell struct {
+		Outcome, URL string
+	}
+	type line struct {
+		Episode string
+		Cells   []cell
+		Flipped bool
+	}
+	byEp := map[string]*line{}
+	var order []string
+	for i, run := range runs {
+		for _, res := range run.Report.Results {
+			k := key(res.Task, res.Repeat)
+			l := byEp[k]
+			if l == nil {
+				l = &line{Episode: res.Task, Cells: make([]cell, len(runs))}
+				if res.Repeat > 0 {
+					l.Episode += fmt.Sprintf(" (repeat %d)", res.Repeat)
+				}
+				byEp[k] = l
+				order = append(order, k)
+			}
+			l.Cells[i] = cell{Outcome: res.Outcome, URL: episodeURL(run.ID, res.Task, res.Repeat)}
+		}
+	}
+	sort.Strings(order)
+	onlyFlipped := r.URL.Query().Get("flipped") == "1"
+	var lines []line
+	flipped := 0
+	for _, k := range order {
+		l := byEp[k]
+		pass := map[bool]bool{}
+		for _, c := range l.Cells {
+			pass[c.Outcome == string(check.Success)] = true
+		}
+		l.Flipped = len(pass) > 1
+		if l.Flipped {
+			flipped++
+		}
+		if onlyFlipped && !l.Flipped {
+			continue
+		}
+		lines = append(lines, *l)
+	}
+	v := r.URL.Query()
+	v.Set("flipped", "1")
+	s.render(w, http.StatusOK, "compare", map[string]any{
+		"Title": "Compare runs", "Runs": runs, "Lines": lines, "Flipped": flipped, "Total": len(order),
+		"OnlyFlipped": onlyFlipped, "FlippedURL": "/compare?" + v.Encode(),
+	})
+}
+
+func episodeURL(runID, task string, repeat int) string {
+	return "/run/" + url.PathEscape(runID) + "/episode?" + url.Values{"task": {task}, "repeat": {strconv.Itoa(repeat)}}.Encode()
+}
+
+// agreement counts reviewed episodes and those where the reviewer and the
+// checks disagree (OSUniverse's disagreement rate).
+type agreement struct {
+	Reviewed, Disagree int
+}
+
+func (a agreement) Rate() float64 {
+	if a.Reviewed == 0 {
+		return 0
+	}
+	return float64(a.Disagree) / float64(a.Reviewed)
+}
+
+func agree(r *run) agreement {
+	var a agreement
+	for _, res := range r.Report.Results {
+		rv, ok := r.Reviews[store.ReviewKey{Task: res.Task, Repeat: res.Repeat}]
+		if !ok {
+			continue
+		}
+		a.Reviewed++
+		if rv.Pass != (res.Outcome == string(check.Success)) {
+			a.Disagree++
+		}
+	}
+	return a
+}
+
+// episodeRow is one episode on a run page.
+type episodeRow struct {
+	store.Result
+	URL      string
+	Review   *store.Review
+	Disagree bool
+}
+
+func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
+	rn, err := s.find(r.PathValue("id"))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	q := r.URL.Query()
+	show := q.Get("show")
+	text := strings.ToLower(strings.TrimSpace(q.Get("q")))
+	var rows []episodeRow
+	for _, res := range rn.Report.Results {
+		row := episodeRow{Result: res, URL: episodeURL(rn.ID, res.Task, res.Repeat)}
+		if rv, ok := rn.Reviews[store.ReviewKey{Task: res.Task, Repeat: res.Repeat}]; ok {
+			row.Review = &rv
+			row.Disagree = rv.Pass != (res.Outcome == string(check.Success))
+		}
+		switch show {
+		case "unreviewed":
+			if row.Review != nil {
+				continue
+			}
+		case "disagree":
+			if !row.Disagree {
+				continue
+			}
+		case "failed":
+			if res.Outcome == string(check.Success) {
+				continue
+			}
+		}
+		if text != "" && !strings.Contains(strings.ToLower(res.Task+" "+res.Instruction), text) {
+			continue
+		}
+		rows = append(rows, row)
+	}
+	page, _ := strconv.Atoi(q.Get("page"))
+	size := s.pageSize()
+	pages := max(1, (len(rows)+size-1)/size)
+	page = min(max(page, 1), pages)
+	from, to := (page-1)*size, min(page*size, len(rows))
+	link := func(p int) string {
+		v := url.Values{"page": {strconv.Itoa(p)}}
+		if show != "" {
+			v.Set("show", show)
+		}
+		if text != "" {
+			v.Set("q", q.Get("q"))
+		}
+		return "/run/" + url.PathEscape(rn.ID) + "?" + v.Encode()
+	}
+	var prev, next string
+	if page > 1 {
+		prev = link(page - 1)
+	}
+	if page < pages {
+		next = link(page + 1)
+	}
+	var filters []column
+	for _, f := range [][2]string{{"", "all"}, {"unreviewed", "unreviewed"}, {"disagree", "disagreeing"}, {"failed", "not successful"}} {
+		v := url.Values{}
+		if f[0] != "" {
+			v.Set("show", f[0])
+		}
+		mark := ""
+		if f[0] == show {
+			mark = "current"
+		}
+		filters = append(filters, column{Key: f[0], Label: f[1], URL: "/run/" + url.PathEscape(rn.ID) + "?" + v.Encode(), Mark: mark})
+	}
+	s.render(w, http.StatusOK, "run", map[string]any{
+		"Title": "Run " + rn.ID, "Run": rn, "Row": rowOf(rn, score.ByLevel), "Rows": rows[from:to], "Matching": len(rows),
+		"Page": page, "Pages": pages, "Prev": prev, "Next": next, "Agreement": agree(rn), "Filters": filters,
+		"Show": show, "Query": q.Get("q"), "LevelPlot": levelPlot([]*run{rn}),
+	})
+}
+
+// stepView is one step of a trajectory as the page shows it.
+type stepView struct {
+	store.Step
+	Shot     string
+	SVG      template.HTML
+	Marks    int
+	Actions  string
+	Elements []string
+	Outputs  []string
+	Width    int
+	Height   int
+}
+
+// episodeData reads an episode and its steps.
+func (s *Server) episodeData(r *http.Request) (*run, store.Result, []store.Step, error) {
+	run, err := s.find(r.PathValue("id"))
+	if err != nil {
+		return nil, store.Result{}, nil, err
+	}
+	task := r.URL.Query().Get("task")
+	repeat, _ := strconv.Atoi(r.URL.Query().Get("repeat"))
+	var res store.Result
+	found := false
+	for _, x := range run.Report.Results {
+		if x.Task == task && x.Repeat == repeat {
+			res, found = x, true
+			break
+		}
+	}
+	if !found {
+		return nil, res, nil, fmt.Errorf("episode %q (repeat %d) of run %s: %w", task, repeat, run.ID, errNotFound)
+	}
+	db, err := store.Open(run.Dir)
+	if err != nil {
+		return nil, res, nil, err
+	}
+	defer db.Close()
+	steps, err := db.Steps(task, repeat)
+	return run, res, steps, err
+}
+
+func (s *Server) episode(w http.ResponseWriter, r *http.Request) {
+	run, res, steps, err := s.episodeData(r)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	var v check.Verdict
+	if len(res.Verdict) > 0 {
+		_ = json.Unmarshal(res.Verdict, &v)
+	}
+	width, height := screenSize(run.Report.Run.Resolution)
+	views := make([]stepView, len(steps))
+	for i, st := range steps {
+		sv := stepView{Step: st, Width: width, Height: height}
+		if st.Shot != "" {
+			sv.Shot = "/run/" + url.PathEscape(run.ID) + "/shot/" + url.PathEscape(st.Shot)
+		}
+		var marks []mark
+		marks, sv.Elements, sv.Outputs = overlay(st, width, height)
+		sv.SVG, sv.Marks = overlaySVG(marks, width, height, strconv.Itoa(st.Index)), len(marks)
+		sv.Actions = prettyJSON(st.Actions)
+		views[i] = sv
+	}
+	var review *store.Review
+	if rv, ok := run.Reviews[store.ReviewKey{Task: res.Task, Repeat: res.Repeat}]; ok {
+		review = &rv
+	}
+	s.render(w, http.StatusOK, "episode", map[string]any{
+		"Title": res.Task, "Run": run, "Result": res, "Verdict": v, "Steps": views, "Review": review,
+		"Writable": s.Token != "", "Zip": "/run/" + url.PathEscape(run.ID) + "/episode.zip?" + r.URL.RawQuery,
+		"RunURL": "/run/" + url.PathEscape(run.ID), "Success": res.Outcome == string(check.Success),
+	})
+}
+
+func prettyJSON(b json.RawMessage) string {
+	if len(b) == 0 || string(b) == "null" {
+		return ""
+	}
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return string(b)
+	}
+	out, _ := json.MarshalIndent(v, "", "  ")
+	return string(out)
+}
+
+// screenSize reads a WIDTHxHEIGHT resolution, 1920x1080 when unknown.
+func screenSize(res string) (int, int) {
+	w, h, ok := strings.Cut(res, "x")
+	if ok {
+		wi, err1 := strconv.Atoi(w)
+		hi, err2 := strconv.Atoi(h)
+		if err1 == nil && err2 == nil && wi > 0 && hi > 0 {
+			return wi, hi
+		}
+	}
+	return 1920, 1080
+}
+
+// episodeZip sends the episode as a zip: trajectory.json (the result and
+// every step) and the screenshots it shows.
+func (s *Server) episodeZip(w http.ResponseWriter, r *http.Request) {
+	run, res, steps, err := s.episodeData(r)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	name := strings.Map(func(c rune) rune {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
+			return c
+		}
+		return '_'
+	}, res.Task)
+	w.Header().Set("Content-Type", "application/zip")
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-%d.zip"`, name, res.Repeat))
+	zw := zip.NewWriter(w)
+	traj, _ := json.MarshalIndent(map[string]any{"run": run.Report.Run, "result": res, "steps": steps}, "", "  ")
+	f, err := zw.Create("trajectory.json")
+	if err == nil {
+		_, err = f.Write(traj)
+	}
+	seen := map[string]bool{}
+	for _, st := range steps {
+		if err != nil || st.Shot == "" || seen[st.Shot] {
+			continue
+		}
+		seen[st.Shot] = true
+		var b []byte
+		if b, err = os.ReadFile(filepath.Join(run.Dir, store.ShotDir, filepath.Base(st.Shot))); err != nil {
+			break
+		}
+		var f2 interface{ Write([]byte) (int, error) }
+		if f2, err = zw.Create("shots/" + filepath.Base(st.Shot)); err == nil {
+			_, err = f2.Write(b)
+		}
+	}
+	if err == nil {
+		err = zw.Close()
+	}
+	if err != nil {
+		// Headers are sent; the truncated zip is the only signal left.
+		fmt.Fprintf(os.Stderr, "proctor view: zip of %s: %v\n", res.Task, err)
+	}
+}
+
+func (s *Server) shot(w http.ResponseWriter, r *http.Request) {
+	run, err := s.find(r.PathValue("id"))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	name := r.PathValue("name")
+	if !filepath.IsLocal(name) || strings.ContainsAny(name, `/\`) {
+		s.fail(w, fmt.Errorf("%w: bad screenshot name", errBadRequest))
+		return
+	}
+	w.Header().Set("Cache-Control", "public, max-age=31536000, immutable") // named by content hash
+	http.ServeFile(w, r, filepath.Join(run.Dir, store.ShotDir, name))
+}
+
+// review records a reviewer's verdict on an episode.
+func (s *Server) review(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		s.fail(w, fmt.Errorf("%w: %v", errBadRequest, err))
+		return
+	}
+	if err := s.authorized(r); err != nil {
+		s.fail(w, err)
+		return
+	}
+	run, err := s.find(r.PathValue("id"))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	task := r.PostFormValue("task")
+	repeat, err := strconv.Atoi(r.PostFormValue("repeat"))
+	verdict := r.PostFormValue("verdict")
+	reviewer := strings.TrimSpace(r.PostFormValue("reviewer"))
+	if err != nil || task == "" || (verdict != "pass" && verdict != "fail") || reviewer == "" {
+		s.fail(w, fmt.Errorf("%w: a review needs task, repeat, verdict (pass or fail) and reviewer", errBadRequest))
+		return
+	}
+	found := false
+	for _, x := range run.Report.Results {
+		found = found || x.Task == task && x.Repeat == repeat
+	}
+	if !found {
+		s.fail(w, fmt.Errorf("episode %q (repeat %d): %w", task, repeat, errNotFound))
+		return
+	}
+	db, err := store.Open(run.Dir)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	defer db.Close()
+	rv := store.Review{Task: task, Repeat: repeat, Pass: verdict == "pass", Note: strings.TrimSpace(r.PostFormValue("note")),
+		Reviewer: reviewer, At: time.Now().UTC()}
+	if err := db.SaveReview(rv); err != nil {
+		s.fail(w, err)
+		return
+	}
+	http.Redirect(w, r, episodeURL(run.ID, task, repeat)+"#review", http.StatusSeeOther)
+}

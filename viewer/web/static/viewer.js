@@ -1,0 +1,33 @@
+// Steps through a trajectory with the arrow keys and buttons, loading each
+// screenshot when its step is first shown.
+(function () {
+  var traj = document.getElementById('trajectory');
+  if (!traj) return;
+  var steps = traj.querySelectorAll('article.step');
+  if (!steps.length) return;
+  var pos = document.getElementById('position');
+  var cur = 0;
+  function show(i) {
+    if (i < 0 || i >= steps.length) return;
+    steps[cur].hidden = true;
+    cur = i;
+    var s = steps[cur];
+    s.hidden = false;
+    var img = s.querySelector('img[data-src]');
+    if (img) { img.src = img.getAttribute('data-src'); img.removeAttribute('data-src'); }
+    pos.textContent = 'Step ' + (cur + 1) + ' of ' + steps.length;
+    history.replaceState(null, '', '#' + s.id);
+  }
+  document.getElementById('prev').addEventListener('click', function () { show(cur - 1); });
+  document.getElementById('next').addEventListener('click', function () { show(cur + 1); });
+  document.addEventListener('keydown', function (e) {
+    var t = e.target && e.target.tagName;
+    if (t === 'INPUT' || t === 'TEXTAREA') return;
+    if (e.key === 'ArrowRight') { show(cur + 1); e.preventDefault(); }
+    if (e.key === 'ArrowLeft') { show(cur - 1); e.preventDefault(); }
+  });
+  var m = /^#step-(\d+)$/.exec(location.hash);
+  if (m) {
+    for (var i = 0; i < steps.length; i++) if (steps[i].id === 'step-' + m[1]) show(i);
+  }
+})();
