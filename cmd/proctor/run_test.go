@@ -41,7 +41,7 @@ func TestRunReportExport(t *testing.T) {
 			t.Errorf("the report lacks %q:\n%s", w, out)
 		}
 	}
-	if !strings.Contains(errs, "[5/5] 100%") {
+	if !strings.Contains(errs, "[5/5] [####################] 100%") {
 		t.Errorf("no progress line for the last episode:\n%s", errs)
 	}
 	out, _, code = runCLI(t, "", "report", dir, "--format", "json")
