@@ -269,6 +269,7 @@ func (w *walker) node(ctx context.Context, r ref, depth int) (*observe.Node, err
 	}
 	c := w.c
 	callCtx, cancel := context.WithTimeout(ctx, c.CallTimeout)
+	defer cancel()
 	obj := c.conn.Object(r.Bus, r.Path)
 	done := make(chan *dbus.Call, 8)
 	role := obj.GoWithContext(callCtx, ifAccessible+".GetRoleName", 0, done)
@@ -317,18 +318,14 @@ func (w *walker) node(ctx context.Context, r ref, depth int) (*observe.Node, err
 		nkids, _ = v.Value().(int32)
 	}
 	if depth >= w.maxDepth || nkids <= 0 || slices.Contains(n.States, "manages-descendants") {
-		cancel()
 		return n, nil
 	}
 	if nkids > maxChildren {
 		w.errorf("%s %q has %d children: not read (more than %d)", n.Role, n.Name, nkids, maxChildren)
-		cancel()
 		return n, nil
 	}
 	var kids []ref
-	err := obj.CallWithContext(callCtx, ifAccessible+".GetChildren", 0).Store(&kids)
-	cancel()
-	if err != nil {
+	if err := obj.CallWithContext(callCtx, ifAccessible+".GetChildren", 0).Store(&kids); err != nil {
 		w.errorf("children of %s %q: %v", n.Role, n.Name, err)
 		return n, nil
 	}

@@ -11,7 +11,7 @@ need_pkgs() {
 	for pair in "$@"; do
 		local want=${pair%%:*}
 		case "$want" in
-		*/*) [ -x "$want" ] || missing+=("${pair#*:}") ;;
+		*/*) [ -e "$want" ] || missing+=("${pair#*:}") ;;
 		*) command -v "$want" >/dev/null 2>&1 || missing+=("${pair#*:}") ;;
 		esac
 	done
