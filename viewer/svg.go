@@ -181,7 +181,7 @@ type point struct {
 
 // scatter draws a plot of points, success (0..1) upwards.
 func scatter(title, xLabel string, pts []point, format func(float64) string) template.HTML {
-	const W, H, L, R, T, B = 520, 300, 60, 20, 30, 50
+	const W, H, L, R, T, B = 520, 310, 60, 20, 46, 50
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="plot" viewBox="0 0 %d %d" role="img" aria-label="%s"><title>%s</title>`, W, H, html.EscapeString(title), html.EscapeString(title))
 	fmt.Fprintf(&b, `<text class="pt-title" x="%d" y="18">%s</text>`, L, html.EscapeString(title))
@@ -257,7 +257,7 @@ func levelPlot(runs []*run) template.HTML {
 		keys = append(keys, k)
 	}
 	sortGroups(keys, score.ByLevel)
-	const W, H, L, B, T = 520, 300, 60, 50, 30
+	const W, H, L, B, T = 520, 310, 60, 50, 46
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="plot" viewBox="0 0 %d %d" role="img" aria-label="Success per level"><title>Success per level</title>`, W, H)
 	fmt.Fprintf(&b, `<text class="pt-title" x="%d" y="18">Success per level</text>`, L)
