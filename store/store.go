@@ -166,24 +166,7 @@ func (s *Store) SaveResult(r Result) error {
 
 // Results lists the recorded outcomes, by task and repeat.
 func (s *Store) Results() ([]Result, error) {
-	rows, err := s.db.Query(`SELECT info FROM result ORDER BY task, repeat`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Result
-	for rows.Next() {
-		var info string
-		if err := rows.Scan(&info); err != nil {
-			return nil, err
-		}
-		var r Result
-		if err := json.Unmarshal([]byte(info), &r); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return scanInfo[Result](s.db.Query(`SELECT info FROM result ORDER BY task, repeat`))
 }
 
 // Finished reports the (task, repeat) pairs that have a result.
@@ -226,22 +209,26 @@ func (s *Store) SaveStep(st Step) error {
 
 // Steps lists an episode's steps in order.
 func (s *Store) Steps(task string, repeat int) ([]Step, error) {
-	rows, err := s.db.Query(`SELECT info FROM step WHERE task = ? AND repeat = ? ORDER BY idx`, task, repeat)
+	return scanInfo[Step](s.db.Query(`SELECT info FROM step WHERE task = ? AND repeat = ? ORDER BY idx`, task, repeat))
+}
+
+// scanInfo decodes the JSON info column of each row.
+func scanInfo[T any](rows *sql.Rows, err error) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Step
+	var out []T
 	for rows.Next() {
 		var info string
 		if err := rows.Scan(&info); err != nil {
 			return nil, err
 		}
-		var st Step
-		if err := json.Unmarshal([]byte(info), &st); err != nil {
+		var v T
+		if err := json.Unmarshal([]byte(info), &v); err != nil {
 			return nil, err
 		}
-		out = append(out, st)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
@@ -299,22 +286,13 @@ func (s *Store) SaveReview(r Review) error {
 
 // Reviews returns the recorded reviews by episode.
 func (s *Store) Reviews() (map[ReviewKey]Review, error) {
-	rows, err := s.db.Query(`SELECT info FROM review`)
+	list, err := scanInfo[Review](s.db.Query(`SELECT info FROM review`))
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := map[ReviewKey]Review{}
-	for rows.Next() {
-		var info string
-		if err := rows.Scan(&info); err != nil {
-			return nil, err
-		}
-		var r Review
-		if err := json.Unmarshal([]byte(info), &r); err != nil {
-			return nil, err
-		}
+	out := make(map[ReviewKey]Review, len(list))
+	for _, r := range list {
 		out[ReviewKey{r.Task, r.Repeat}] = r
 	}
-	return out, rows.Err()
+	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -466,6 +467,12 @@ func (s *Server) episodeZip(w http.ResponseWriter, r *http.Request) {
 	}, res.Task)
 	w.Header().Set("Content-Type", "application/zip")
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-%d.zip"`, name, res.Repeat))
+	db, err := store.Open(run.Dir)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	defer db.Close()
 	zw := zip.NewWriter(w)
 	traj, _ := json.MarshalIndent(map[string]any{"run": run.Report.Run, "result": res, "steps": steps}, "", "  ")
 	f, err := zw.Create("trajectory.json")
@@ -479,11 +486,11 @@ func (s *Server) episodeZip(w http.ResponseWriter, r *http.Request) {
 		}
 		seen[st.Shot] = true
 		var b []byte
-		if b, err = os.ReadFile(filepath.Join(run.Dir, store.ShotDir, filepath.Base(st.Shot))); err != nil {
+		if b, err = db.Shot(st.Shot); err != nil {
 			break
 		}
-		var f2 interface{ Write([]byte) (int, error) }
-		if f2, err = zw.Create("shots/" + filepath.Base(st.Shot)); err == nil {
+		var f2 io.Writer
+		if f2, err = zw.Create("shots/" + st.Shot); err == nil {
 			_, err = f2.Write(b)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/score"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -21,20 +22,12 @@ type mark struct {
 	Label  string
 }
 
-// performed is what the environment recorded for one action.
-type performed struct {
-	Action  action.Action `json:"action"`
-	Element string        `json:"element,omitempty"`
-	At      *[2]int       `json:"at,omitempty"`
-	Output  string        `json:"output,omitempty"`
-}
-
 // overlay turns a step's actions into marks: where the environment
 // recorded them (the point a click landed on, the element under it), else
 // as the agent asked. It also returns the clicked elements' descriptions
 // and the commands' outputs.
 func overlay(st store.Step, w, h int) (marks []mark, elements, outputs []string) {
-	var done []performed
+	var done []env.Step
 	if len(st.Done) > 0 {
 		_ = json.Unmarshal(st.Done, &done)
 	}
@@ -42,12 +35,12 @@ func overlay(st store.Step, w, h int) (marks []mark, elements, outputs []string)
 		var acts []action.Action
 		if json.Unmarshal(st.Actions, &acts) == nil {
 			for _, a := range acts {
-				done = append(done, performed{Action: a})
+				done = append(done, env.Step{Action: a})
 			}
 		}
 	}
 	size := action.Size{W: w, H: h}
-	at := func(p *performed, pt *action.Point) (int, int, bool) {
+	at := func(p *env.Step, pt *action.Point) (int, int, bool) {
 		if p.At != nil {
 			return p.At[0], p.At[1], true
 		}
@@ -97,8 +90,8 @@ func overlay(st store.Step, w, h int) (marks []mark, elements, outputs []string)
 			}
 			marks = append(marks, mark{Kind: kind, X: x, Y: y, Label: label})
 		case action.Drag:
-			x1, y1, ok1 := at(&performed{}, a.Point)
-			x2, y2, ok2 := at(&performed{}, a.To)
+			x1, y1, ok1 := at(&env.Step{}, a.Point)
+			x2, y2, ok2 := at(&env.Step{}, a.To)
 			if !ok2 && p.At != nil {
 				x2, y2, ok2 = p.At[0], p.At[1], true
 			}
