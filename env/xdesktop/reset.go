@@ -165,6 +165,10 @@ func describeQuery(q check.ElementQuery) string {
 
 // waitWindow waits for a window whose title contains title.
 func (d *Desktop) waitWindow(ctx context.Context, title string, timeout time.Duration) error {
+	// A window is ready once it has kept the same place and size for one
+	// poll: apps that map a window and then resize or move it (GTK 4 does)
+	// lose clicks aimed at where their widgets were a moment before.
+	var last *env.Window
 	return d.poll(ctx, timeout, fmt.Sprintf("a window titled %q", title), func() (bool, error) {
 		ws, err := d.Windows(ctx)
 		if err != nil {
@@ -172,9 +176,12 @@ func (d *Desktop) waitWindow(ctx context.Context, title string, timeout time.Dur
 		}
 		for _, w := range ws {
 			if strings.Contains(strings.ToLower(w.Title), strings.ToLower(title)) {
-				return true, nil
+				steady := last != nil && last.ID == w.ID && last.Box == w.Box
+				last = &w
+				return steady, nil
 			}
 		}
+		last = nil
 		return false, nil
 	})
 }
