@@ -58,6 +58,8 @@ type Turn struct {
 	Actions []action.Action `json:"actions"`
 	// Raw is the model's reply as it came, kept for the record.
 	Raw string `json:"raw,omitempty"`
+	// Thought is the reasoning the model wrote besides its actions.
+	Thought string `json:"thought,omitempty"`
 	// ParseError is set when the reply could not be turned into actions;
 	// the step still counts, and the agent hears about it next turn.
 	ParseError string        `json:"parse_error,omitempty"`

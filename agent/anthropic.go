@@ -141,7 +141,7 @@ func (a *Anthropic) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, 
 		}
 	}
 	raw, _ := json.Marshal(map[string]any{"text": strings.Join(text, "\n"), "tool_calls": raws})
-	turn.Raw = string(raw)
+	turn.Raw, turn.Thought = string(raw), strings.TrimSpace(strings.Join(text, "\n"))
 	if len(a.pending) == 0 { // no tool call: the model has finished
 		// DONE carries the reply's text, which answer checks read.
 		answer := strings.TrimSpace(strings.Join(text, "\n"))

@@ -69,6 +69,9 @@ func TestAnthropicAgentLoop(t *testing.T) {
 		if strings.Join(got, "|") != strings.Join(w, "|") || turn.ParseError != "" {
 			t.Fatalf("turn %d: %v (%s), want %v", i+1, got, turn.ParseError, w)
 		}
+		if i == 0 && turn.Thought != "I will click the field." {
+			t.Fatalf("turn 1 thought %q", turn.Thought)
+		}
 	}
 	if betas[0] != "computer-use-2025-01-24" {
 		t.Fatalf("beta header %q", betas[0])

@@ -22,6 +22,7 @@ import (
 //	   -> {"actions": [Proctor actions]}            or
 //	   -> {"reply": "model text", "format": "pyautogui"}  (parsed by Proctor)
 //	   with an optional "usage": {"input_tokens", "output_tokens", "cost"}
+//	   and an optional "thought" (for a "reply", its prose is taken)
 //	POST {URL}/stop   {}
 //
 // Screenshots travel as base64 in the observation's "screenshot" field. A
@@ -45,6 +46,7 @@ type StepResponse struct {
 	Reply   string          `json:"reply,omitempty"`
 	Format  action.Format   `json:"format,omitempty"`
 	Usage   Usage           `json:"usage,omitempty"`
+	Thought string          `json:"thought,omitempty"`
 }
 
 func (h *HTTP) post(ctx context.Context, path string, in, out any) error {
@@ -106,7 +108,7 @@ func (h *HTTP) Next(ctx context.Context, obs Observation, history []Turn) (Turn,
 	if err := h.post(ctx, "/step", StepRequest{Observation: obs, History: history}, &resp); err != nil {
 		return Turn{}, err
 	}
-	turn := Turn{Usage: resp.Usage, Latency: time.Since(start)}
+	turn := Turn{Usage: resp.Usage, Thought: resp.Thought, Latency: time.Since(start)}
 	switch {
 	case len(resp.Actions) > 0:
 		turn.Actions = resp.Actions
@@ -120,6 +122,9 @@ func (h *HTTP) Next(ctx context.Context, obs Observation, history []Turn) (Turn,
 		}
 	case resp.Reply != "":
 		turn.Raw = resp.Reply
+		if turn.Thought == "" {
+			turn.Thought = action.Thought(resp.Reply)
+		}
 		f := resp.Format
 		if f == "" {
 			f = action.FormatPyAutoGUI

@@ -101,7 +101,7 @@ func (a *OpenAI) Next(ctx context.Context, obs Observation, history []Turn) (Tur
 	if err != nil {
 		return Turn{}, err
 	}
-	turn := Turn{Raw: text, Usage: usage, Latency: latency}
+	turn := Turn{Raw: text, Thought: action.Thought(text), Usage: usage, Latency: latency}
 	acts, perr := action.Parse(a.cfg.Prompt.Format, text, action.Options{Unit: a.cfg.Prompt.Unit})
 	if perr != nil {
 		turn.ParseError = perr.Error()

@@ -84,14 +84,15 @@ func TestOpenAIAgent(t *testing.T) {
 		script    []func(http.ResponseWriter)
 		want      []string
 		parseErr  string
+		thought   string
 		err       string
 		transient bool
 		calls     int
 	}{
 		{name: "reply parsed", script: []func(http.ResponseWriter){reply(200, completion("I will save.\n```python\npyautogui.hotkey('ctrl', 's')\n```", 1000, 20))},
-			want: []string{"hotkey ctrl+s"}, calls: 1},
+			want: []string{"hotkey ctrl+s"}, thought: "I will save.", calls: 1},
 		{name: "malformed reply", script: []func(http.ResponseWriter){reply(200, completion("Let me think about it.", 900, 5))},
-			parseErr: "no code block", calls: 1},
+			parseErr: "no code block", thought: "Let me think about it.", calls: 1},
 		{name: "429 with retry-after, then an answer", script: []func(http.ResponseWriter){
 			reply(429, `{"error":{"message":"rate limited","type":"rate_limit"}}`, "Retry-After", "0"),
 			reply(200, completion("DONE", 10, 1))}, want: []string{"done"}, calls: 2},
@@ -127,6 +128,9 @@ func TestOpenAIAgent(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if turn.Thought != tc.thought {
+				t.Errorf("thought %q, want %q", turn.Thought, tc.thought)
 			}
 			if tc.parseErr != "" {
 				if !strings.Contains(turn.ParseError, tc.parseErr) {

@@ -82,7 +82,7 @@ func (p *PlannerGrounder) Next(ctx context.Context, obs Observation, _ []Turn) (
 	}
 	plan = strings.TrimSpace(plan)
 	p.plans = append(p.plans, plan)
-	turn := Turn{Raw: plan, Usage: u1, Latency: l1}
+	turn := Turn{Raw: plan, Thought: action.Thought(plan), Usage: u1, Latency: l1}
 	if codes := specialCodes(plan); codes != nil {
 		turn.Actions = codes
 		return turn, nil

@@ -327,7 +327,7 @@ func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, e
 		}
 		usage = usage.Add(turn.Usage)
 		history = append(history, turn)
-		rec.Raw, rec.ParseError, rec.ModelLatency = turn.Raw, turn.ParseError, turn.Latency
+		rec.Raw, rec.Thought, rec.ParseError, rec.ModelLatency = turn.Raw, turn.Thought, turn.ParseError, turn.Latency
 		rec.InputTokens, rec.OutputTokens, rec.Cost = turn.Usage.InputTokens, turn.Usage.OutputTokens, turn.Usage.Cost
 		rec.Actions, _ = json.Marshal(turn.Actions)
 		feedback = ""

@@ -73,6 +73,7 @@ type Step struct {
 	Shot         string          `json:"shot,omitempty"` // screenshot file name under shots/
 	Tree         string          `json:"tree,omitempty"`
 	Raw          string          `json:"raw,omitempty"`
+	Thought      string          `json:"thought,omitempty"`
 	Actions      json.RawMessage `json:"actions,omitempty"`
 	Done         json.RawMessage `json:"done,omitempty"` // what the environment recorded
 	ParseError   string          `json:"parse_error,omitempty"`

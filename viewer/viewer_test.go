@@ -59,7 +59,7 @@ func TestPages(t *testing.T) {
 		{"/run/run-a", 200, []string{"write-note", "sort-rows", "n/a"}},
 		{"/run/run-a?show=failed", 200, []string{"sort-rows"}},
 		{"/run/nope", 404, []string{"not found"}},
-		{"/run/run-a/episode?task=sort-rows&repeat=0", 200, []string{"Step 1 of 5", "push button Save", "value &#34;41&#34; is not &#34;42&#34;", "read-only"}},
+		{"/run/run-a/episode?task=sort-rows&repeat=0", 200, []string{"Step 1 of 5", "<h4>Thought</h4><p class=\"thought\">step 1 of sort-rows.</p>", "push button Save", "value &#34;41&#34; is not &#34;42&#34;", "read-only"}},
 		{"/run/run-a/episode?task=missing&repeat=0", 404, []string{"not found"}},
 		{"/run/run-a/shot/..%2Fresults.db", 400, []string{"bad screenshot name"}},
 		{"/static/viewer.js", 200, []string{"ArrowRight"}},
