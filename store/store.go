@@ -102,6 +102,8 @@ CREATE TABLE IF NOT EXISTS step (
 CREATE TABLE IF NOT EXISTS review (
 	task TEXT NOT NULL, repeat INTEGER NOT NULL, info TEXT NOT NULL,
 	PRIMARY KEY (task, repeat));
+CREATE TABLE IF NOT EXISTS review_log (
+	id INTEGER PRIMARY KEY, task TEXT NOT NULL, repeat INTEGER NOT NULL, info TEXT NOT NULL);
 `
 
 // Open opens (creating when needed) the run folder dir.
@@ -274,15 +276,32 @@ type ReviewKey struct {
 	Repeat int
 }
 
-// SaveReview records a review, replacing an earlier one of the episode.
+// SaveReview records a review. It becomes the episode's current review
+// (the one agreement is counted on); earlier ones stay in its history.
 func (s *Store) SaveReview(r Review) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
-	_, err = s.db.Exec(`INSERT INTO review (task, repeat, info) VALUES (?, ?, ?)
-		ON CONFLICT(task, repeat) DO UPDATE SET info = excluded.info`, r.Task, r.Repeat, string(b))
-	return err
+	tx, err := s.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`INSERT INTO review (task, repeat, info) VALUES (?, ?, ?)
+		ON CONFLICT(task, repeat) DO UPDATE SET info = excluded.info`, r.Task, r.Repeat, string(b)); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(`INSERT INTO review_log (task, repeat, info) VALUES (?, ?, ?)`, r.Task, r.Repeat, string(b)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// ReviewHistory returns every review recorded for an episode, newest
+// first.
+func (s *Store) ReviewHistory(task string, repeat int) ([]Review, error) {
+	return scanInfo[Review](s.db.Query(`SELECT info FROM review_log WHERE task = ? AND repeat = ? ORDER BY id DESC`, task, repeat))
 }
 
 // Reviews returns the recorded reviews by episode.

@@ -111,4 +111,11 @@ func TestReviews(t *testing.T) {
 	if len(got) != 2 || got[ReviewKey{"a", 0}].Reviewer != "bob" || got[ReviewKey{"a", 0}].Pass || !got[ReviewKey{"a", 1}].Pass {
 		t.Fatalf("reviews = %+v; want the latest review of each episode", got)
 	}
+	hist, err := s.ReviewHistory("a", 0)
+	if err != nil || len(hist) != 2 || hist[0].Reviewer != "bob" || hist[1].Reviewer != "ann" || !hist[1].Pass {
+		t.Fatalf("history = %+v (%v); want bob's then ann's review", hist, err)
+	}
+	if hist, _ := s.ReviewHistory("a", 1); len(hist) != 1 {
+		t.Fatalf("history of a/1 = %+v; want one review", hist)
+	}
 }

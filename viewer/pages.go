@@ -364,11 +364,12 @@ type stepView struct {
 	Height   int
 }
 
-// episodeData reads an episode and its steps.
-func (s *Server) episodeData(r *http.Request) (*run, store.Result, []store.Step, error) {
+// episodeData reads an episode, its steps and, when history is set, all
+// the reviews it has had.
+func (s *Server) episodeData(r *http.Request, history bool) (*run, store.Result, []store.Step, []store.Review, error) {
 	run, err := s.find(r.PathValue("id"))
 	if err != nil {
-		return nil, store.Result{}, nil, err
+		return nil, store.Result{}, nil, nil, err
 	}
 	task := r.URL.Query().Get("task")
 	repeat, _ := strconv.Atoi(r.URL.Query().Get("repeat"))
@@ -381,19 +382,23 @@ func (s *Server) episodeData(r *http.Request) (*run, store.Result, []store.Step,
 		}
 	}
 	if !found {
-		return nil, res, nil, fmt.Errorf("episode %q (repeat %d) of run %s: %w", task, repeat, run.ID, errNotFound)
+		return nil, res, nil, nil, fmt.Errorf("episode %q (repeat %d) of run %s: %w", task, repeat, run.ID, errNotFound)
 	}
 	db, err := store.Open(run.Dir)
 	if err != nil {
-		return nil, res, nil, err
+		return nil, res, nil, nil, err
 	}
 	defer db.Close()
 	steps, err := db.Steps(task, repeat)
-	return run, res, steps, err
+	if err != nil || !history {
+		return run, res, steps, nil, err
+	}
+	reviews, err := db.ReviewHistory(task, repeat)
+	return run, res, steps, reviews, err
 }
 
 func (s *Server) episode(w http.ResponseWriter, r *http.Request) {
-	run, res, steps, err := s.episodeData(r)
+	run, res, steps, reviews, err := s.episodeData(r, true)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -420,7 +425,7 @@ func (s *Server) episode(w http.ResponseWriter, r *http.Request) {
 		review = &rv
 	}
 	s.render(w, http.StatusOK, "episode", map[string]any{
-		"Title": res.Task, "Run": run, "Result": res, "Verdict": v, "Steps": views, "Review": review,
+		"Title": res.Task, "Run": run, "Result": res, "Verdict": v, "Steps": views, "Review": review, "Earlier": earlier(reviews),
 		"Writable": s.Token != "", "Zip": "/run/" + url.PathEscape(run.ID) + "/episode.zip?" + r.URL.RawQuery,
 		"RunURL": "/run/" + url.PathEscape(run.ID), "Success": res.Outcome == string(check.Success),
 	})
@@ -454,7 +459,7 @@ func screenSize(res string) (int, int) {
 // episodeZip sends the episode as a zip: trajectory.json (the result and
 // every step) and the screenshots it shows.
 func (s *Server) episodeZip(w http.ResponseWriter, r *http.Request) {
-	run, res, steps, err := s.episodeData(r)
+	run, res, steps, _, err := s.episodeData(r, false)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -563,4 +568,13 @@ func (s *Server) review(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, episodeURL(run.ID, task, repeat)+"#review", http.StatusSeeOther)
+}
+
+// earlier drops the current review (the newest) from an episode's review
+// history.
+func earlier(history []store.Review) []store.Review {
+	if len(history) < 2 {
+		return nil
+	}
+	return history[1:]
 }

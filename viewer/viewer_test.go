@@ -141,6 +141,11 @@ func TestReviews(t *testing.T) {
 	if !strings.Contains(body, "0.0%") || !strings.Contains(body, "write-note") || strings.Contains(body, ">sort-rows<") {
 		t.Errorf("after the agreeing review, or the unreviewed filter:\n%s", body)
 	}
+	_, body = get(t, h, "/run/run-a/episode?task=sort-rows&repeat=0")
+	if !strings.Contains(body, "Marked <strong>fail</strong> by ann") || !strings.Contains(body, "1 earlier review<") ||
+		!strings.Contains(body, "<strong>pass</strong> by ann") {
+		t.Errorf("episode page should show the current review and the earlier one:\n%s", body)
+	}
 	st, _ := store.Open(root + "/run-a")
 	defer st.Close()
 	rv, _ := st.Reviews()
