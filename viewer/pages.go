@@ -33,7 +33,7 @@ type boardRow struct {
 	Groups                         map[string]string
 }
 
-func rowOf(r *run, by score.Dimension) boardRow {
+func rowOf(r *run, dims []score.Dimension) boardRow {
 	rep := r.Report
 	s := rep.Summary
 	share := func(o check.Outcome) float64 {
@@ -46,10 +46,50 @@ func rowOf(r *run, by score.Dimension) boardRow {
 		Started: rep.Run.Started, N: s.N, Weighted: s.Weighted, Success: s.SuccessRate, Milestone: s.MilestoneAvg,
 		Uncompleted: share(check.Uncompleted), EarlyStop: share(check.EarlyStopped), Duration: rep.Means.Duration,
 		Tokens: rep.Means.InputTokens + rep.Means.OutputTokens, Cost: rep.Means.TotalCost, Groups: map[string]string{}}
-	for _, g := range rep.Breakdowns[by] {
-		row.Groups[g.Key] = fmt.Sprintf("%.0f%%", 100*g.Summary.SuccessRate)
+	for _, d := range dims {
+		for _, g := range rep.Breakdowns[d] {
+			row.Groups[groupLabel(dims, d, g.Key)] = fmt.Sprintf("%.0f%%", 100*g.Summary.SuccessRate)
+		}
 	}
 	return row
+}
+
+// byAll asks the leaderboard for the columns of every dimension at once.
+const byAll = "all"
+
+// boardDims are the dimensions the leaderboard can break scores down by.
+var boardDims = []score.Dimension{score.ByLevel, score.ByApp, score.ByDomain}
+
+// dimsOf reads the by= parameter: one dimension, or all of them; level
+// when absent or unknown.
+func dimsOf(by string) (string, []score.Dimension) {
+	if by == byAll {
+		return by, boardDims
+	}
+	for _, d := range boardDims {
+		if string(d) == by {
+			return by, []score.Dimension{d}
+		}
+	}
+	return string(score.ByLevel), []score.Dimension{score.ByLevel}
+}
+
+// dimNames are the names of boardDims.
+func dimNames() []string {
+	out := make([]string, len(boardDims))
+	for i, d := range boardDims {
+		out[i] = string(d)
+	}
+	return out
+}
+
+// groupLabel is a breakdown column's header: the group's key, with its
+// dimension in front when several dimensions are shown.
+func groupLabel(dims []score.Dimension, d score.Dimension, key string) string {
+	if len(dims) == 1 {
+		return key
+	}
+	return string(d) + ": " + key
 }
 
 // sortKeys are the leaderboard's sortable columns.
@@ -79,10 +119,7 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	by := score.Dimension(q.Get("by"))
-	if by != score.ByApp && by != score.ByDomain {
-		by = score.ByLevel
-	}
+	by, dims := dimsOf(q.Get("by"))
 	filter := strings.ToLower(strings.TrimSpace(q.Get("q")))
 	sortKey := q.Get("sort")
 	if sortKeys[sortKey] == nil {
@@ -93,7 +130,7 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 	groupSet := map[string]bool{}
 	var shown []*run
 	for _, run := range runs {
-		row := rowOf(run, by)
+		row := rowOf(run, dims)
 		hay := strings.ToLower(strings.Join([]string{row.ID, row.Agent, row.Model, row.Obs, row.Harness}, " "))
 		if filter != "" && !strings.Contains(hay, filter) {
 			continue
@@ -111,16 +148,12 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 		}
 		return less(rows[i], rows[j])
 	})
-	groups := make([]string, 0, len(groupSet))
-	for g := range groupSet {
-		groups = append(groups, g)
-	}
-	sortGroups(groups, by)
+	groups := sortedGroups(groupSet, dims)
 	var cols []column
 	for _, c := range [][2]string{{"agent", "Agent / model"}, {"date", "Date"}, {"tasks", "Episodes"}, {"weighted", "Weighted"},
 		{"success", "Success"}, {"milestone", "Milestones"}, {"uncompleted", "Uncompleted"}, {"early", "Early stop"},
 		{"time", "Time / ep."}, {"tokens", "Tokens / ep."}, {"cost", "Cost"}} {
-		v := url.Values{"sort": {c[0]}, "by": {string(by)}, "q": {q.Get("q")}}
+		v := url.Values{"sort": {c[0]}, "by": {by}, "q": {q.Get("q")}}
 		mark := ""
 		if c[0] == sortKey {
 			if desc {
@@ -133,8 +166,8 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 		cols = append(cols, column{Key: c[0], Label: c[1], URL: "/?" + v.Encode(), Mark: mark})
 	}
 	var byLinks []column
-	for _, d := range []score.Dimension{score.ByLevel, score.ByApp, score.ByDomain} {
-		v := url.Values{"sort": {sortKey}, "by": {string(d)}, "q": {q.Get("q")}}
+	for _, d := range append(append([]string{}, dimNames()...), byAll) {
+		v := url.Values{"sort": {sortKey}, "by": {d}, "q": {q.Get("q")}}
 		if !desc {
 			v.Set("desc", "0")
 		}
@@ -142,10 +175,10 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 		if d == by {
 			mark = "current"
 		}
-		byLinks = append(byLinks, column{Key: string(d), Label: string(d), URL: "/?" + v.Encode(), Mark: mark})
+		byLinks = append(byLinks, column{Key: d, Label: d, URL: "/?" + v.Encode(), Mark: mark})
 	}
 	s.render(w, http.StatusOK, "leaderboard", map[string]any{
-		"Title": "Runs", "Rows": rows, "Columns": cols, "Groups": groups, "By": string(by), "ByLinks": byLinks,
+		"Title": "Runs", "Rows": rows, "Columns": cols, "Groups": groups, "By": by, "ByLinks": byLinks,
 		"Query": q.Get("q"), "Sort": sortKey, "Desc": desc, "Root": s.Root,
 		"CostPlot": costPlot(shown), "TimePlot": timePlot(shown), "LevelPlot": levelPlot(shown),
 	})
@@ -154,13 +187,29 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 // levelOrder sorts levels from paper to gold; other keys alphabetically.
 var levelOrder = map[string]int{"paper": 1, "wood": 2, "bronze": 3, "silver": 4, "gold": 5}
 
-func sortGroups(gs []string, by score.Dimension) {
-	sort.Slice(gs, func(i, j int) bool {
-		if by == score.ByLevel && levelOrder[gs[i]] != levelOrder[gs[j]] {
-			return levelOrder[gs[i]] < levelOrder[gs[j]]
+// sortedGroups orders the breakdown columns: dimension by dimension,
+// levels from paper to gold, other keys by name.
+func sortedGroups(set map[string]bool, dims []score.Dimension) []string {
+	var out []string
+	for _, d := range dims {
+		prefix := groupLabel(dims, d, "")
+		var keys []string
+		for g := range set {
+			if strings.HasPrefix(g, prefix) {
+				keys = append(keys, strings.TrimPrefix(g, prefix))
+			}
 		}
-		return gs[i] < gs[j]
-	})
+		sort.Slice(keys, func(i, j int) bool {
+			if d == score.ByLevel && levelOrder[keys[i]] != levelOrder[keys[j]] {
+				return levelOrder[keys[i]] < levelOrder[keys[j]]
+			}
+			return keys[i] < keys[j]
+		})
+		for _, k := range keys {
+			out = append(out, prefix+k)
+		}
+	}
+	return out
 }
 
 // key names an episode.
@@ -345,7 +394,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 		filters = append(filters, column{Key: f[0], Label: f[1], URL: "/run/" + url.PathEscape(rn.ID) + "?" + v.Encode(), Mark: mark})
 	}
 	s.render(w, http.StatusOK, "run", map[string]any{
-		"Title": "Run " + rn.ID, "Run": rn, "Row": rowOf(rn, score.ByLevel), "Rows": rows[from:to], "Matching": len(rows),
+		"Title": "Run " + rn.ID, "Run": rn, "Row": rowOf(rn, []score.Dimension{score.ByLevel}), "Rows": rows[from:to], "Matching": len(rows),
 		"Page": page, "Pages": pages, "Prev": prev, "Next": next, "Agreement": agree(rn), "Filters": filters,
 		"Show": show, "Query": q.Get("q"), "LevelPlot": levelPlot([]*run{rn}),
 	})

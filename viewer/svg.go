@@ -245,11 +245,7 @@ func levelPlot(runs []*run) template.HTML {
 			levels[g.Key] = true
 		}
 	}
-	var keys []string
-	for k := range levels {
-		keys = append(keys, k)
-	}
-	sortGroups(keys, score.ByLevel)
+	keys := sortedGroups(levels, []score.Dimension{score.ByLevel})
 	const W, H, L, B, T = 520, 310, 60, 50, 46
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="plot" viewBox="0 0 %d %d" role="img" aria-label="Success per level"><title>Success per level</title>`, W, H)

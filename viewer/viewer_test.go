@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/score"
 	"github.com/proctor-eval/proctor/store"
 )
 
@@ -53,6 +54,7 @@ func TestPages(t *testing.T) {
 		{"/", 200, []string{"run-a", "run-b", "Success against cost", "Success per level", "wood", "bronze"}},
 		{"/?q=anthropic", 200, []string{"run-b"}},
 		{"/?by=app", 200, []string{"mousepad"}},
+		{"/?by=all", 200, []string{`<th class="group">level: wood</th>`, `<th class="group">app: mousepad</th>`, `<th class="group">domain: `}},
 		{"/?sort=cost&desc=0", 200, []string{"▲"}},
 		{"/compare?run=run-a&run=run-b", 200, []string{"2 of 2 episodes flipped"}},
 		{"/compare?run=run-a", 400, []string{"at least two runs"}},
@@ -225,5 +227,28 @@ func TestOverlay(t *testing.T) {
 	svg := string(overlaySVG([]mark{{Kind: "text", X: 1, Y: 2, Label: `<script>alert(1)</script>`}}, 10, 10, "1"))
 	if strings.Contains(svg, "<script>") {
 		t.Errorf("a label is not escaped: %s", svg)
+	}
+}
+
+func TestSortedGroups(t *testing.T) {
+	all := []score.Dimension{score.ByLevel, score.ByApp, score.ByDomain}
+	tests := []struct {
+		set  []string
+		dims []score.Dimension
+		want string
+	}{
+		{[]string{"gold", "paper", "wood"}, []score.Dimension{score.ByLevel}, "paper|wood|gold"},
+		{[]string{"xterm", "gimp"}, []score.Dimension{score.ByApp}, "gimp|xterm"},
+		{[]string{"app: xterm", "domain: office", "level: silver", "level: bronze", "app: gimp"}, all,
+			"level: bronze|level: silver|app: gimp|app: xterm|domain: office"},
+	}
+	for _, tc := range tests {
+		set := map[string]bool{}
+		for _, g := range tc.set {
+			set[g] = true
+		}
+		if got := strings.Join(sortedGroups(set, tc.dims), "|"); got != tc.want {
+			t.Errorf("sortedGroups(%v) = %s, want %s", tc.set, got, tc.want)
+		}
 	}
 }
