@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -289,5 +290,15 @@ func TestTasksStats(t *testing.T) {
 		if code != 0 || !strings.Contains(out, w) {
 			t.Fatalf("stats lack %q:\n%s", w, out)
 		}
+	}
+	// Levels are listed from paper to gold, not by name.
+	out, _, _ = runCLI(t, "", "tasks", "stats", "../../suites/desktop")
+	levels := regexp.MustCompile(`(?m)^  (paper|wood|bronze|silver|gold) `).FindAllStringSubmatch(out, -1)
+	var order []string
+	for _, m := range levels {
+		order = append(order, m[1])
+	}
+	if strings.Join(order, " ") != "paper wood bronze silver gold" {
+		t.Fatalf("levels in the order %v:\n%s", order, out)
 	}
 }
