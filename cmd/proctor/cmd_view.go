@@ -26,21 +26,23 @@ folders; default runs) as web pages that work offline:
   - the leaderboard: one row per run (agent, model, observation mode, date,
     harness version) with the weighted score, success, milestone average,
     uncompleted and early-stop shares, time, tokens and cost, and columns
-    per level, app or domain; sort by any column, filter, and pick runs to
-    compare task by task (which tasks flipped);
+    per level, app or domain, or all three; sort by any column, filter, and
+    pick runs to compare task by task (which tasks flipped);
   - plots drawn on the server: success against cost and against time per
     run, and success per level;
   - each run's episodes (paginated), with filters for unreviewed and
     disagreeing episodes and the human-versus-checks disagreement rate;
   - each episode: instruction, outcome, every check with its reason, the
     milestones, and the trajectory step by step (left and right arrow keys)
-    with the action drawn on the screenshot, the model's raw output, the
-    parsed actions, errors, timings and tokens; a zip download of it.
+    with the action drawn on the screenshot, the model's thought and raw
+    output, the parsed actions, errors, timings and tokens; a zip download
+    of it.
 
 The viewer is read-only unless --token (or $PROCTOR_VIEW_TOKEN) is given:
 then a reviewer can mark an episode pass or fail with a note, giving the
-token; reviews are stored in the run's results.db with who and when. It
-listens on 127.0.0.1 unless told otherwise.`,
+token; reviews are stored in the run's results.db with who and when (the
+newest counts, earlier ones stay listed). It listens on 127.0.0.1 unless
+told otherwise.`,
 		Example: `  proctor view
   proctor view runs/20261122-010000-replay
   proctor view runs --listen 127.0.0.1:8080 --token "$PROCTOR_VIEW_TOKEN"`,
