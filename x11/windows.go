@@ -123,3 +123,28 @@ func (c *Conn) Activate(id uint32) error {
 	mask := uint32(xproto.EventMaskSubstructureRedirect | xproto.EventMaskSubstructureNotify)
 	return xproto.SendEventChecked(c.x, false, c.root, mask, string(ev.Bytes())).Check()
 }
+
+// WindowManager returns the name of the EWMH window manager managing the
+// screen, and false while there is none: a manager advertises itself with
+// _NET_SUPPORTING_WM_CHECK on the root window once it has taken over the
+// screen, so windows mapped from then on are managed.
+func (c *Conn) WindowManager() (string, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, err := c.property(c.root, "_NET_SUPPORTING_WM_CHECK")
+	if err != nil {
+		return "", false, err
+	}
+	if len(b) < 4 {
+		return "", false, nil
+	}
+	check := xproto.Window(binary.LittleEndian.Uint32(b))
+	// The check window names itself on its own property too; a stale id
+	// left by a manager that exited fails here.
+	own, err := c.property(check, "_NET_SUPPORTING_WM_CHECK")
+	if err != nil || len(own) < 4 || xproto.Window(binary.LittleEndian.Uint32(own)) != check {
+		return "", false, nil
+	}
+	name, _ := c.property(check, "_NET_WM_NAME")
+	return string(name), true, nil
+}

@@ -146,3 +146,66 @@ func TestTypingBindsSpareKeycodes(t *testing.T) {
 		t.Fatal("a control character was typed")
 	}
 }
+
+func TestClientPIDs(t *testing.T) {
+	if _, err := exec.LookPath("xterm"); err != nil {
+		t.Skip("xterm is not installed")
+	}
+	c := dial(t)
+	// A client in its own session with an empty environment: found all
+	// the same, by its connection.
+	cmd := exec.Command("setsid", "env", "-i", "xterm", "-display", c.display)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for range 100 {
+		pids, err := c.ClientPIDs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[int]bool{}
+		for _, p := range pids {
+			got[p] = true
+		}
+		if !got[os.Getpid()] {
+			t.Fatalf("own process %d missing from %v", os.Getpid(), pids)
+		}
+		// setsid execs env, which execs xterm: the same process id.
+		if got[cmd.Process.Pid] {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("xterm (pid %d) never showed among the clients", cmd.Process.Pid)
+}
+
+func TestWindowManager(t *testing.T) {
+	if _, err := exec.LookPath("openbox"); err != nil {
+		t.Skip("openbox is not installed")
+	}
+	c := dial(t)
+	if name, ok, err := c.WindowManager(); err != nil || ok {
+		t.Fatalf("a bare X server reports a window manager %q (%v)", name, err)
+	}
+	wm := exec.Command("openbox", "--sm-disable")
+	wm.Env = append(os.Environ(), "DISPLAY="+c.display)
+	if err := wm.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { wm.Process.Kill(); wm.Wait() })
+	for range 100 {
+		name, ok, err := c.WindowManager()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			if name != "Openbox" {
+				t.Fatalf("window manager %q, want Openbox", name)
+			}
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal("openbox never advertised itself")
+}

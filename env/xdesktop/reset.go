@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/proctor-eval/proctor/check"
@@ -25,7 +26,8 @@ func (d *Desktop) Reset(ctx context.Context, s env.Setup) error {
 	if err := d.alive(); err != nil {
 		return err
 	}
-	d.s.stopApps()
+	infra := d.s.stopApps()
+	d.endStrayClients(infra)
 	d.mu.Lock()
 	d.marks = nil
 	d.mu.Unlock()
@@ -48,6 +50,28 @@ func (d *Desktop) Reset(ctx context.Context, s env.Setup) error {
 		}
 	}
 	return nil
+}
+
+// endStrayClients kills the programs still connected to the display that
+// are neither the infrastructure's nor this process: what an agent started
+// in a session of its own with an environment that lost the desktop's
+// marker (Chromium rewrites its own), which the sweep cannot recognise. A
+// stray that leads its own process group takes the group with it.
+func (d *Desktop) endStrayClients(infra map[int]bool) {
+	pids, err := d.x.ClientPIDs()
+	if err != nil {
+		return // an X server without X-Resource: the marker sweep is all there is
+	}
+	own := syscall.Getpgrp()
+	for _, pid := range pids {
+		if infra[pid] || pid == os.Getpid() {
+			continue
+		}
+		if pg, err := syscall.Getpgid(pid); err == nil && pg == pid && pg != own {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		}
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
 }
 
 func timeoutOr(d check.Duration) time.Duration {

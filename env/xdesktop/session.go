@@ -56,6 +56,7 @@ type session struct {
 	width   int
 	height  int
 	log     io.Writer
+	wm      bool // a window manager was started
 
 	mu      sync.Mutex
 	devnull *os.File
@@ -260,6 +261,7 @@ func (s *session) startInfra(ctx context.Context, wm bool) error {
 				return err
 			}
 			s.infra = append(s.infra, p)
+			s.wm = true
 		}
 	}
 	return nil
@@ -327,8 +329,10 @@ func readLine(ctx context.Context, r io.Reader, d time.Duration, p *proc) (strin
 	}
 }
 
-// stopApps ends every application and setup command.
-func (s *session) stopApps() {
+// stopApps ends every application and setup command and sweeps the
+// marked processes that are not the infrastructure's; it returns the
+// infrastructure's processes (with their descendants).
+func (s *session) stopApps() map[int]bool {
 	s.mu.Lock()
 	apps := s.apps
 	s.apps = nil
@@ -345,15 +349,15 @@ func (s *session) stopApps() {
 			keep[p.cmd.Process.Pid] = true
 		}
 	}
-	s.sweepExceptInfra(keep)
+	return s.sweepExceptInfra(keep)
 }
 
 // sweepExceptInfra kills marked processes that do not belong to the
-// infrastructure: a process belongs when its process group is an
+// infrastructure, and returns those that do: a process belongs when its process group is an
 // infrastructure process's group (services the session bus activated,
 // such as the accessibility bus, are re-parented to init but keep the
 // bus's group) or when it descends from one.
-func (s *session) sweepExceptInfra(infra map[int]bool) {
+func (s *session) sweepExceptInfra(infra map[int]bool) map[int]bool {
 	keep := map[int]bool{}
 	parent := map[int]int{}
 	ents, _ := os.ReadDir("/proc")
@@ -391,6 +395,7 @@ func (s *session) sweepExceptInfra(infra map[int]bool) {
 		}
 	}
 	s.sweep(keep)
+	return keep
 }
 
 // close ends everything the session started and removes its folder.

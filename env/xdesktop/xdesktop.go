@@ -100,6 +100,17 @@ func Start(ctx context.Context, cfg Config) (*Desktop, error) {
 		s.close()
 		return nil, err
 	}
+	if s.wm {
+		// Until the window manager has taken over the screen, a window an
+		// app maps stays unmanaged (no frame, not in the client list).
+		if err := d.poll(ctx, 15*time.Second, "the window manager", func() (bool, error) {
+			_, ok, err := d.x.WindowManager()
+			return ok, err
+		}); err != nil {
+			d.Close()
+			return nil, err
+		}
+	}
 	if d.a11y, err = atspi.Connect(ctx, s.busAddr); err != nil {
 		d.Close()
 		return nil, err

@@ -504,3 +504,55 @@ func TestAppFilesWrittenBeforeLaunch(t *testing.T) {
 		}
 	}
 }
+
+// TestResetEndsStrayClients starts a window the way an agent could escape
+// the marker sweep (its own session, an empty environment) and checks
+// that the next reset ends it all the same.
+func TestResetEndsStrayClients(t *testing.T) {
+	need(t, "xterm")
+	d := start(t)
+	steps := []task.Step{
+		{Run: &task.Run{Command: `setsid env -i DISPLAY="$DISPLAY" PATH=/usr/bin:/bin SHELL=/bin/sh xterm -T stray-window -e sleep 600 &`, Background: true}},
+		{WaitWindow: &task.WaitWindow{Title: "stray-window", Timeout: check.Duration(60 * time.Second)}},
+	}
+	if err := d.Reset(ctx(t), env.Setup{Steps: steps}); err != nil {
+		t.Fatal(err)
+	}
+	pid := 0
+	ws, err := d.Windows(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ws {
+		if w.Title == "stray-window" {
+			pid = w.PID
+		}
+	}
+	if pid == 0 {
+		t.Fatalf("no pid for the stray window among %+v", ws)
+	}
+	environ, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	if strings.Contains(string(environ), d.s.id) {
+		t.Fatalf("the stray xterm carries the desktop's marker; the test proves nothing")
+	}
+	if err := d.Reset(ctx(t), env.Setup{}); err != nil {
+		t.Fatal(err)
+	}
+	for range 50 {
+		if !running(pid) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("the stray xterm (pid %d) outlived the reset", pid)
+}
+
+// running reports whether pid is a live process (not a zombie).
+func running(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && len(b) > i+2 && b[i+2] != 'Z'
+}
