@@ -28,6 +28,15 @@ func (d *Desktop) Reset(ctx context.Context, s env.Setup) error {
 	}
 	infra := d.s.stopApps()
 	d.endStrayClients(infra)
+	// The pointer waits in the bottom-right corner, not where the last
+	// episode left it or in the middle of the screen where new windows
+	// open: a window mapped under the pointer may never hear the pointer
+	// enter it, and GTK 4 then ignores the first click.
+	if w, h := d.x.Size(); w > 0 && h > 0 {
+		if err := d.x.Move(w-1, h-1); err != nil {
+			return fmt.Errorf("park the pointer: %w", err)
+		}
+	}
 	d.mu.Lock()
 	d.marks = nil
 	d.mu.Unlock()
