@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/task"
 )
 
 // Result is one task's verdict with the task facts that scores group by.
@@ -99,7 +100,8 @@ type Group struct {
 }
 
 // Breakdown groups results by a dimension and summarizes each group,
-// sorted by key. A task with several apps counts once under each.
+// sorted by key (levels from paper to gold). A task with several apps
+// counts once under each.
 func Breakdown(rs []Result, d Dimension) []Group {
 	by := map[string][]Result{}
 	for _, r := range rs {
@@ -111,7 +113,14 @@ func Breakdown(rs []Result, d Dimension) []Group {
 	for k, g := range by {
 		out = append(out, Group{Key: k, Summary: Summarize(g)})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	sort.Slice(out, func(i, j int) bool {
+		if d == ByLevel {
+			if ri, rj := task.LevelRank(out[i].Key), task.LevelRank(out[j].Key); ri != rj {
+				return ri < rj
+			}
+		}
+		return out[i].Key < out[j].Key
+	})
 	return out
 }
 

@@ -98,9 +98,12 @@ func TestBreakdown(t *testing.T) {
 			if g.Summary.N != w[0] || g.Summary.Passed != w[1] {
 				t.Errorf("%s %s: n=%d passed=%d, want %v", tc.d, g.Key, g.Summary.N, g.Summary.Passed, w)
 			}
-			if i > 0 && gs[i-1].Key >= g.Key {
+			if i > 0 && tc.d != ByLevel && gs[i-1].Key >= g.Key {
 				t.Errorf("%s: groups not sorted", tc.d)
 			}
+		}
+		if tc.d == ByLevel && (gs[0].Key != "wood" || gs[1].Key != "gold") {
+			t.Errorf("levels in the order %s, %s; want wood before gold", gs[0].Key, gs[1].Key)
 		}
 	}
 }

@@ -28,6 +28,17 @@ const (
 // Levels lists the levels in order.
 var Levels = []Level{Paper, Wood, Bronze, Silver, Gold}
 
+// LevelRank is a level's place from paper (0) to gold (4); a name that
+// is not a level comes after them all. Lists of levels sort by it.
+func LevelRank(name string) int {
+	for i, l := range Levels {
+		if string(l) == name {
+			return i
+		}
+	}
+	return len(Levels)
+}
+
 // Weight is the level's weight in the weighted score: 0.5, 1, 2, 4, 8.
 func (l Level) Weight() float64 {
 	return map[Level]float64{Paper: 0.5, Wood: 1, Bronze: 2, Silver: 4, Gold: 8}[l]

@@ -18,6 +18,7 @@ import (
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/score"
 	"github.com/proctor-eval/proctor/store"
+	"github.com/proctor-eval/proctor/task"
 )
 
 // boardRow is one run on the leaderboard.
@@ -166,7 +167,7 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 		cols = append(cols, column{Key: c[0], Label: c[1], URL: "/?" + v.Encode(), Mark: mark})
 	}
 	var byLinks []column
-	for _, d := range append(append([]string{}, dimNames()...), byAll) {
+	for _, d := range append(dimNames(), byAll) {
 		v := url.Values{"sort": {sortKey}, "by": {d}, "q": {q.Get("q")}}
 		if !desc {
 			v.Set("desc", "0")
@@ -184,9 +185,6 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// levelOrder sorts levels from paper to gold; other keys alphabetically.
-var levelOrder = map[string]int{"paper": 1, "wood": 2, "bronze": 3, "silver": 4, "gold": 5}
-
 // sortedGroups orders the breakdown columns: dimension by dimension,
 // levels from paper to gold, other keys by name.
 func sortedGroups(set map[string]bool, dims []score.Dimension) []string {
@@ -200,8 +198,8 @@ func sortedGroups(set map[string]bool, dims []score.Dimension) []string {
 			}
 		}
 		sort.Slice(keys, func(i, j int) bool {
-			if d == score.ByLevel && levelOrder[keys[i]] != levelOrder[keys[j]] {
-				return levelOrder[keys[i]] < levelOrder[keys[j]]
+			if d == score.ByLevel && task.LevelRank(keys[i]) != task.LevelRank(keys[j]) {
+				return task.LevelRank(keys[i]) < task.LevelRank(keys[j])
 			}
 			return keys[i] < keys[j]
 		})

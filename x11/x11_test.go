@@ -154,7 +154,8 @@ func TestClientPIDs(t *testing.T) {
 	c := dial(t)
 	// A client in its own session with an empty environment: found all
 	// the same, by its connection.
-	cmd := exec.Command("setsid", "env", "-i", "xterm", "-display", c.display)
+	cmd := exec.Command("setsid", "env", "-i", "PATH=/usr/bin:/bin", "SHELL=/bin/sh",
+		"xterm", "-display", c.display, "-e", "sleep", "600")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,7 @@ func writeStats(w io.Writer, tasks []*task.Task) {
 		}
 		sort.Strings(keys)
 		if d.name == "level" { // paper to gold, not by name
-			sort.SliceStable(keys, func(i, j int) bool { return levelRank(keys[i]) < levelRank(keys[j]) })
+			sort.SliceStable(keys, func(i, j int) bool { return task.LevelRank(keys[i]) < task.LevelRank(keys[j]) })
 		}
 		fmt.Fprintf(w, "\nby %s\n", d.name)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -77,15 +77,4 @@ func writeStats(w io.Writer, tasks []*task.Task) {
 		}
 		tw.Flush()
 	}
-}
-
-// levelRank is a level's place from paper (0) to gold; unknown names
-// come last.
-func levelRank(name string) int {
-	for i, l := range task.Levels {
-		if string(l) == name {
-			return i
-		}
-	}
-	return len(task.Levels)
 }

@@ -353,10 +353,10 @@ func (s *session) stopApps() map[int]bool {
 }
 
 // sweepExceptInfra kills marked processes that do not belong to the
-// infrastructure, and returns those that do: a process belongs when its process group is an
-// infrastructure process's group (services the session bus activated,
-// such as the accessibility bus, are re-parented to init but keep the
-// bus's group) or when it descends from one.
+// infrastructure, and returns those that do: a process belongs when its
+// process group is an infrastructure process's group (services the session
+// bus activated, such as the accessibility bus, are re-parented to init but
+// keep the bus's group) or when it descends from one.
 func (s *session) sweepExceptInfra(infra map[int]bool) map[int]bool {
 	keep := map[int]bool{}
 	parent := map[int]int{}
