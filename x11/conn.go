@@ -5,12 +5,17 @@
 package x11
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"image"
 	"io"
 	"log"
+	"net"
+	"strconv"
+	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/jezek/xgb"
@@ -38,12 +43,97 @@ type Conn struct {
 	server  string
 }
 
-// Dial connects to display (":5") and checks that XTEST is available.
+// Dial connects to display (":5") with the credentials of $XAUTHORITY, if
+// any, and checks that XTEST is available.
 func Dial(display string) (*Conn, error) {
 	x, err := xgb.NewConnDisplay(display)
 	if err != nil {
 		return nil, fmt.Errorf("connect to X display %s: %w", display, err)
 	}
+	return setup(x, display)
+}
+
+// DialCookie connects to the local display (":5") presenting cookie as
+// its MIT-MAGIC-COOKIE-1, and checks that XTEST is available.
+//
+// xgb has no way to be given credentials: it reads $XAUTHORITY, which is
+// the whole process's and would have to change under every other
+// goroutine for each desktop. So the socket is dialled here and xgb's
+// connection setup request is rewritten on its way out to carry the
+// cookie, whatever xgb found to put there (see cookieConn). (xgb still
+// reads $XAUTHORITY for a connection it did not dial, but only entries
+// without a display number match it, and what it finds is replaced.)
+func DialCookie(display string, cookie []byte) (*Conn, error) {
+	path, err := socketPath(display)
+	if err != nil {
+		return nil, err
+	}
+	nc, err := net.DialTimeout("unix", path, 10*time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("connect to X display %s: %w", display, err)
+	}
+	x, err := xgb.NewConnNet(&cookieConn{Conn: nc, name: "MIT-MAGIC-COOKIE-1", data: cookie})
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("connect to X display %s: %w", display, err)
+	}
+	return setup(x, display)
+}
+
+// socketPath is the Unix socket of a local display such as ":5" or ":5.0".
+func socketPath(display string) (string, error) {
+	host, num, ok := strings.Cut(display, ":")
+	if i := strings.IndexByte(num, '.'); i >= 0 {
+		num = num[:i]
+	}
+	if _, err := strconv.ParseUint(num, 10, 16); !ok || err != nil || host != "" && host != "unix" {
+		return "", fmt.Errorf("X display %q is not a local display such as :5", display)
+	}
+	return "/tmp/.X11-unix/X" + num, nil
+}
+
+// cookieConn puts its credentials into the connection setup request, the
+// first thing a client writes (X11 protocol, "Connection Setup"): byte
+// order, protocol version, the lengths of the authorisation name and data,
+// then both, each padded to 4 bytes.
+type cookieConn struct {
+	net.Conn
+	name string
+	data []byte
+	sent bool // written once, before xgb starts its goroutines
+}
+
+func (c *cookieConn) Write(p []byte) (int, error) {
+	if c.sent {
+		return c.Conn.Write(p)
+	}
+	c.sent = true
+	if len(p) < 12 || p[0] != 'l' && p[0] != 'B' {
+		return 0, fmt.Errorf("unexpected X connection setup request (%d bytes)", len(p))
+	}
+	order := binary.ByteOrder(binary.LittleEndian)
+	if p[0] == 'B' {
+		order = binary.BigEndian
+	}
+	req := make([]byte, 12, 12+pad4(len(c.name))+pad4(len(c.data)))
+	copy(req, p[:6]) // byte order and protocol version
+	order.PutUint16(req[6:], uint16(len(c.name)))
+	order.PutUint16(req[8:], uint16(len(c.data)))
+	req = append(req, c.name...)
+	req = append(req, make([]byte, pad4(len(c.name))-len(c.name))...)
+	req = append(req, c.data...)
+	req = append(req, make([]byte, pad4(len(c.data))-len(c.data))...)
+	if _, err := c.Conn.Write(req); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func pad4(n int) int { return (n + 3) &^ 3 }
+
+// setup finishes a connection: XTEST, the screen, the keymap, MIT-SHM.
+func setup(x *xgb.Conn, display string) (*Conn, error) {
+	var err error
 	if err := xtest.Init(x); err != nil {
 		x.Close()
 		return nil, fmt.Errorf("X display %s has no XTEST extension: %w", display, err)

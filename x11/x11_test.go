@@ -2,8 +2,10 @@ package x11
 
 import (
 	"bufio"
+	"encoding/binary"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -12,8 +14,14 @@ import (
 	"github.com/jezek/xgb/xproto"
 )
 
-// xvfb starts a bare X server for the test and returns its display.
+// xvfb starts a bare X server without access control for the test and
+// returns its display.
 func xvfb(t *testing.T) string {
+	t.Helper()
+	return startXvfb(t, "-ac")
+}
+
+func startXvfb(t *testing.T, args ...string) string {
 	t.Helper()
 	if _, err := exec.LookPath("Xvfb"); err != nil {
 		t.Skip("Xvfb is not installed")
@@ -22,7 +30,7 @@ func xvfb(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "640x480x24", "-nolisten", "tcp", "-ac")
+	cmd := exec.Command("Xvfb", append([]string{"-displayfd", "3", "-screen", "0", "640x480x24", "-nolisten", "tcp"}, args...)...)
 	cmd.ExtraFiles = []*os.File{w}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -209,4 +217,51 @@ func TestWindowManager(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatal("openbox never advertised itself")
+}
+
+// TestDialCookie checks that DialCookie presents its cookie to a server
+// that requires one, and that a client without it is refused.
+func TestDialCookie(t *testing.T) {
+	if _, err := exec.LookPath("Xvfb"); err != nil {
+		t.Skip("Xvfb is not installed")
+	}
+	cookie := []byte("0123456789abcdef")
+	// An Xauthority entry: family (FamilyWild), address, display number,
+	// name and data, each but the family a 2-byte big-endian length and bytes.
+	var auth []byte
+	auth = binary.BigEndian.AppendUint16(auth, 0xffff)
+	for _, f := range [][]byte{nil, nil, []byte("MIT-MAGIC-COOKIE-1"), cookie} {
+		auth = binary.BigEndian.AppendUint16(auth, uint16(len(f)))
+		auth = append(auth, f...)
+	}
+	file := filepath.Join(t.TempDir(), "Xauthority")
+	if err := os.WriteFile(file, auth, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XAUTHORITY", filepath.Join(t.TempDir(), "none"))
+	display := startXvfb(t, "-auth", file)
+	if c, err := Dial(display); err == nil {
+		c.Close()
+		t.Fatal("a client without the cookie connected")
+	}
+	if c, err := DialCookie(display, []byte("fedcba9876543210")); err == nil {
+		c.Close()
+		t.Fatal("a client with the wrong cookie connected")
+	}
+	c, err := DialCookie(display, cookie)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Move(12, 34); err != nil {
+		t.Fatal(err)
+	}
+	if x, y, err := c.Pointer(); err != nil || x != 12 || y != 34 {
+		t.Fatalf("pointer at %d,%d (%v), want 12,34", x, y, err)
+	}
+	for _, bad := range []string{"host:5", ":x", "", ":70000"} {
+		if _, err := DialCookie(bad, cookie); err == nil {
+			t.Errorf("DialCookie(%q) succeeded", bad)
+		}
+	}
 }

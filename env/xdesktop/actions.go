@@ -3,9 +3,10 @@ package xdesktop
 import (
 	"context"
 	"fmt"
-	"github.com/jezek/xgb/xproto"
 	"math"
 	"time"
+
+	"github.com/jezek/xgb/xproto"
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/atspi"
@@ -25,6 +26,14 @@ const (
 	notchPerPage = 10              // wheel notches of a page scroll
 	codeTimeout  = 2 * time.Minute // a CODE action's time limit
 )
+
+// onScreen refuses a point off the screen, where X would clamp or wrap it.
+func (d *Desktop) onScreen(x, y int) error {
+	if w, h := d.x.Size(); x < 0 || y < 0 || x >= w || y >= h {
+		return fmt.Errorf("%w: point (%d, %d) is off the %dx%d screen", env.ErrBadAction, x, y, w, h)
+	}
+	return nil
+}
 
 // Do performs the actions in order and records each one. A click records
 // the accessibility element under the pointer before the click.
@@ -68,7 +77,7 @@ func (d *Desktop) target(ctx context.Context, t *action.Target) (int, int, error
 			return 0, 0, fmt.Errorf("%w: no mark %s among the %d of the last observation", env.ErrNotFound, t, len(marks))
 		}
 		x, y := m.Center()
-		return x, y, nil
+		return x, y, d.onScreen(x, y)
 	default:
 		tree, err := d.Tree(ctx)
 		if err != nil {
@@ -77,7 +86,7 @@ func (d *Desktop) target(ctx context.Context, t *action.Target) (int, int, error
 		for _, n := range tree.Filter(observe.Options{Screen: d.size()}) {
 			if (t.Role == "" || n.Role == t.Role) && (t.Name == "" && t.Role != "" || n.Name == t.Name) {
 				x, y := n.Box.Center()
-				return x, y, nil
+				return x, y, d.onScreen(x, y)
 			}
 		}
 		return 0, 0, fmt.Errorf("%w: no element %s is showing", env.ErrNotFound, t)
@@ -92,8 +101,10 @@ func (d *Desktop) point(ctx context.Context, a action.Action) (x, y int, ok bool
 		x, y, err = d.target(ctx, a.Target)
 		return x, y, err == nil, err
 	case a.Point != nil:
-		x, y, err = a.Point.Pixels(d.size())
-		return x, y, err == nil, err
+		if x, y, err = a.Point.Pixels(d.size()); err != nil {
+			return 0, 0, false, fmt.Errorf("%w: %v", env.ErrBadAction, err)
+		}
+		return x, y, true, nil
 	}
 	return 0, 0, false, nil
 }
@@ -193,6 +204,10 @@ func (d *Desktop) do(ctx context.Context, a action.Action) (env.Step, error) {
 	if err := a.Validate(); err != nil {
 		return st, fmt.Errorf("%w: %v", env.ErrBadAction, err)
 	}
+	// Every loop below looks at ctx too: no input once it is done.
+	if err := ctx.Err(); err != nil {
+		return st, err
+	}
 	x := d.x
 	at := func(px, py int) { st.At = &[2]int{px, py} }
 	switch a.Kind {
@@ -213,6 +228,9 @@ func (d *Desktop) do(ctx context.Context, a action.Action) (env.Step, error) {
 			off = a.To
 		}
 		tx, ty := cx+int(math.Round(off.X)), cy+int(math.Round(off.Y))
+		if err := d.onScreen(tx, ty); err != nil {
+			return st, err
+		}
 		at(tx, ty)
 		if a.Kind == action.MoveRel {
 			return st, x.Move(tx, ty)
@@ -268,7 +286,7 @@ func (d *Desktop) do(ctx context.Context, a action.Action) (env.Step, error) {
 		if a.Target != nil {
 			tx, ty, err = d.target(ctx, a.Target)
 		} else {
-			tx, ty, err = a.To.Pixels(d.size())
+			tx, ty, _, err = d.point(ctx, action.Action{Point: a.To})
 		}
 		if err != nil {
 			return st, err
@@ -299,6 +317,9 @@ func (d *Desktop) do(ctx context.Context, a action.Action) (env.Step, error) {
 				b = s.neg
 			}
 			for i := 0; i < abs(s.n); i++ {
+				if err := ctx.Err(); err != nil {
+					return st, err
+				}
 				if err := x.Button(b, true); err != nil {
 					return st, err
 				}
@@ -347,6 +368,9 @@ func (d *Desktop) do(ctx context.Context, a action.Action) (env.Step, error) {
 			}
 		}
 		for _, r := range a.Text {
+			if err := ctx.Err(); err != nil {
+				return st, err
+			}
 			if err := x.TypeRune(r); err != nil {
 				return st, err
 			}
@@ -398,10 +422,13 @@ func click(x *x11.Conn, b byte) error {
 }
 
 // keys presses keys one after another, or together (a hotkey: pressed in
-// order and released in reverse).
+// order and released in reverse, never left half pressed).
 func (d *Desktop) keys(ctx context.Context, names []string, together bool) error {
 	x := d.x
 	for i, n := range names {
+		if err := ctx.Err(); err != nil && (!together || i == 0) {
+			return err
+		}
 		sym, err := keysym(n)
 		if err != nil {
 			return fmt.Errorf("%w: %v", env.ErrBadAction, err)
@@ -440,6 +467,10 @@ func (d *Desktop) drag(ctx context.Context, fx, fy, tx, ty int, a action.Action)
 	}
 	step := time.Duration(a.Duration * float64(time.Second) / dragSteps)
 	for i := 1; i <= dragSteps; i++ {
+		if err := ctx.Err(); err != nil {
+			x.Button(b, false)
+			return err
+		}
 		px := fx + (tx-fx)*i/dragSteps
 		py := fy + (ty-fy)*i/dragSteps
 		if err := x.Move(px, py); err != nil {

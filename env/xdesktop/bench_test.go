@@ -61,7 +61,7 @@ func BenchmarkScreenshot(b *testing.B) {
 		need(b, "xwd", "/usr/bin/convert")
 		for b.Loop() {
 			cmd := exec.Command("sh", "-c", "xwd -root -silent | /usr/bin/convert xwd:- png:-")
-			cmd.Env = append(os.Environ(), "DISPLAY="+d.Display())
+			cmd.Env = append(os.Environ(), "DISPLAY="+d.Display(), "XAUTHORITY="+d.XAuthority())
 			if out, err := cmd.Output(); err != nil || len(out) < 1000 {
 				b.Fatalf("xwd | convert: %v (%d bytes)", err, len(out))
 			}
@@ -130,7 +130,7 @@ func BenchmarkAction(b *testing.B) {
 		need(b, "xdotool")
 		for b.Loop() {
 			cmd := exec.Command("xdotool", "mousemove", "10", "10", "click", "1")
-			cmd.Env = append(os.Environ(), "DISPLAY="+d.Display())
+			cmd.Env = append(os.Environ(), "DISPLAY="+d.Display(), "XAUTHORITY="+d.XAuthority())
 			if err := cmd.Run(); err != nil {
 				b.Fatal(err)
 			}

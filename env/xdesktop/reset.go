@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -140,21 +139,16 @@ func (d *Desktop) step(ctx context.Context, s env.Setup, spec task.StepSpec) err
 		}
 		return nil
 	case task.Write:
-		if err := d.WriteFile(ctx, st.Path, []byte(st.Content)); err != nil {
-			return err
-		}
+		var mode *os.FileMode
 		if st.Mode != "" {
 			m, err := strconv.ParseUint(st.Mode, 8, 32)
 			if err != nil {
 				return fmt.Errorf("mode %q is not octal", st.Mode)
 			}
-			p, err := d.resolve(st.Path)
-			if err != nil {
-				return err
-			}
-			return os.Chmod(p, os.FileMode(m))
+			mode = new(os.FileMode(m))
 		}
-		return nil
+		_, err := d.writeFile(st.Path, []byte(st.Content), mode, false)
+		return err
 	case task.Copy:
 		b, ok := s.Assets[st.Asset]
 		if !ok {
@@ -243,17 +237,7 @@ func (d *Desktop) poll(ctx context.Context, timeout time.Duration, what string, 
 // they are not there yet.
 func (d *Desktop) prepare(app task.AppSpec) error {
 	for rel, content := range app.Files {
-		p, err := d.resolve("~/" + rel)
-		if err != nil {
-			return err
-		}
-		if _, err := os.Stat(p); err == nil {
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		if _, err := d.writeFile("~/"+rel, []byte(content), nil, true); err != nil {
 			return err
 		}
 	}

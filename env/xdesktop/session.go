@@ -4,8 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,6 +57,8 @@ type session struct {
 	runtime string
 	tmp     string
 	display string
+	xauth   string // the Xauthority file holding cookie
+	cookie  []byte // the X server's MIT-MAGIC-COOKIE-1
 	busAddr string
 	width   int
 	height  int
@@ -71,6 +78,7 @@ type session struct {
 func (s *session) env() []string {
 	return []string{
 		"DISPLAY=" + s.display,
+		"XAUTHORITY=" + s.xauth,
 		"HOME=" + s.home,
 		"USER=root", "LOGNAME=root", "SHELL=/bin/bash", "TERM=xterm-256color",
 		"PATH=" + SafePath,
@@ -210,8 +218,18 @@ func (s *session) startInfra(ctx context.Context, wm bool) error {
 	if err != nil {
 		return err
 	}
+	// Only clients with the cookie may connect. The server keeps its
+	// abstract socket, which any local user may open: with -displayfd,
+	// that socket is what tells the next server the display is taken
+	// (it replaces the socket file of a display it thinks free).
+	if err := s.makeXauth(); err != nil {
+		r.Close()
+		w.Close()
+		return err
+	}
 	x, err := s.start("Xvfb", []string{"Xvfb", "-displayfd", "3", "-screen", "0",
-		fmt.Sprintf("%dx%dx24", s.width, s.height), "-nolisten", "tcp", "-noreset", "-ac", "+extension", "XTEST"},
+		fmt.Sprintf("%dx%dx24", s.width, s.height), "-nolisten", "tcp", "-noreset",
+		"-auth", s.xauth, "+extension", "XTEST"},
 		s.base, []*os.File{w}, io.Discard, nil)
 	w.Close()
 	if err != nil {
@@ -224,7 +242,15 @@ func (s *session) startInfra(ctx context.Context, wm bool) error {
 	if err != nil {
 		return fmt.Errorf("Xvfb did not report its display: %w", err)
 	}
-	s.display = ":" + strings.TrimSpace(num)
+	num = strings.TrimSpace(num)
+	s.display = ":" + num
+	// The watchdog removes the server's socket if the server is killed.
+	if _, err := fmt.Fprintf(s.watchdogPipe, "display %s\n", num); err != nil {
+		return fmt.Errorf("tell the watchdog the display: %w", err)
+	}
+	if err := privateSocket(num); err != nil {
+		return err
+	}
 
 	r, w, err = os.Pipe()
 	if err != nil {
@@ -265,6 +291,101 @@ func (s *session) startInfra(ctx context.Context, wm bool) error {
 		}
 	}
 	return nil
+}
+
+// makeXauth makes the desktop's X cookie and writes it to an Xauthority
+// file only the owner may read, in the desktop's private folder. Its one
+// entry matches any address and display (FamilyWild, both empty): the
+// server reads every entry, and the display is not known until it runs.
+func (s *session) makeXauth() error {
+	s.xauth = filepath.Join(s.base, "Xauthority")
+	s.cookie = make([]byte, 16)
+	rand.Read(s.cookie)
+	const familyWild = 0xffff
+	b := binary.BigEndian.AppendUint16(nil, familyWild)
+	for _, f := range [][]byte{nil, nil, []byte("MIT-MAGIC-COOKIE-1"), s.cookie} {
+		b = binary.BigEndian.AppendUint16(b, uint16(len(f)))
+		b = append(b, f...)
+	}
+	f, err := os.OpenFile(s.xauth, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("write the X authority file: %w", err)
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write the X authority file %s: %w", s.xauth, err)
+	}
+	return nil
+}
+
+// xSocket and xLock are the socket and lock file of display num.
+func xSocket(num string) string { return "/tmp/.X11-unix/X" + num }
+func xLock(num string) string   { return "/tmp/.X" + num + "-lock" }
+
+// privateSocket lets only its owner open the X server's socket file (the
+// X server makes it open to all): another user is left with the abstract
+// socket, where the cookie is asked for.
+func privateSocket(num string) error {
+	p := xSocket(num)
+	st, err := os.Lstat(p)
+	if err != nil {
+		return fmt.Errorf("the X server's socket: %w", err)
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); !ok || st.Mode().Type() != fs.ModeSocket || int(sys.Uid) != os.Geteuid() {
+		return fmt.Errorf("%s is not a socket of this user's X server", p)
+	}
+	if err := os.Chmod(p, 0o600); err != nil {
+		return fmt.Errorf("make the X server's socket private: %w", err)
+	}
+	return nil
+}
+
+// removeStaleX removes the socket and lock file of display num that a
+// server killed with SIGKILL leaves behind: the socket once nothing
+// listens on it, the lock once the process it names is gone.
+func removeStaleX(num string) {
+	if _, err := strconv.ParseUint(num, 10, 16); err != nil {
+		return
+	}
+	sock := xSocket(num)
+	for range 20 {
+		before, err := os.Lstat(sock)
+		if err != nil {
+			break
+		}
+		c, err := net.Dial("unix", sock)
+		if err == nil { // still served: the server may be exiting
+			c.Close()
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		// Remove the file only if it is still the one nothing answered on.
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			if now, err := os.Lstat(sock); err == nil && os.SameFile(before, now) {
+				os.Remove(sock)
+			}
+		}
+		break
+	}
+	lock := xLock(num)
+	if b, err := os.ReadFile(lock); err == nil {
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && !running(pid) {
+			os.Remove(lock)
+		}
+	}
+}
+
+// running reports whether a process runs (exists and is not a zombie).
+func running(pid int) bool {
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(st, ')')
+	return i >= 0 && len(st) > i+2 && st[i+2] != 'Z'
 }
 
 func findLauncher() string {

@@ -1,6 +1,7 @@
 package xdesktop
 
 import (
+	"bufio"
 	"io"
 	"os"
 	"os/exec"
@@ -22,12 +23,23 @@ func init() {
 // watchdog waits until its standard input closes — when the desktop is
 // closed, or when the process that owns it dies in any way, SIGKILL
 // included — then ends every process that carries the desktop's marker,
-// even those that left their process group and parent, and removes the
-// desktop's folder.
+// even those that left their process group and parent, removes the socket
+// and lock file the X server may have left, and removes the desktop's
+// folder. Its input tells it the display ("display 5" lines).
 func watchdog(base string) {
-	io.Copy(io.Discard, os.Stdin)
+	var displays []string
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		if num, ok := strings.CutPrefix(in.Text(), "display "); ok && len(displays) < 4 {
+			displays = append(displays, num)
+		}
+	}
+	io.Copy(io.Discard, os.Stdin) // a line too long stops the scanner, not the wait
 	s := &session{id: filepath.Base(base)}
 	s.sweep(nil)
+	for _, num := range displays {
+		removeStaleX(num)
+	}
 	if strings.Contains(filepath.Base(base), "proctor-desktop-") {
 		os.RemoveAll(base)
 	}

@@ -8,13 +8,11 @@ package xdesktop
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"image"
 	"image/jpeg"
 	"image/png"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,7 +49,11 @@ type Desktop struct {
 
 	mu    sync.Mutex
 	marks []observe.Mark // of the last set-of-mark observation
-	// roots are the folders ReadFile and WriteFile may touch.
+	// base is the desktop's folder, opened once: ReadFile and WriteFile
+	// reach the home and temporary folders through it (see files.go).
+	base *os.Root
+	// roots are the folders ReadFile and WriteFile may touch, named as
+	// given and with symbolic links resolved.
 	roots []string
 }
 
@@ -83,21 +85,26 @@ func Start(ctx context.Context, cfg Config) (*Desktop, error) {
 			return nil, err
 		}
 	}
-	d := &Desktop{cfg: cfg, s: s, roots: []string{s.home, s.tmp}}
+	d := &Desktop{cfg: cfg, s: s}
+	if err := d.openRoots(); err != nil {
+		os.RemoveAll(base)
+		return nil, err
+	}
 	if err := s.startWatchdog(); err != nil {
+		d.base.Close()
 		os.RemoveAll(base)
 		return nil, fmt.Errorf("start the desktop's watchdog: %w", err)
 	}
 	if err := d.resetHome(); err != nil {
-		s.close()
+		d.Close()
 		return nil, err
 	}
 	if err := s.startInfra(ctx, !cfg.NoWM); err != nil {
-		s.close()
+		d.Close()
 		return nil, err
 	}
-	if d.x, err = x11.Dial(s.display); err != nil {
-		s.close()
+	if d.x, err = x11.DialCookie(s.display, s.cookie); err != nil {
+		d.Close()
 		return nil, err
 	}
 	if s.wm {
@@ -127,6 +134,10 @@ func (d *Desktop) Display() string { return d.s.display }
 // Home is the desktop's home folder.
 func (d *Desktop) Home() string { return d.s.home }
 
+// XAuthority is the file that holds the cookie an X client needs to
+// connect to the desktop's display (for XAUTHORITY, or x11vnc -auth).
+func (d *Desktop) XAuthority() string { return d.s.xauth }
+
 // Env is the environment the desktop's processes get.
 func (d *Desktop) Env() []string { return d.s.env() }
 
@@ -138,7 +149,9 @@ func (d *Desktop) Close() error {
 	if d.x != nil {
 		d.x.Close()
 	}
-	return d.s.close()
+	err := d.s.close()
+	d.base.Close()
+	return err
 }
 
 func (d *Desktop) alive() error {
@@ -453,85 +466,4 @@ func LookPath(name string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s is not installed (not found in %s)", name, SafePath)
-}
-
-// resolve confines a path to the allowed roots: "~/" is the home folder,
-// ".." and symbolic links that leave the roots are refused.
-func (d *Desktop) resolve(p string) (string, error) {
-	if strings.HasPrefix(p, "~/") || p == "~" {
-		p = filepath.Join(d.s.home, strings.TrimPrefix(p, "~"))
-	}
-	if !filepath.IsAbs(p) {
-		return "", fmt.Errorf("%w: %q is not absolute", env.ErrForbidden, p)
-	}
-	for _, part := range strings.Split(p, "/") {
-		if part == ".." {
-			return "", fmt.Errorf("%w: %q contains ..", env.ErrForbidden, p)
-		}
-	}
-	clean := filepath.Clean(p)
-	// Resolve symbolic links of the longest existing prefix.
-	real := clean
-	rest := ""
-	for {
-		if r, err := filepath.EvalSymlinks(real); err == nil {
-			real = filepath.Join(r, rest)
-			break
-		}
-		parent := filepath.Dir(real)
-		if parent == real {
-			break
-		}
-		rest = filepath.Join(filepath.Base(real), rest)
-		real = parent
-	}
-	for _, root := range d.roots {
-		r, err := filepath.EvalSymlinks(root)
-		if err != nil {
-			r = root
-		}
-		if real == r || strings.HasPrefix(real, r+string(filepath.Separator)) {
-			return clean, nil
-		}
-	}
-	return "", fmt.Errorf("%w: %q is outside the allowed folders %v", env.ErrForbidden, p, d.roots)
-}
-
-// ReadFile reads a file within the allowed roots.
-func (d *Desktop) ReadFile(ctx context.Context, p string) ([]byte, error) {
-	path, err := d.resolve(p)
-	if err != nil {
-		return nil, err
-	}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w", p, check.ErrNotExist)
-	}
-	return b, err
-}
-
-// WriteFile writes a file within the allowed roots, making its folders.
-func (d *Desktop) WriteFile(ctx context.Context, p string, data []byte) error {
-	path, err := d.resolve(p)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, data, 0o644)
-}
-
-// resetHome empties the home folder and copies the template into it.
-func (d *Desktop) resetHome() error {
-	if err := os.RemoveAll(d.s.home); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(d.s.home, 0o700); err != nil {
-		return err
-	}
-	if d.cfg.HomeTemplate == "" {
-		return nil
-	}
-	return os.CopyFS(d.s.home, os.DirFS(d.cfg.HomeTemplate))
 }
