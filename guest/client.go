@@ -41,17 +41,25 @@ func Dial(ctx context.Context, base, token string) (*Client, error) {
 // ErrUnauthorized is returned when the daemon refuses the token.
 const ErrUnauthorized = env.Error("unauthorized: wrong or missing token")
 
+// kindErrors turns an error kind back into a sentinel error.
+var kindErrors = map[string]error{
+	"not_found":   env.ErrNotFound,
+	"forbidden":   env.ErrForbidden,
+	"bad_action":  env.ErrBadAction,
+	"closed":      env.ErrClosed,
+	"bad_request": ErrBadRequest,
+	"too_large":   ErrBadRequest,
+}
+
+// kindError is the error of an answer of the given kind. Any other kind
+// (internal, or one from a newer daemon) is a plain error: the daemon's
+// trouble, not the caller's.
 func kindError(kind, msg string) error {
-	for _, k := range errorKinds {
-		if k.kind == kind {
-			if k.err == check.ErrNotExist {
-				continue
-			}
-			return fmt.Errorf("%w: %s", k.err, msg)
-		}
-	}
 	if kind == "unauthorized" {
 		return ErrUnauthorized
+	}
+	if err, ok := kindErrors[kind]; ok {
+		return fmt.Errorf("%w: %s", err, msg)
 	}
 	return fmt.Errorf("guest: %s", msg)
 }
@@ -155,16 +163,19 @@ func (c *Client) TreeText(ctx context.Context) (string, error) {
 	return string(b), err
 }
 
-// Do performs actions.
+// Do performs actions. A request the daemon refused as malformed is
+// env.ErrBadAction as well as ErrBadRequest: the actions came from the
+// agent, so the runner tells the agent instead of ending the run.
 func (c *Client) Do(ctx context.Context, acts []action.Action) ([]env.Step, error) {
 	var resp DoResponse
-	if err := c.call(ctx, "POST", PathDo, DoRequest{Actions: acts}, &resp, nil); err != nil {
-		return nil, err
+	err := c.call(ctx, "POST", PathDo, DoRequest{Actions: acts}, &resp, nil)
+	if err == nil && resp.Error != nil {
+		err = kindError(resp.Error.Kind, resp.Error.Error)
 	}
-	if resp.Error != nil {
-		return resp.Steps, kindError(resp.Error.Kind, resp.Error.Error)
+	if errors.Is(err, ErrBadRequest) && !errors.Is(err, env.ErrBadAction) {
+		err = fmt.Errorf("%w: %w", env.ErrBadAction, err)
 	}
-	return resp.Steps, nil
+	return resp.Steps, err
 }
 
 // Run runs a command.

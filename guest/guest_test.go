@@ -3,6 +3,7 @@ package guest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/envtest"
 	"github.com/proctor-eval/proctor/env/xdesktop"
 )
@@ -70,6 +73,14 @@ func TestAuthAndConfinement(t *testing.T) {
 		{"POST", PathRun, bearer, `{"command":""}`, 400, "bad_request"},
 		{"POST", PathRun, bearer, `{"cmd":"ls"}`, 400, "bad_request"},
 		{"GET", PathScreenshot + "?scale=9", bearer, "", 400, "bad_request"},
+		// The caller's mistakes, which the desktop's file system or X
+		// server would otherwise answer as 500 internal.
+		{"GET", PathScreenshot + "?scale=NaN", bearer, "", 400, "bad_request"},
+		{"GET", PathScreenshot + "?scale=0.0001", bearer, "", 400, "bad_request"},
+		{"GET", PathFile + "?path=" + url.QueryEscape("~"), bearer, "", 400, "bad_request"},
+		{"GET", PathFile + "?path=" + url.QueryEscape("~/"+strings.Repeat("a", 300)), bearer, "", 400, "bad_request"},
+		{"PUT", PathFile + "?path=" + url.QueryEscape("~/"+strings.Repeat("a", 300)), bearer, "x", 400, "bad_request"},
+		{"GET", PathFile + "?path=" + url.QueryEscape("~/"+strings.Repeat("a/", 50_000)), bearer, "", 400, "bad_request"},
 		{"GET", PathHealth, bearer, "", 200, ""},
 	}
 	for _, tc := range tests {
@@ -87,6 +98,13 @@ func TestAuthAndConfinement(t *testing.T) {
 		if resp.StatusCode != tc.status || e.Kind != tc.kind {
 			t.Errorf("%s %s (auth %q): %d %q, want %d %q (%s)", tc.method, tc.path, tc.auth, resp.StatusCode, e.Kind, tc.status, tc.kind, e.Error)
 		}
+	}
+	c, err := Dial(context.Background(), srv.URL, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Do(context.Background(), []action.Action{{Kind: action.Click, Point: &action.Point{X: 1e6, Y: 5}}}); !errors.Is(err, env.ErrBadAction) {
+		t.Errorf("a click off the screen: %v, want %q", err, env.ErrBadAction)
 	}
 	if _, err := Dial(context.Background(), srv.URL, "wrong"); err == nil || !strings.Contains(err.Error(), "unauthorized") {
 		t.Fatalf("Dial with a wrong token: %v", err)

@@ -6,6 +6,8 @@
 package guest
 
 import (
+	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
@@ -13,9 +15,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
+	"net"
 	"net/http"
 	"strconv"
+	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
@@ -42,8 +49,41 @@ const (
 // MarksHeader carries a set-of-mark screenshot's marks as JSON.
 const MarksHeader = "Proctor-Marks"
 
-// MaxBody bounds request bodies (file uploads and setups with assets).
+// MaxBody bounds request bodies (file uploads and setups with assets)
+// unless Server.MaxBody says otherwise.
 const MaxBody = 256 << 20
+
+// Defaults of the Server's connection limits. Together they bound what a
+// client that never authenticates can hold: a connection that sends
+// nothing, or half a request, is closed after ReadHeaderTimeout, an idle
+// keep-alive one after IdleTimeout, and beyond MaxConns new connections
+// wait in the kernel's accept queue instead of taking file descriptors.
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	// DefaultReadTimeout bounds a whole request, body included: a MaxBody
+	// upload at about 1 MB/s.
+	DefaultReadTimeout = 5 * time.Minute
+	// DefaultIdleTimeout is above the 90 s after which Go's default
+	// transport (the Client's) drops an idle connection itself, so the
+	// client, not the daemon, closes it and never sends a request on a
+	// connection the daemon is closing.
+	DefaultIdleTimeout = 2 * time.Minute
+	DefaultMaxConns    = 64
+)
+
+// MaxPath bounds a file path (Linux's PATH_MAX): a longer one cannot name
+// a file, and resolving it component by component would cost the daemon
+// time in proportion to its square.
+const MaxPath = 4096
+
+// MinScale is the smallest screenshot scale the API takes; the largest is 1.
+const MinScale = 0.01
+
+// ErrBadRequest wraps the daemon's answer to a request it refused as the
+// caller's mistake (kinds bad_request and too_large): a malformed
+// parameter, a path that names a folder or is too long, a body over the
+// limit.
+const ErrBadRequest = env.Error("bad request")
 
 // NewToken returns a random bearer token.
 func NewToken() string {
@@ -54,11 +94,102 @@ func NewToken() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// Server serves an environment.
+// Server serves an environment. Its zero limits take the defaults above.
 type Server struct {
 	Env   env.Env
 	Token string
 	Log   *log.Logger // nil: no request log
+
+	ReadHeaderTimeout time.Duration // to read a request's headers
+	ReadTimeout       time.Duration // to read a whole request, body included
+	IdleTimeout       time.Duration // to wait for the next request on a kept-alive connection
+	MaxConns          int           // connections served at once; more wait to be accepted
+	MaxBody           int64         // request body bytes
+}
+
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// HTTPServer returns the http.Server of the API with the Server's timeouts.
+// Serve it on a listener from Listener, or use Serve, so that the
+// connection limit holds too. It has no write timeout: a command or a
+// reset may rightly take minutes to answer.
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: orDefault(s.ReadHeaderTimeout, DefaultReadHeaderTimeout),
+		ReadTimeout:       orDefault(s.ReadTimeout, DefaultReadTimeout),
+		IdleTimeout:       orDefault(s.IdleTimeout, DefaultIdleTimeout),
+	}
+}
+
+// Listener limits ln to the Server's MaxConns connections at once: Accept
+// waits until a connection closes.
+func (s *Server) Listener(ln net.Listener) net.Listener {
+	n := orDefault(s.MaxConns, DefaultMaxConns)
+	return &limitListener{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{})}
+}
+
+// Serve serves the API on ln until ctx ends, then shuts down, giving
+// requests in flight 5 seconds to finish.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := s.HTTPServer()
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(s.Listener(ln)) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return hs.Shutdown(sctx)
+}
+
+// limitListener is golang.org/x/net/netutil's LimitListener, small enough
+// not to need the module.
+type limitListener struct {
+	net.Listener
+	slots     chan struct{}
+	done      chan struct{} // closed by Close, to end an Accept waiting for a slot
+	closeOnce sync.Once
+}
+
+func (l *limitListener) Accept() (net.Conn, error) {
+	select {
+	case l.slots <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.slots
+		return nil, err
+	}
+	return &limitConn{Conn: c, release: func() { <-l.slots }}, nil
+}
+
+func (l *limitListener) Close() error {
+	err := l.Listener.Close()
+	l.closeOnce.Do(func() { close(l.done) })
+	return err
+}
+
+type limitConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
 }
 
 // Handler returns the HTTP handler of the API.
@@ -76,7 +207,25 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST "+PathElements, s.elements)
 	mux.HandleFunc("GET "+PathClipboard, s.clipboard)
 	mux.HandleFunc("POST "+PathReset, s.reset)
+	// Anything else gets a JSON error too, not the mux's text.
+	mux.HandleFunc("/", noRoute)
 	return s.auth(mux)
+}
+
+// routes lists each path's methods, for noRoute's 405.
+var routes = map[string]string{
+	PathHealth: "GET", PathInfo: "GET", PathScreenshot: "GET", PathTree: "GET",
+	PathDo: "POST", PathRun: "POST", PathFile: "GET, PUT", PathWindows: "GET",
+	PathElements: "POST", PathClipboard: "GET", PathReset: "POST",
+}
+
+func noRoute(w http.ResponseWriter, r *http.Request) {
+	if allow, ok := routes[r.URL.Path]; ok {
+		w.Header().Set("Allow", allow)
+		writeError(w, http.StatusMethodNotAllowed, "bad_method", fmt.Sprintf("%s takes %s, not %s", r.URL.Path, allow, r.Method))
+		return
+	}
+	writeError(w, http.StatusNotFound, "no_route", fmt.Sprintf("no API at %s", r.URL.Path))
 }
 
 func (s *Server) auth(next http.Handler) http.Handler {
@@ -86,11 +235,21 @@ func (s *Server) auth(next http.Handler) http.Handler {
 		got := []byte(r.Header.Get("Authorization"))
 		if s.Token == "" || subtle.ConstantTimeCompare(got, want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="proctor"`)
+			// A client without the token keeps no connection open.
+			w.Header().Set("Connection", "close")
 			writeError(w, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token")
+			// The log names the path only: never the query, never a header.
 			s.logf("%s %s 401 (%s)", r.Method, r.URL.Path, r.RemoteAddr)
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+		// A body announced over the limit is refused before it is read.
+		limit := orDefault(s.MaxBody, MaxBody)
+		if r.ContentLength > limit {
+			tooLarge(w, limit)
+			s.logf("%s %s 413", r.Method, r.URL.Path)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)
 		s.logf("%s %s %s", r.Method, r.URL.Path, time.Since(start).Round(time.Microsecond))
 	})
@@ -108,8 +267,8 @@ type apiError struct {
 	Kind  string `json:"kind"`
 }
 
-// Error kinds and their statuses; the client turns them back into the
-// env package's sentinel errors.
+// Error kinds and their statuses, first match first; the client turns
+// them back into sentinel errors.
 var errorKinds = []struct {
 	err    error
 	kind   string
@@ -120,6 +279,39 @@ var errorKinds = []struct {
 	{env.ErrForbidden, "forbidden", http.StatusForbidden},
 	{env.ErrBadAction, "bad_action", http.StatusUnprocessableEntity},
 	{env.ErrClosed, "closed", http.StatusServiceUnavailable},
+	{ErrBadRequest, "bad_request", http.StatusBadRequest},
+}
+
+// pathMistakes are the file system's answers to a path that cannot name a
+// file to read or write: the caller's mistake, not the daemon's.
+var pathMistakes = []struct {
+	errno syscall.Errno
+	why   string
+}{
+	{syscall.ENAMETOOLONG, "the path or one of its names is too long"},
+	{syscall.EISDIR, "the path is a folder, not a file"},
+	{syscall.ENOTDIR, "a folder in the path is a file"},
+	{syscall.ELOOP, "the path has too many symbolic links"},
+}
+
+// classify returns err's kind and status: "internal" (500) when it is
+// none of the known ones.
+func classify(err error) (kind string, status int, msg string) {
+	for _, k := range errorKinds {
+		if errors.Is(err, k.err) {
+			return k.kind, k.status, err.Error()
+		}
+	}
+	// Only a *fs.PathError is looked at, so that, say, a process's
+	// ENOTDIR deep in a reset is not blamed on the caller.
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		for _, m := range pathMistakes {
+			if errors.Is(pe.Err, m.errno) {
+				return "bad_request", http.StatusBadRequest, m.why + ": " + err.Error()
+			}
+		}
+	}
+	return "internal", http.StatusInternalServerError, err.Error()
 }
 
 func writeError(w http.ResponseWriter, status int, kind, msg string) {
@@ -129,17 +321,30 @@ func writeError(w http.ResponseWriter, status int, kind, msg string) {
 }
 
 func fail(w http.ResponseWriter, err error) {
-	for _, k := range errorKinds {
-		if errors.Is(err, k.err) {
-			writeError(w, k.status, k.kind, err.Error())
-			return
-		}
-	}
-	writeError(w, http.StatusInternalServerError, "internal", err.Error())
+	kind, status, msg := classify(err)
+	writeError(w, status, kind, msg)
 }
 
 func badRequest(w http.ResponseWriter, format string, args ...any) {
 	writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf(format, args...))
+}
+
+func tooLarge(w http.ResponseWriter, limit int64) {
+	writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over the limit of %d bytes", limit))
+}
+
+// readBody reads the whole body, answering 413 when it is over the limit.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+			tooLarge(w, mbe.Limit)
+		} else {
+			badRequest(w, "read the body: %v", err)
+		}
+		return nil, false
+	}
+	return b, true
 }
 
 func reply(w http.ResponseWriter, v any) {
@@ -147,14 +352,36 @@ func reply(w http.ResponseWriter, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
+// decode reads the body as one JSON value into v.
 func decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(r.Body)
+	b, ok := readBody(w, r)
+	if !ok {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		badRequest(w, "bad JSON body: %v", err)
 		return false
 	}
 	return true
+}
+
+// queryPath returns the path parameter, or answers 400 when it cannot
+// name a file.
+func queryPath(w http.ResponseWriter, r *http.Request) (string, bool) {
+	p := r.URL.Query().Get("path")
+	switch {
+	case p == "":
+		badRequest(w, "path is missing")
+	case len(p) > MaxPath:
+		badRequest(w, "path is %d bytes long, over the limit of %d", len(p), MaxPath)
+	case strings.IndexByte(p, 0) >= 0:
+		badRequest(w, "path contains a NUL byte")
+	default:
+		return p, true
+	}
+	return "", false
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
@@ -174,9 +401,12 @@ func (s *Server) screenshot(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	var o env.ShotOptions
 	if v := q.Get("scale"); v != "" {
+		// A screenshot is only ever shrunk, and below MinScale it is a few
+		// pixels wide. Written as what is allowed, the test also refuses
+		// NaN, which fails every comparison.
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f <= 0 || f > 4 {
-			badRequest(w, "scale %q is not a number in (0, 4]", v)
+		if err != nil || !(f >= MinScale && f <= 1) {
+			badRequest(w, "scale %q is not a number from %g to 1", v, MinScale)
 			return
 		}
 		o.Scale = f
@@ -245,16 +475,51 @@ func (s *Server) do(w http.ResponseWriter, r *http.Request) {
 	steps, err := s.Env.Do(r.Context(), req.Actions)
 	resp := DoResponse{Steps: steps}
 	if err != nil {
-		resp.Error = &apiError{Error: err.Error(), Kind: "internal"}
-		for _, k := range errorKinds {
-			if errors.Is(err, k.err) {
-				resp.Error.Kind = k.kind
-				break
-			}
+		kind, _, msg := classify(err)
+		if kind == "internal" && len(steps) < len(req.Actions) && s.impossible(r.Context(), req.Actions[len(steps)]) {
+			kind = "bad_action"
 		}
+		resp.Error = &apiError{Error: msg, Kind: kind}
 	}
+	// The status stays 200 whatever the error: the steps done before it
+	// are part of the answer.
 	reply(w, resp)
 }
+
+// impossible reports whether the action that stopped a batch could not be
+// done on this screen whatever its state: invalid, or with a point off the
+// screen. An environment may report that without env.ErrBadAction
+// (xdesktop passes action.Point.Pixels's error on as it is), yet it is the
+// caller's mistake, not the daemon's.
+func (s *Server) impossible(ctx context.Context, a action.Action) bool {
+	if a.Validate() != nil {
+		return true
+	}
+	info, err := s.Env.Info(ctx)
+	if err != nil {
+		return false
+	}
+	// Relative moves and drags carry offsets, not positions.
+	abs := []*action.Point{a.Point, a.To}
+	switch a.Kind {
+	case action.MoveRel:
+		abs[0] = nil
+	case action.DragRel:
+		abs[1] = nil
+	}
+	for _, p := range abs {
+		if p == nil {
+			continue
+		}
+		if _, _, err := p.Pixels(info.Screen); err != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// maxTimeoutMS bounds a command's timeout: a day.
+const maxTimeoutMS = 24 * 60 * 60 * 1000
 
 // RunRequest is the body of POST /v1/run.
 type RunRequest struct {
@@ -271,6 +536,11 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, "command is empty")
 		return
 	}
+	// Bounded so that it cannot overflow a time.Duration into a negative.
+	if req.TimeoutMS < 0 || req.TimeoutMS > maxTimeoutMS {
+		badRequest(w, "timeout_ms %d is not 0 to %d", req.TimeoutMS, maxTimeoutMS)
+		return
+	}
 	res, err := s.Env.Run(r.Context(), req.Command, time.Duration(req.TimeoutMS)*time.Millisecond)
 	if err != nil {
 		fail(w, err)
@@ -280,9 +550,8 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) readFile(w http.ResponseWriter, r *http.Request) {
-	p := r.URL.Query().Get("path")
-	if p == "" {
-		badRequest(w, "path is missing")
+	p, ok := queryPath(w, r)
+	if !ok {
 		return
 	}
 	b, err := s.Env.ReadFile(r.Context(), p)
@@ -295,14 +564,12 @@ func (s *Server) readFile(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) writeFile(w http.ResponseWriter, r *http.Request) {
-	p := r.URL.Query().Get("path")
-	if p == "" {
-		badRequest(w, "path is missing")
+	p, ok := queryPath(w, r)
+	if !ok {
 		return
 	}
-	b, err := io.ReadAll(r.Body)
-	if err != nil {
-		badRequest(w, "read the body: %v", err)
+	b, ok := readBody(w, r)
+	if !ok {
 		return
 	}
 	if err := s.Env.WriteFile(r.Context(), p, b); err != nil {
