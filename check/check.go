@@ -19,8 +19,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/expr-lang/expr"
-	"github.com/expr-lang/expr/vm"
 	"github.com/proctor-eval/proctor/action"
 )
 
@@ -37,6 +35,9 @@ const (
 type predEnv struct {
 	Value any    `expr:"value"`
 	Text  string `expr:"text"`
+	// Ctx carries the evaluation's limits to the functions that measure
+	// it (see limit.go).
+	Ctx *exprCtx `expr:"ctx"`
 }
 
 // Compile validates a spec and prepares it for evaluation. Errors are
@@ -169,9 +170,9 @@ func Compile(s Spec) (*Check, error) {
 		if s.Expr == "" {
 			return nil, ferr("expr", "a predicate check needs an expression")
 		}
-		p, err := expr.Compile(s.Expr, expr.Env(predEnv{}), expr.AsBool(), expr.MaxNodes(MaxExprNodes))
+		p, err := compilePredicate(s.Expr)
 		if err != nil {
-			return nil, ferr("expr", "%s", firstLine(err.Error()))
+			return nil, ferr("expr", "%v", err)
 		}
 		c.program = p
 	case Process:
@@ -469,8 +470,7 @@ func (c *Check) eval(ctx context.Context, ev Evidence, ms MilestoneScores) (bool
 		if json.Unmarshal([]byte(val), &v) == nil {
 			env.Value = v
 		}
-		machine := vm.VM{MemoryBudget: MaxExprMemory}
-		out, err := machine.Run(c.program, env)
+		out, err := runPredicate(ctx, c.program, env)
 		if err != nil {
 			return failf("predicate %s could not be evaluated: %s", s.Expr, firstLine(err.Error()))
 		}

@@ -16,6 +16,13 @@ func FuzzParse(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	// Files that expand or nest past the limits, and bad characters.
+	for _, b := range yamlBombs() {
+		f.Add([]byte(b.src))
+	}
+	f.Add([]byte(head + "note: \"a\x00b\"\n"))
+	f.Add([]byte("id: x\x01\n"))
+	f.Add([]byte(head + "note: \xff\xfe\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		tasks, ps := Parse("fuzz.yaml", src)
 		for _, p := range ps {

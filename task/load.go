@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 	"github.com/proctor-eval/proctor/check"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -282,7 +280,7 @@ func wantsString(sch *jsonschema.Schema, doc map[string]any, path []any) bool {
 
 // loadFile loads one task or template file.
 func (s *Suite) loadFile(name string) ([]loaded, Problems) {
-	src, err := os.ReadFile(name)
+	src, err := readLimited(name)
 	if err != nil {
 		return nil, Problems{{File: name, Msg: err.Error()}}
 	}
@@ -290,12 +288,12 @@ func (s *Suite) loadFile(name string) ([]loaded, Problems) {
 }
 
 func (s *Suite) parse(name string, src []byte) ([]loaded, Problems) {
-	var err error
 	f := &fileCtx{name: name}
-	f.ast, err = parser.ParseBytes(src, 0)
-	if err != nil {
-		return nil, Problems{yamlProblem(name, err)}
+	tree, p := parseYAML(name, src)
+	if p != nil {
+		return nil, Problems{*p}
 	}
+	f.ast = tree
 	if len(f.ast.Docs) > 1 {
 		return nil, Problems{{File: name, Line: 1, Msg: "a task file holds one task or one template; split the documents into files"}}
 	}

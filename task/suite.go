@@ -135,12 +135,16 @@ func Load(path string) (*Suite, Problems) {
 		files = []string{path}
 	}
 	var probs Problems
-	if b, err := os.ReadFile(filepath.Join(s.Dir, SuiteFile)); err == nil {
-		if err := yaml.UnmarshalWithOptions(b, s, yaml.DisallowUnknownField()); err != nil {
-			probs = append(probs, yamlProblem(filepath.Join(s.Dir, SuiteFile), err))
+	suiteFile := filepath.Join(s.Dir, SuiteFile)
+	if b, err := readLimited(suiteFile); err == nil {
+		// Checked against the limits before the decoder expands it.
+		if _, p := parseYAML(suiteFile, b); p != nil {
+			probs = append(probs, *p)
+		} else if err := yaml.UnmarshalWithOptions(b, s, yaml.DisallowUnknownField()); err != nil {
+			probs = append(probs, yamlProblem(suiteFile, err))
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		probs = append(probs, Problem{File: filepath.Join(s.Dir, SuiteFile), Msg: err.Error()})
+		probs = append(probs, Problem{File: suiteFile, Msg: err.Error()})
 	}
 	assetRoot := filepath.Join(s.Dir, AssetDir)
 	_ = filepath.WalkDir(assetRoot, func(p string, d fs.DirEntry, err error) error {

@@ -22,6 +22,13 @@ var placeholderRE = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
 // MaxInstances bounds how many instances one template may produce.
 const MaxInstances = 10000
 
+// MaxExpansion bounds the size of all of a template's instances together:
+// the bytes of their strings, and 16 for each value and each placeholder
+// filled (an empty value costs work too). Placeholders multiply
+// a file: a long value in many placeholders, times many instances, would
+// otherwise build gigabytes from a file of a few hundred kilobytes.
+const MaxExpansion = 32 << 20
+
 type instanceDoc struct {
 	doc      map[string]any
 	id       string
@@ -137,6 +144,7 @@ func expand(f *fileCtx, obj map[string]any) ([]instanceDoc, Problems) {
 	}
 	templateID, _ := obj["id"].(string)
 	used := map[string]bool{}
+	fl := &filler{used: used, left: MaxExpansion, matches: map[string][][]int{}}
 	var out []instanceDoc
 	for _, row := range rows {
 		values := map[string]string{}
@@ -144,8 +152,11 @@ func expand(f *fileCtx, obj map[string]any) ([]instanceDoc, Problems) {
 			values[k], _ = scalarString(v)
 		}
 		undefined := map[string][]any{}
-		var typed [][]any
-		doc := fill(base, nil, row, used, undefined, &typed).(map[string]any)
+		fl.row, fl.undefined, fl.typed = row, undefined, nil
+		doc, _ := fl.fill(base, nil).(map[string]any)
+		if fl.left < 0 {
+			return nil, Problems{f.problem([]any{"params"}, "the instances are larger than %d bytes together (limit %d); use fewer values or shorter ones", MaxExpansion, MaxExpansion)}
+		}
 		for name, path := range undefined {
 			probs = append(probs, f.problem(path, "placeholder {{%s}} has no parameter (params: %s)", name, strings.Join(names, ", ")))
 		}
@@ -168,7 +179,7 @@ func expand(f *fileCtx, obj map[string]any) ([]instanceDoc, Problems) {
 			id = strings.Join(parts, "-")
 			doc["id"] = id
 		}
-		out = append(out, instanceDoc{doc: doc, id: id, template: templateID, values: values, typed: typed})
+		out = append(out, instanceDoc{doc: doc, id: id, template: templateID, values: values, typed: fl.typed})
 	}
 	for _, name := range names {
 		if !used[name] {
@@ -190,46 +201,93 @@ func dedupe(ps Problems) Problems {
 	return out
 }
 
+// filler fills one instance.
+type filler struct {
+	row       map[string]any
+	used      map[string]bool  // the parameters used, in any instance
+	undefined map[string][]any // placeholders without a parameter
+	typed     [][]any
+	left      int // what MaxExpansion leaves, for all the instances
+	// matches holds the placeholders of each string of the template,
+	// found once for all the instances.
+	matches map[string][][]int
+}
+
 // fill copies v with every placeholder replaced by its value. A string that
 // is exactly one placeholder takes the value with its type (a number stays
-// a number); such places are listed in typed.
-func fill(v any, path []any, row map[string]any, used map[string]bool, undefined map[string][]any, typed *[][]any) any {
+// a number); such places are listed in typed. fill takes the size of what
+// it builds from left, measuring each string before building it, and
+// stops once left is negative.
+func (fl *filler) fill(v any, path []any) any {
+	if fl.left -= 16; fl.left < 0 {
+		return nil
+	}
+	row, used, undefined := fl.row, fl.used, fl.undefined
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = fill(e, append(append([]any(nil), path...), k), row, used, undefined, typed)
+			out[k] = fl.fill(e, append(append([]any(nil), path...), k))
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = fill(e, append(append([]any(nil), path...), i), row, used, undefined, typed)
+			out[i] = fl.fill(e, append(append([]any(nil), path...), i))
 		}
 		return out
 	case string:
-		if m := placeholderRE.FindStringSubmatch(x); m != nil && m[0] == x {
-			if val, ok := row[m[1]]; ok {
-				used[m[1]] = true
+		// The placeholders are found once; each instance measures its
+		// string, then builds it.
+		idx, ok := fl.matches[x]
+		if !ok {
+			idx = placeholderRE.FindAllStringSubmatchIndex(x, -1)
+			fl.matches[x] = idx
+		}
+		if len(idx) == 0 {
+			fl.left -= len(x)
+			return x
+		}
+		n := len(x)
+		for _, m := range idx {
+			if val, ok := row[x[m[2]:m[3]]]; ok {
+				s, _ := scalarString(val)
+				n += len(s) - (m[1] - m[0])
+			}
+		}
+		if fl.left -= n + 16*len(idx); fl.left < 0 {
+			return nil
+		}
+		if m := idx[0]; m[0] == 0 && m[1] == len(x) {
+			if val, ok := row[x[m[2]:m[3]]]; ok {
+				used[x[m[2]:m[3]]] = true
 				if _, isString := val.(string); !isString {
-					*typed = append(*typed, append([]any(nil), path...))
+					fl.typed = append(fl.typed, append([]any(nil), path...))
 				}
 				return val
 			}
 		}
-		return placeholderRE.ReplaceAllStringFunc(x, func(ph string) string {
-			name := placeholderRE.FindStringSubmatch(ph)[1]
+		var b strings.Builder
+		b.Grow(n)
+		last := 0
+		for _, m := range idx {
+			b.WriteString(x[last:m[0]])
+			last = m[1]
+			name := x[m[2]:m[3]]
 			val, ok := row[name]
 			if !ok {
 				if _, seen := undefined[name]; !seen {
 					undefined[name] = path
 				}
-				return ph
+				b.WriteString(x[m[0]:m[1]])
+				continue
 			}
 			used[name] = true
 			s, _ := scalarString(val)
-			return s
-		})
+			b.WriteString(s)
+		}
+		b.WriteString(x[last:])
+		return b.String()
 	}
 	return v
 }
