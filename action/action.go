@@ -9,11 +9,13 @@ package action
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Kind names one action of the unified space.
@@ -115,34 +117,34 @@ type Point struct {
 // Pixels converts p to integer screen pixels on a screen of the given size.
 // It is the one place where coordinate conventions are resolved. Ratio and
 // thousandth coordinates are clamped to the last pixel; pixel coordinates
-// outside the screen are an error.
+// outside the screen are an error that matches ErrInvalid.
 func (p Point) Pixels(s Size) (x, y int, err error) {
 	if s.W <= 0 || s.H <= 0 {
 		return 0, 0, fmt.Errorf("screen size %dx%d is not positive", s.W, s.H)
 	}
 	if math.IsNaN(p.X) || math.IsNaN(p.Y) || math.IsInf(p.X, 0) || math.IsInf(p.Y, 0) {
-		return 0, 0, fmt.Errorf("coordinate (%v, %v) is not a number", p.X, p.Y)
+		return 0, 0, invalidf("coordinate (%v, %v) is not a number", p.X, p.Y)
 	}
 	var fx, fy float64
 	switch p.Unit {
 	case "", Pixels:
 		fx, fy = p.X, p.Y
 		if fx < 0 || fy < 0 || fx >= float64(s.W) || fy >= float64(s.H) {
-			return 0, 0, fmt.Errorf("point (%g, %g) is outside the %dx%d screen", p.X, p.Y, s.W, s.H)
+			return 0, 0, invalidf("point (%g, %g) is outside the %dx%d screen", p.X, p.Y, s.W, s.H)
 		}
 		return int(math.Round(math.Min(fx, float64(s.W-1)))), int(math.Round(math.Min(fy, float64(s.H-1)))), nil
 	case Ratio:
 		if p.X < 0 || p.Y < 0 || p.X > 1 || p.Y > 1 {
-			return 0, 0, fmt.Errorf("ratio point (%g, %g) is outside 0..1", p.X, p.Y)
+			return 0, 0, invalidf("ratio point (%g, %g) is outside 0..1", p.X, p.Y)
 		}
 		fx, fy = p.X*float64(s.W), p.Y*float64(s.H)
 	case Thousand:
 		if p.X < 0 || p.Y < 0 || p.X > 1000 || p.Y > 1000 {
-			return 0, 0, fmt.Errorf("point (%g, %g) is outside 0..1000", p.X, p.Y)
+			return 0, 0, invalidf("point (%g, %g) is outside 0..1000", p.X, p.Y)
 		}
 		fx, fy = p.X/1000*float64(s.W), p.Y/1000*float64(s.H)
 	default:
-		return 0, 0, fmt.Errorf("unknown coordinate unit %q", p.Unit)
+		return 0, 0, invalidf("unknown coordinate unit %q", p.Unit)
 	}
 	x = int(math.Min(math.Floor(fx), float64(s.W-1)))
 	y = int(math.Min(math.Floor(fy), float64(s.H-1)))
@@ -241,8 +243,54 @@ type Action struct {
 // DefaultWait is the wait, in seconds, of a WAIT without a number.
 const DefaultWait = 5.0
 
+// Error is a sentinel error of the action space.
+type Error string
+
+func (e Error) Error() string { return string(e) }
+
+// ErrInvalid marks an action the agent got wrong: an unknown kind, a
+// missing field, a point off the screen, an amount over a limit. Such an
+// error is the agent's mistake, never an infrastructure fault.
+const ErrInvalid Error = "invalid action"
+
+// invalid is an error that matches ErrInvalid and keeps its own message.
+type invalid struct{ msg string }
+
+func (e invalid) Error() string        { return e.msg }
+func (e invalid) Is(target error) bool { return target == ErrInvalid }
+
+func invalidf(format string, args ...any) error { return invalid{fmt.Sprintf(format, args...)} }
+
+// Limits on one action's amounts, so that no single action can keep an
+// environment busy for days. An action over a limit is invalid.
+const (
+	MaxScroll  = 100     // wheel clicks on each axis
+	MaxPages   = 50      // pages of one scroll
+	MaxText    = 20000   // characters typed, selected or searched by one action
+	MaxCode    = 100000  // bytes of one command
+	MaxKeys    = 32      // keys of one key or hotkey action
+	MaxWait    = 300.0   // seconds of one wait
+	MaxSeconds = 60.0    // seconds of one drag or swipe
+	MaxOffset  = 1000000 // pixels of a relative move or drag
+	// MaxPerTurn is the most actions one reply may hold; a longer reply
+	// is refused whole.
+	MaxPerTurn = 100
+)
+
 // Validate reports the first problem that makes a an impossible action.
+// Its errors match ErrInvalid.
 func (a Action) Validate() error {
+	err := a.validate()
+	if err == nil {
+		err = a.withinLimits()
+	}
+	if err != nil && !errors.Is(err, ErrInvalid) {
+		err = invalid{err.Error()}
+	}
+	return err
+}
+
+func (a Action) validate() error {
 	if !a.Kind.Known() {
 		return fmt.Errorf("unknown action kind %q", a.Kind)
 	}
@@ -323,6 +371,64 @@ func (a Action) Validate() error {
 	}
 	if a.Duration < 0 {
 		return fmt.Errorf("%s: duration %g is negative", a.Kind, a.Duration)
+	}
+	return nil
+}
+
+// Check is Validate on a screen of the given size: it also refuses points
+// off the screen. Its errors match ErrInvalid.
+func (a Action) Check(screen Size) error {
+	if err := a.Validate(); err != nil {
+		return err
+	}
+	if a.Kind == MoveRel || a.Kind == DragRel {
+		return nil // offsets, not positions
+	}
+	for _, p := range []*Point{a.Point, a.To} {
+		if p == nil {
+			continue
+		}
+		if _, _, err := p.Pixels(screen); err != nil {
+			return fmt.Errorf("%s: %w", a.Kind, err)
+		}
+	}
+	return nil
+}
+
+// withinLimits checks the action's amounts against the limits.
+func (a Action) withinLimits() error {
+	over := func(what string, got, limit any) error {
+		return fmt.Errorf("%s: %s %v is over the limit of %v", a.Kind, what, got, limit)
+	}
+	switch {
+	case a.DX > MaxScroll || a.DX < -MaxScroll:
+		return over("horizontal scroll", a.DX, MaxScroll)
+	case a.DY > MaxScroll || a.DY < -MaxScroll:
+		return over("vertical scroll", a.DY, MaxScroll)
+	case math.Abs(a.Pages) > MaxPages || math.IsNaN(a.Pages):
+		return over("page count", a.Pages, MaxPages)
+	case len(a.Keys) > MaxKeys:
+		return over("key count", len(a.Keys), MaxKeys)
+	case math.IsNaN(a.Duration) || math.IsInf(a.Duration, 0):
+		return fmt.Errorf("%s: duration is not a number", a.Kind)
+	case a.Kind == Wait && a.Duration > MaxWait:
+		return over("wait (seconds)", a.Duration, MaxWait)
+	case a.Kind != Wait && a.Duration > MaxSeconds:
+		return over("duration (seconds)", a.Duration, MaxSeconds)
+	}
+	if a.Kind == Code {
+		if len(a.Text) > MaxCode {
+			return over("command length (bytes)", len(a.Text), MaxCode)
+		}
+	} else if n := utf8.RuneCountInString(a.Text); n > MaxText {
+		return over("text length (characters)", n, MaxText)
+	}
+	if a.Kind == MoveRel || a.Kind == DragRel {
+		for _, p := range []*Point{a.Point, a.To} {
+			if p != nil && (math.Abs(p.X) > MaxOffset || math.Abs(p.Y) > MaxOffset) {
+				return over("offset", p.String(), MaxOffset)
+			}
+		}
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package action
 
 import (
+	"errors"
+	"math"
 	"strings"
 	"testing"
 )
@@ -172,5 +174,59 @@ func TestStringIsStable(t *testing.T) {
 	c := Action{Kind: Click, Point: &Point{X: 5, Y: 6, Unit: Ratio}, Count: 2, Button: Right}
 	if got := c.String(); got != "click (5,6)ratio right x2" {
 		t.Fatalf("String() = %q", got)
+	}
+}
+
+func TestLimitsAndInvalidErrors(t *testing.T) {
+	long := strings.Repeat("x", MaxText+1)
+	tests := []struct {
+		name string
+		a    Action
+		want string // "" when valid
+	}{
+		{"huge scroll", Action{Kind: Scroll, DY: 1e9}, "vertical scroll 1000000000 is over the limit of 100"},
+		{"huge negative scroll", Action{Kind: Scroll, DX: -101}, "horizontal scroll"},
+		{"scroll at the limit", Action{Kind: Scroll, DY: MaxScroll}, ""},
+		{"huge pages", Action{Kind: Scroll, Pages: 1e6}, "page count"},
+		{"huge wait", Action{Kind: Wait, Duration: 1e9}, "wait (seconds) 1e+09 is over the limit of 300"},
+		{"wait at the limit", Action{Kind: Wait, Duration: MaxWait}, ""},
+		{"infinite wait", Action{Kind: Wait, Duration: math.Inf(1)}, "not a number"},
+		{"long typing", Action{Kind: Type, Text: long}, "text length (characters) 20001"},
+		{"typing at the limit", Action{Kind: Type, Text: long[1:]}, ""},
+		{"long command", Action{Kind: Code, Text: strings.Repeat("x", MaxCode+1)}, "command length"},
+		{"many keys", Action{Kind: Hotkey, Keys: strings.Fields(strings.Repeat("a ", MaxKeys+1))}, "key count"},
+		{"slow drag", Action{Kind: Drag, To: At(1, 1), Duration: 3600}, "duration (seconds)"},
+		{"far relative move", Action{Kind: MoveRel, Point: At(1e308, 0)}, "offset"},
+		{"unknown kind", Action{Kind: "teleport"}, "unknown action kind"},
+		{"missing text", Action{Kind: Type}, "type needs text"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.a.Validate()
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Validate() = %v, want an error containing %q", err, tc.want)
+			}
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("Validate() = %v does not match ErrInvalid", err)
+			}
+		})
+	}
+}
+
+func TestOffScreenPointIsInvalid(t *testing.T) {
+	screen := Size{W: 1920, H: 1080}
+	for _, p := range []Point{{X: 99999, Y: 5}, {X: -1, Y: 5}, {X: 1e308, Y: 1e308}, {X: 5, Y: 2000}, {X: 1.5, Y: 0, Unit: Ratio}, {X: math.NaN(), Y: 0}} {
+		if _, _, err := p.Pixels(screen); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Pixels(%v) = %v, want an error matching ErrInvalid", p, err)
+		}
+	}
+	if _, _, err := (Point{X: 5, Y: 5}).Pixels(Size{}); err == nil || errors.Is(err, ErrInvalid) {
+		t.Errorf("a zero screen size is the environment's problem, not an invalid action: %v", err)
 	}
 }

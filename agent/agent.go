@@ -76,6 +76,9 @@ type Agent interface {
 	Stop(ctx context.Context) error
 }
 
+// DefaultTimeout bounds one request to an agent or a model API.
+const DefaultTimeout = 2 * time.Minute
+
 // ErrTransient marks a failure of the infrastructure (a 5xx, a timeout, a
 // refused connection): the runner retries it and never scores it as the
 // agent's failure.

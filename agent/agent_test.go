@@ -203,3 +203,24 @@ func TestHuman(t *testing.T) {
 		t.Fatal("the end of input was not an error")
 	}
 }
+
+// TestHTTPAgentReplyTooLarge: an answer over MaxReply is the agent's
+// error, named as too large, not a transient fault nor broken JSON.
+func TestHTTPAgentReplyTooLarge(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"reply": "`))
+		chunk := []byte(strings.Repeat("x", 1<<20))
+		for i := 0; i < MaxReply>>20+6; i++ {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+		w.Write([]byte(`"}`))
+	}))
+	defer srv.Close()
+	h := &HTTP{URL: srv.URL}
+	_, err := h.Next(context.Background(), Observation{Step: 1}, nil)
+	if err == nil || !strings.Contains(err.Error(), "larger than 64 MiB") || errors.Is(err, ErrTransient) {
+		t.Fatalf("Next = %v, want a non-transient error saying the answer is larger than 64 MiB", err)
+	}
+}

@@ -30,9 +30,13 @@ import (
 // (retried); a 4xx answer is the agent's own error.
 type HTTP struct {
 	URL     string
-	Timeout time.Duration // per request; default 5 minutes
+	Timeout time.Duration // per request; default DefaultTimeout
 	Client  *http.Client
 }
+
+// MaxReply bounds an answer of the agent; a larger one is the agent's
+// error, not a transient fault.
+const MaxReply = 64 << 20
 
 // StepRequest is the body of POST /step.
 type StepRequest struct {
@@ -52,7 +56,7 @@ type StepResponse struct {
 func (h *HTTP) post(ctx context.Context, path string, in, out any) error {
 	timeout := h.Timeout
 	if timeout == 0 {
-		timeout = 5 * time.Minute
+		timeout = DefaultTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -78,9 +82,12 @@ func (h *HTTP) post(ctx context.Context, path string, in, out any) error {
 		return fmt.Errorf("agent at %s%s: %w", h.URL, path, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxReply+1))
 	if err != nil {
 		return Transient(err)
+	}
+	if len(body) > MaxReply {
+		return fmt.Errorf("agent at %s%s: the answer is larger than %d MiB", h.URL, path, MaxReply>>20)
 	}
 	if resp.StatusCode >= 500 {
 		return Transient(fmt.Errorf("agent at %s%s: %s: %s", h.URL, path, resp.Status, bytes.TrimSpace(body)))

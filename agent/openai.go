@@ -24,7 +24,7 @@ type ModelConfig struct {
 	History     int     // earlier turns kept in the prompt; default 3
 	Prompt      PromptConfig
 	Prices      Prices
-	Timeout     time.Duration // per request; default 2 minutes
+	Timeout     time.Duration // per request; default DefaultTimeout
 	MaxRetries  int           // retries of 429 and 5xx inside one call (the SDK honours Retry-After); 0: 2, negative: none
 }
 
@@ -45,7 +45,7 @@ func (c *ModelConfig) defaults() {
 		c.History = 3
 	}
 	if c.Timeout == 0 {
-		c.Timeout = 2 * time.Minute
+		c.Timeout = DefaultTimeout
 	}
 	if c.MaxRetries == 0 {
 		c.MaxRetries = 2

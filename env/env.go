@@ -125,5 +125,20 @@ func (s Setup) App(name string) (task.AppSpec, bool) {
 	return a, ok
 }
 
+// AgentsFault classifies the error of a failed action, in the one place
+// every environment and the runner share: true when the agent asked for
+// something wrong (an invalid action, a point off the screen, an amount
+// over a limit, an element that is not there, a forbidden path), which the
+// agent hears about while its episode goes on; false when the environment
+// or the harness failed, which is retried and never scored.
+func AgentsFault(err error) bool {
+	for _, e := range []error{action.ErrInvalid, ErrBadAction, ErrNotFound, ErrForbidden} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
 // IsNotFound reports whether err means a missing element, window or file.
 func IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }

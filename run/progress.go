@@ -22,12 +22,26 @@ type progress struct {
 	start           time.Time
 }
 
-func newProgress(w io.Writer, total, already int) *progress {
+func newProgress(w io.Writer, total, already, rerun int) *progress {
 	p := &progress{w: w, total: total, done0: already, start: time.Now()}
-	if w != nil && already > 0 {
-		fmt.Fprintf(w, "resuming: %d of %d episodes already recorded\n", already, total)
+	if w != nil && already+rerun > 0 {
+		fmt.Fprintf(w, "resuming: %d of %d episodes already recorded", already, total)
+		if rerun > 0 {
+			fmt.Fprintf(w, "; %d that ended in an error run again", rerun)
+		}
+		fmt.Fprintln(w)
 	}
 	return p
+}
+
+// notef prints a line about the pool (an environment lost or replaced).
+func (p *progress) notef(format string, args ...any) {
+	if p.w == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, format+"\n", args...)
 }
 
 func (p *progress) done(r store.Result) {

@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -47,6 +46,13 @@ const (
 	DefaultEarlyStop = 5 // identical consecutive turns that stop an episode (ProBench)
 	DefaultRetries   = 2 // reruns of an episode after an infrastructure fault
 	DefaultSettle    = 500 * time.Millisecond
+	// DefaultAgentTimeout bounds one call to the agent (a model request
+	// included); a call that takes longer is a transient fault, retried
+	// while the episode's wall time lasts.
+	DefaultAgentTimeout = agent.DefaultTimeout
+	DefaultResetTimeout = 3 * time.Minute // reset and setup of one episode
+	DefaultJudgeTimeout = 2 * time.Minute // the checks of one episode
+	DefaultStopGrace    = 3 * time.Second // after an interrupt, before environments are closed under running episodes
 )
 
 // Config is one run.
@@ -71,8 +77,16 @@ type Config struct {
 	// Settle is how long the applications get to finish updating (their
 	// files, their accessibility trees) after the last action, before the
 	// checks read them; 0: DefaultSettle, negative: none.
-	Settle   time.Duration
-	Progress io.Writer // a line per finished episode; nil: quiet
+	Settle time.Duration
+	// AgentTimeout bounds one call to the agent; 0: DefaultAgentTimeout.
+	// Every call is also bounded by the episode's wall time.
+	AgentTimeout time.Duration
+	ResetTimeout time.Duration // 0: DefaultResetTimeout
+	JudgeTimeout time.Duration // 0: DefaultJudgeTimeout
+	// StopGrace is how long running episodes get to stop after ctx ends
+	// before their environments are closed under them; 0: DefaultStopGrace.
+	StopGrace time.Duration
+	Progress  io.Writer // a line per finished episode; nil: quiet
 }
 
 // job is one episode to run.
@@ -83,8 +97,9 @@ type job struct {
 
 // Run runs every task Repeat times on a pool of Parallel environments and
 // records each episode in the store. Episodes the store already holds are
-// skipped, so a killed run resumes where it stopped. It returns the
-// results of the whole run, old and new.
+// skipped, so a killed run resumes where it stopped; episodes that ended
+// in an error are run again. It returns the results of the whole run, old
+// and new.
 func Run(ctx context.Context, cfg Config) ([]store.Result, error) {
 	if cfg.Parallel < 1 {
 		cfg.Parallel = 1
@@ -107,20 +122,29 @@ func Run(ctx context.Context, cfg Config) ([]store.Result, error) {
 	if cfg.Settle == 0 {
 		cfg.Settle = DefaultSettle
 	}
+	cfg.AgentTimeout = orDefault(cfg.AgentTimeout, DefaultAgentTimeout)
+	cfg.ResetTimeout = orDefault(cfg.ResetTimeout, DefaultResetTimeout)
+	cfg.JudgeTimeout = orDefault(cfg.JudgeTimeout, DefaultJudgeTimeout)
+	cfg.StopGrace = orDefault(cfg.StopGrace, DefaultStopGrace)
 	finished, err := cfg.Store.Finished()
 	if err != nil {
 		return nil, err
 	}
 	var jobs []job
+	rerun := 0
 	for rep := 0; rep < cfg.Repeat; rep++ {
 		for _, t := range cfg.Tasks {
-			if !finished[t.ID][rep] {
+			switch outcome, ok := finished[t.ID][rep]; {
+			case !ok:
 				jobs = append(jobs, job{t, rep})
+			case outcome == string(check.Error):
+				jobs = append(jobs, job{t, rep})
+				rerun++
 			}
 		}
 	}
 	total := len(cfg.Tasks) * cfg.Repeat
-	p := newProgress(cfg.Progress, total, total-len(jobs))
+	p := newProgress(cfg.Progress, total, total-len(jobs), rerun)
 	if len(jobs) > 0 {
 		if err := runJobs(ctx, cfg, jobs, p); err != nil {
 			return nil, err
@@ -129,13 +153,111 @@ func Run(ctx context.Context, cfg Config) ([]store.Result, error) {
 	return cfg.Store.Results()
 }
 
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+// slot is one place of the pool. Its environment is replaced when it
+// dies; the mutex lets an interrupt close it while an episode runs.
+type slot struct {
+	n  int // from 1
+	mu sync.Mutex
+	e  env.Env
+}
+
+func (s *slot) env() env.Env {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.e
+}
+
+func (s *slot) close() {
+	s.mu.Lock()
+	e := s.e
+	s.e = nil
+	s.mu.Unlock()
+	if e != nil {
+		e.Close()
+	}
+}
+
+// heal checks the slot's environment after an infrastructure fault and
+// replaces it when it is dead. An error means the slot has no environment
+// any more.
+func (s *slot) heal(ctx context.Context, cfg Config, p *progress) error {
+	e := s.env()
+	if e == nil {
+		return ErrNoEnvironment
+	}
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	_, err := e.Info(pctx)
+	cancel()
+	if err == nil || ctx.Err() != nil {
+		return nil
+	}
+	s.close()
+	p.notef("environment %d died (%v); starting a new one", s.n, err)
+	ne, nerr := cfg.NewEnv(ctx)
+	if nerr != nil {
+		p.notef("environment %d could not be replaced: %v", s.n, nerr)
+		return fmt.Errorf("%w: environment %d died (%v) and could not be replaced: %v", ErrNoEnvironment, s.n, err, nerr)
+	}
+	s.mu.Lock()
+	s.e = ne
+	s.mu.Unlock()
+	return nil
+}
+
+// Error is a sentinel error of the runner.
+type Error string
+
+func (e Error) Error() string { return string(e) }
+
+// ErrNoEnvironment means a pool slot lost its environment for good.
+const ErrNoEnvironment Error = "no environment"
+
+// queue hands out the episodes; a worker whose environment is gone puts
+// its episode back for the others.
+type queue struct {
+	mu   sync.Mutex
+	jobs []job
+}
+
+func (q *queue) pop() (job, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.jobs) == 0 {
+		return job{}, false
+	}
+	j := q.jobs[0]
+	q.jobs = q.jobs[1:]
+	return j, true
+}
+
+func (q *queue) push(j job) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.jobs = append(q.jobs, j)
+}
+
+func (q *queue) drain() []job {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := q.jobs
+	q.jobs = nil
+	return out
+}
+
 func runJobs(ctx context.Context, cfg Config, jobs []job, p *progress) error {
 	n := min(cfg.Parallel, len(jobs))
 	// Pre-flight: every environment must start before any task is scored.
-	envs := make([]env.Env, 0, n)
+	slots := make([]*slot, 0, n)
 	defer func() {
-		for _, e := range envs {
-			e.Close()
+		for _, s := range slots {
+			s.close()
 		}
 	}()
 	for i := 0; i < n; i++ {
@@ -143,19 +265,27 @@ func runJobs(ctx context.Context, cfg Config, jobs []job, p *progress) error {
 		if err != nil {
 			return fmt.Errorf("pre-flight: environment %d of %d does not start: %w", i+1, n, err)
 		}
-		envs = append(envs, e)
+		slots = append(slots, &slot{n: i + 1, e: e})
 	}
-	queue := make(chan job)
+	q := &queue{jobs: jobs}
 	errc := make(chan error, n)
 	var wg sync.WaitGroup
-	for _, e := range envs {
+	for _, s := range slots {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range queue {
-				res := runEpisode(ctx, cfg, e, j)
+			for ctx.Err() == nil {
+				j, ok := q.pop()
+				if !ok {
+					return
+				}
+				res, lost := runEpisode(ctx, cfg, s, j, p)
 				if ctx.Err() != nil {
 					return // interrupted: the episode is not recorded, a resume reruns it
+				}
+				if lost != nil {
+					q.push(j) // another environment of the pool takes it
+					return
 				}
 				if err := cfg.Store.SaveResult(res); err != nil {
 					errc <- err
@@ -165,24 +295,44 @@ func runJobs(ctx context.Context, cfg Config, jobs []job, p *progress) error {
 			}
 		}()
 	}
-feed:
-	for _, j := range jobs {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		// Every call honours ctx; an environment stuck in a call anyway is
+		// closed under it, and the run returns even if that does not help.
 		select {
-		case queue <- j:
-		case <-ctx.Done():
-			break feed
-		case err := <-errc:
-			close(queue)
-			wg.Wait()
-			return err
+		case <-done:
+		case <-time.After(cfg.StopGrace):
+			for _, s := range slots {
+				s.close()
+			}
+			select {
+			case <-done:
+			case <-time.After(cfg.StopGrace):
+			}
 		}
+		return ctx.Err()
 	}
-	close(queue)
-	wg.Wait()
 	select {
 	case err := <-errc:
 		return err
 	default:
+	}
+	// Episodes left when every environment is gone are recorded as errors,
+	// so the run ends with a complete table and --resume retries them.
+	for _, j := range q.drain() {
+		res := baseResult(j)
+		res.Outcome, res.Reason = string(check.Error), "no environment of the pool is left"
+		res.Finished = time.Now().UTC()
+		if err := cfg.Store.SaveResult(res); err != nil {
+			return err
+		}
+		p.done(res)
 	}
 	return ctx.Err()
 }
@@ -193,13 +343,14 @@ type infraError struct{ err error }
 func (e infraError) Error() string { return e.err.Error() }
 func (e infraError) Unwrap() error { return e.err }
 
-// runEpisode runs one episode, rerunning it after infrastructure faults.
-func runEpisode(ctx context.Context, cfg Config, e env.Env, j job) store.Result {
+// runEpisode runs one episode, rerunning it after infrastructure faults on
+// a healthy environment (the slot's, replaced if it died). A non-nil error
+// means the slot lost its environment for good; the episode was not run.
+func runEpisode(ctx context.Context, cfg Config, s *slot, j job, p *progress) (store.Result, error) {
 	var last error
 	wait := cfg.Backoff
 	attempts := 0
 	for attempt := 0; attempt <= max(cfg.Retries, 0); attempt++ {
-		attempts++
 		if attempt > 0 {
 			select {
 			case <-time.After(wait):
@@ -210,17 +361,28 @@ func runEpisode(ctx context.Context, cfg Config, e env.Env, j job) store.Result 
 		if ctx.Err() != nil {
 			break
 		}
+		e := s.env()
+		if e == nil {
+			return store.Result{}, ErrNoEnvironment
+		}
+		attempts++
 		res, err := episode(ctx, cfg, e, j)
 		if err == nil {
 			res.Attempts = attempts
-			return res
+			return res, nil
 		}
 		last = err
+		if ctx.Err() != nil {
+			break
+		}
+		if err := s.heal(ctx, cfg, p); err != nil {
+			return store.Result{}, err
+		}
 	}
 	res := baseResult(j)
 	res.Outcome, res.Reason, res.Attempts = string(check.Error), fmt.Sprintf("infrastructure fault after %d attempts: %v", attempts, last), attempts
 	res.Finished = time.Now().UTC()
-	return res
+	return res, nil
 }
 
 func baseResult(j job) store.Result {
@@ -234,7 +396,7 @@ func assets(s *task.Suite, t *task.Task) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	for _, st := range t.Setup {
 		if st.Copy != nil {
-			b, err := os.ReadFile(s.AssetPath(st.Copy.Asset))
+			b, err := s.ReadAsset(st.Copy.Asset)
 			if err != nil {
 				return nil, err
 			}
@@ -253,7 +415,57 @@ func signature(acts []action.Action) string {
 	return strings.Join(parts, "; ")
 }
 
+// callAgent calls f with a context bounded by the agent timeout and by
+// ctx, and returns when f does or when that context ends, whichever comes
+// first: an agent that ignores its context cannot hold an episode past
+// its deadline. A call that outlives the agent timeout is a transient
+// fault.
+func callAgent[T any](ctx context.Context, timeout time.Duration, f func(context.Context) (T, error)) (T, error) {
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	type answer struct {
+		v   T
+		err error
+	}
+	c := make(chan answer, 1)
+	go func() {
+		v, err := f(cctx)
+		c <- answer{v, err}
+	}()
+	var zero T
+	select {
+	case a := <-c:
+		if a.err != nil && ctx.Err() == nil && cctx.Err() != nil {
+			return zero, agent.Transient(fmt.Errorf("no answer within the agent timeout of %s: %w", timeout, a.err))
+		}
+		return a.v, a.err
+	case <-cctx.Done():
+		if ctx.Err() == nil {
+			return zero, agent.Transient(fmt.Errorf("no answer within the agent timeout of %s", timeout))
+		}
+		return zero, ctx.Err()
+	}
+}
+
+// checkActions cuts a turn's actions at the first that is invalid or
+// points off the screen, and says why; a reply with more than
+// action.MaxPerTurn actions is refused whole.
+func checkActions(acts []action.Action, screen action.Size) ([]action.Action, error) {
+	if len(acts) > action.MaxPerTurn {
+		return nil, fmt.Errorf("%w: the reply holds %d actions; at most %d are performed in one step", action.ErrInvalid, len(acts), action.MaxPerTurn)
+	}
+	for i, a := range acts {
+		if err := a.Check(screen); err != nil {
+			return acts[:i], fmt.Errorf("action %d (%s): %w", i+1, a.Kind, err)
+		}
+	}
+	return acts, nil
+}
+
 // episode runs one task once. An error return is an infrastructure fault.
+// The task's wall time bounds every call of the episode, the agent's and
+// the environment's alike; reaching it ends the episode as uncompleted,
+// and the checks then get their own time.
 func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, error) {
 	t := j.t
 	res := baseResult(j)
@@ -265,7 +477,10 @@ func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, e
 	if err != nil {
 		return res, infraError{fmt.Errorf("read assets: %w", err)}
 	}
-	if err := e.Reset(ctx, env.Setup{Steps: t.Setup, Apps: cfg.Suite.Apps, Assets: as}); err != nil {
+	rctx, cancel := context.WithTimeout(ctx, cfg.ResetTimeout)
+	err = e.Reset(rctx, env.Setup{Steps: t.Setup, Apps: cfg.Suite.Apps, Assets: as})
+	cancel()
+	if err != nil {
 		return res, infraError{fmt.Errorf("reset: %w", err)}
 	}
 	info, err := e.Info(ctx)
@@ -276,30 +491,60 @@ func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, e
 	if err != nil {
 		return res, err
 	}
+	limit := t.WallTime()
+	ectx, cancelEpisode := context.WithTimeout(ctx, limit)
+	defer cancelEpisode()
+	// timeUp reports whether the episode's wall time, and not an interrupt,
+	// ended a call.
+	timeUp := func() bool { return ectx.Err() != nil && ctx.Err() == nil }
+	limitReason := func(while string) string {
+		return fmt.Sprintf("the wall-time limit of %s was reached %s", limit, while)
+	}
 	at := agent.Task{ID: t.ID, Instruction: t.Instruction, Apps: t.AllApps(), Screen: info.Screen,
 		MaxSteps: t.MaxSteps(), Demonstrations: t.Demonstrations, Gold: t.Gold}
-	if err := retry(ctx, cfg, func() error { return ag.Start(ctx, at) }); err != nil {
-		return res, infraError{fmt.Errorf("agent start: %w", err)}
-	}
-	defer ag.Stop(context.WithoutCancel(ctx))
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		callAgent(sctx, 10*time.Second, func(c context.Context) (struct{}, error) { return struct{}{}, ag.Stop(c) })
+	}()
 
-	deadline := start.Add(t.WallTime())
 	var history []agent.Turn
 	var traj check.Trajectory
 	var usage agent.Usage
 	end := check.EndBudget
+	reason := fmt.Sprintf("the step budget of %d steps was used up", t.MaxSteps())
 	lastSig, same := "", 0
 	feedback := ""
 	steps := 0
-	for step := 1; step <= t.MaxSteps(); step++ {
-		if time.Now().After(deadline) || cfg.CostBudget > 0 && usage.Cost >= cfg.CostBudget {
+	maxSteps := t.MaxSteps()
+	err = retry(ectx, cfg, func() error {
+		_, err := callAgent(ectx, cfg.AgentTimeout, func(c context.Context) (struct{}, error) { return struct{}{}, ag.Start(c, at) })
+		return err
+	})
+	switch {
+	case err != nil && timeUp():
+		reason, maxSteps = limitReason("while the agent was starting"), 0
+	case err != nil:
+		return res, infraError{fmt.Errorf("agent start: %w", err)}
+	}
+	for step := 1; step <= maxSteps; step++ {
+		if cfg.CostBudget > 0 && usage.Cost >= cfg.CostBudget {
+			reason = fmt.Sprintf("the cost budget of $%.4g was spent ($%.4g)", cfg.CostBudget, usage.Cost)
+			break
+		}
+		if timeUp() {
+			reason = limitReason("before step " + fmt.Sprint(step))
 			break
 		}
 		steps = step
 		rec := store.Step{Task: t.ID, Repeat: j.repeat, Index: step}
 		envStart := time.Now()
-		obs, err := observeEnv(ctx, cfg, e, info.Screen)
+		obs, err := observeEnv(ectx, cfg, e, info.Screen)
 		if err != nil {
+			if timeUp() {
+				reason = limitReason(fmt.Sprintf("while observing (step %d)", step))
+				break
+			}
 			return res, infraError{fmt.Errorf("step %d: observe: %w", step, err)}
 		}
 		obs.Step, obs.Feedback = step, feedback
@@ -311,25 +556,38 @@ func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, e
 		}
 		rec.Tree = obs.Tree
 		var turn agent.Turn
-		err = retry(ctx, cfg, func() error {
+		err = retry(ectx, cfg, func() error {
 			var err error
-			turn, err = ag.Next(ctx, obs, history)
+			turn, err = callAgent(ectx, cfg.AgentTimeout, func(c context.Context) (agent.Turn, error) { return ag.Next(c, obs, history) })
 			return err
 		})
 		if err != nil {
-			if errors.Is(err, agent.ErrTransient) || ctx.Err() != nil {
+			switch {
+			case timeUp():
+				reason = limitReason(fmt.Sprintf("while the agent was thinking (step %d)", step))
+				rec.EnvError = "no answer: " + reason
+				cfg.Store.SaveStep(rec)
+			case errors.Is(err, agent.ErrTransient) || ctx.Err() != nil:
 				return res, infraError{fmt.Errorf("step %d: agent: %w", step, err)}
+			default:
+				res.Outcome, res.Reason = string(check.Error), fmt.Sprintf("step %d: the agent failed: %v", step, err)
+				cfg.Store.SaveStep(rec)
+				res.Steps, res.Duration, res.Finished = step, time.Since(start), time.Now().UTC()
+				return res, nil
 			}
-			res.Outcome, res.Reason = string(check.Error), fmt.Sprintf("step %d: the agent failed: %v", step, err)
-			cfg.Store.SaveStep(rec)
-			res.Steps, res.Duration, res.Finished = step, time.Since(start), time.Now().UTC()
-			return res, nil
+			break
 		}
 		usage = usage.Add(turn.Usage)
 		history = append(history, turn)
 		rec.Raw, rec.Thought, rec.ParseError, rec.ModelLatency = turn.Raw, turn.Thought, turn.ParseError, turn.Latency
 		rec.InputTokens, rec.OutputTokens, rec.Cost = turn.Usage.InputTokens, turn.Usage.OutputTokens, turn.Usage.Cost
 		rec.Actions, _ = json.Marshal(turn.Actions)
+		if timeUp() { // the answer came too late to be acted on
+			reason = limitReason(fmt.Sprintf("while the agent was thinking (step %d)", step))
+			rec.EnvError = "not performed: " + reason
+			cfg.Store.SaveStep(rec)
+			break
+		}
 		feedback = ""
 		if turn.ParseError != "" {
 			feedback = "your last reply could not be used: " + turn.ParseError
@@ -344,10 +602,14 @@ func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, e
 			}
 			act = append(act, a)
 		}
-		var refused error
-		act, refused = guiOnly(t, act)
+		act, refused := checkActions(act, info.Screen)
+		if refused != nil {
+			final = nil // an answer after a refused action was not reached
+		} else {
+			act, refused = guiOnly(t, act)
+		}
 		envStart = time.Now()
-		done, err := e.Do(ctx, act)
+		done, err := e.Do(ectx, act)
 		rec.EnvLatency += time.Since(envStart)
 		if err == nil && refused != nil {
 			err = refused
@@ -356,16 +618,25 @@ func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, e
 			traj.Steps = append(traj.Steps, check.Step{Action: d.Action, Element: d.Element})
 		}
 		rec.Done, _ = json.Marshal(done)
-		if err != nil {
-			if errors.Is(err, env.ErrBadAction) || errors.Is(err, env.ErrNotFound) || errors.Is(err, env.ErrForbidden) {
-				rec.EnvError = err.Error()
-				feedback = err.Error() // the agent's mistake: it hears about it
-			} else {
-				return res, infraError{fmt.Errorf("step %d: act: %w", step, err)}
-			}
+		stop := false
+		switch {
+		case err == nil:
+		case env.AgentsFault(err):
+			rec.EnvError = err.Error()
+			feedback = err.Error() // the agent's mistake: it hears about it
+			final = nil
+		case timeUp():
+			reason = limitReason(fmt.Sprintf("while acting (step %d)", step))
+			rec.EnvError = reason
+			stop = true
+		default:
+			return res, infraError{fmt.Errorf("step %d: act: %w", step, err)}
 		}
 		if err := cfg.Store.SaveStep(rec); err != nil {
 			return res, infraError{err}
+		}
+		if stop {
+			break
 		}
 		if final != nil {
 			traj.Steps = append(traj.Steps, check.Step{Action: *final})
@@ -393,10 +664,15 @@ func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, e
 			return res, infraError{ctx.Err()}
 		}
 	}
+	jctx, cancelJudge := context.WithTimeout(ctx, cfg.JudgeTimeout)
+	defer cancelJudge()
 	ev := &evidence{e: e, traj: traj, suite: cfg.Suite}
-	v := suite.Judge(ctx, ev, end)
-	if v.Outcome == check.Error && end != check.EndError {
+	v := suite.Judge(jctx, ev, end)
+	if v.Outcome == check.Error {
 		return res, infraError{errors.New(v.Reason)} // evidence could not be read: retry
+	}
+	if v.Outcome == check.Uncompleted {
+		v.Reason = reason
 	}
 	vb, _ := json.Marshal(v)
 	res.Outcome, res.Reason, res.Milestone, res.Verdict = string(v.Outcome), v.Reason, v.MilestoneScore, vb
@@ -474,7 +750,7 @@ func (v *evidence) Windows(ctx context.Context) ([]string, error) {
 	return titles, err
 }
 func (v *evidence) Clipboard(ctx context.Context) (string, error) { return v.e.Clipboard(ctx) }
-func (v *evidence) Asset(name string) ([]byte, error)             { return os.ReadFile(v.suite.AssetPath(name)) }
+func (v *evidence) Asset(name string) ([]byte, error)             { return v.suite.ReadAsset(name) }
 func (v *evidence) Trajectory() check.Trajectory                  { return v.traj }
 
 // SuiteHash fingerprints the tasks of a run, so that runs on different

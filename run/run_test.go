@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -15,6 +18,7 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/agent"
+	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/xdesktop"
 	"github.com/proctor-eval/proctor/store"
@@ -111,6 +115,37 @@ func scripted(next func(step int) (agent.Turn, error)) agent.Factory {
 	return func() (agent.Agent, error) { return &scriptedAgent{next: next}, nil }
 }
 
+// thenWrite is an agent whose first turn is a mistake: the action bad,
+// which the environment must refuse with an error containing want. The
+// agent must hear that error at its second step, and it then solves
+// shell-write.
+func thenWrite(bad action.Action, want string) agent.Factory {
+	return thenWriteAll([]action.Action{bad}, want)
+}
+
+func thenWriteAll(bad []action.Action, want string) agent.Factory {
+	return func() (agent.Agent, error) {
+		return &feedbackAgent{bad: bad, want: want}, nil
+	}
+}
+
+type feedbackAgent struct {
+	bad  []action.Action
+	want string
+}
+
+func (a *feedbackAgent) Start(context.Context, agent.Task) error { return nil }
+func (a *feedbackAgent) Stop(context.Context) error              { return nil }
+func (a *feedbackAgent) Next(_ context.Context, o agent.Observation, _ []agent.Turn) (agent.Turn, error) {
+	switch {
+	case o.Step == 1:
+		return agent.Turn{Actions: a.bad}, nil
+	case !strings.Contains(o.Feedback, a.want):
+		return agent.Turn{}, fmt.Errorf("step %d: feedback %q does not say %q", o.Step, o.Feedback, a.want)
+	}
+	return agent.Turn{Actions: []action.Action{{Kind: action.Code, Text: "printf hello > ~/out.txt"}, {Kind: action.Done}}}, nil
+}
+
 func only(s *task.Suite, id string) *task.Suite {
 	t, _ := s.Task(id)
 	c := *s
@@ -162,6 +197,12 @@ func TestOutcomesOfFaultsAndBudgets(t *testing.T) {
 		{"FAIL on an infeasible task", "impossible-printer", scripted(func(int) (agent.Turn, error) {
 			return agent.Turn{Actions: []action.Action{{Kind: action.Fail}}}, nil
 		}), 0, "success", "all checks"},
+		{"click off the screen is the agent's mistake", "shell-write", thenWrite(action.Action{Kind: action.Click, Point: action.At(99999, 5)}, "is outside the 1920x1080 screen"), 0, "success", "all checks"},
+		{"negative click is the agent's mistake", "shell-write", thenWrite(action.Action{Kind: action.Click, Point: action.At(-3, 5)}, "outside"), 0, "success", "all checks"},
+		{"huge scroll is refused", "shell-write", thenWrite(action.Action{Kind: action.Scroll, Point: action.At(5, 5), DY: 1e9}, "over the limit of 100"), 0, "success", "all checks"},
+		{"huge wait is refused", "shell-write", thenWrite(action.Action{Kind: action.Wait, Duration: 1e9}, "over the limit of 300"), 0, "success", "all checks"},
+		{"a reply of 250,000 actions is refused whole", "shell-write", thenWriteAll(slices.Repeat([]action.Action{{Kind: action.Move, Point: action.At(5, 5)}}, 250000), "holds 250000 actions; at most 100"), 0, "success", "all checks"},
+		{"huge typing is refused", "shell-write", thenWrite(action.Action{Kind: action.Type, Text: strings.Repeat("x", 1e6)}, "text length"), 0, "success", "all checks"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -174,45 +215,13 @@ func TestOutcomesOfFaultsAndBudgets(t *testing.T) {
 			if len(rs) != 1 || rs[0].Outcome != tc.outcome || !strings.Contains(rs[0].Reason, tc.reason) {
 				t.Fatalf("results %+v, want %s with %q", rs, tc.outcome, tc.reason)
 			}
+			if tc.outcome != "error" && rs[0].Attempts != 1 {
+				t.Fatalf("%d attempts: the agent's mistake was taken for an infrastructure fault", rs[0].Attempts)
+			}
 		})
 	}
 	if n := calls.Load(); n < 6 {
 		t.Fatalf("the failing model API was called %d times: transient faults were not retried", n)
-	}
-}
-
-// TestDesktopDeathIsAnError kills the desktop's X server in the middle of
-// an episode: the episode is retried, then recorded as an error, not as
-// the agent's failure.
-func TestDesktopDeathIsAnError(t *testing.T) {
-	need(t)
-	s := only(suite(t), "shell-write")
-	var d *xdesktop.Desktop
-	killer := scripted(func(step int) (agent.Turn, error) {
-		if step == 1 { // kill this desktop's X server, and only it
-			for _, pid := range xdesktop.Processes(d.ID()) {
-				if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); strings.TrimSpace(string(comm)) == "Xvfb" {
-					syscall.Kill(pid, syscall.SIGKILL)
-				}
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-		return agent.Turn{Actions: []action.Action{{Kind: action.Click, Point: action.At(5, 5)}}}, nil
-	})
-	cfg := config(t, s, killer)
-	cfg.Parallel = 1
-	cfg.NewEnv = func(ctx context.Context) (env.Env, error) {
-		var err error
-		d, err = xdesktop.Start(ctx, xdesktop.Config{})
-		return d, err
-	}
-	rs, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rs) != 1 || rs[0].Outcome != "error" || rs[0].Attempts != 3 || !strings.Contains(rs[0].Reason, "environment closed") {
-		b, _ := json.Marshal(rs)
-		t.Fatalf("results %s: want an error after 3 attempts naming the closed environment", b)
 	}
 }
 
@@ -253,5 +262,281 @@ func TestProgressBar(t *testing.T) {
 		if got := bar(tc.done, tc.total, 10); got != tc.want {
 			t.Errorf("bar(%d, %d) = %q, want %q", tc.done, tc.total, got, tc.want)
 		}
+	}
+}
+
+// sleeper ignores its context and sleeps before it answers with the
+// right actions: thinking past the wall time.
+type sleeper struct{ d time.Duration }
+
+func (a sleeper) Start(context.Context, agent.Task) error { return nil }
+func (a sleeper) Stop(context.Context) error              { return nil }
+func (a sleeper) Next(context.Context, agent.Observation, []agent.Turn) (agent.Turn, error) {
+	time.Sleep(a.d)
+	return agent.Turn{Actions: []action.Action{{Kind: action.Code, Text: "printf hello > ~/out.txt"}, {Kind: action.Done}}}, nil
+}
+
+// TestWallTimeBoundsEveryCall gives shell-write a 2 s wall time: an agent
+// that thinks for 4 s, a wait that outlasts the limit, and an agent that
+// never answers all end as uncompleted with the reason, at the first
+// attempt, never as a success.
+func TestWallTimeBoundsEveryCall(t *testing.T) {
+	need(t)
+	s := only(suite(t), "shell-write")
+	short := *s.Tasks[0]
+	short.TimeLimit = check.Duration(2 * time.Second)
+	s.Tasks = []*task.Task{&short}
+	tests := []struct {
+		name   string
+		agent  agent.Factory
+		reason string
+	}{
+		{"thinking past the limit", func() (agent.Agent, error) { return sleeper{4 * time.Second}, nil },
+			"wall-time limit of 2s was reached while the agent was thinking (step 1)"},
+		{"a wait past the limit", scripted(func(step int) (agent.Turn, error) {
+			return agent.Turn{Actions: []action.Action{{Kind: action.Wait, Duration: 200}, {Kind: action.Code, Text: "printf hello > ~/out.txt"}, {Kind: action.Done}}}, nil
+		}), "wall-time limit of 2s was reached while acting (step 1)"},
+		{"an agent that never answers", func() (agent.Agent, error) { return sleeper{time.Hour}, nil },
+			"wall-time limit of 2s was reached while the agent was thinking"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := config(t, s, tc.agent)
+			cfg.Parallel = 1
+			rs, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rs) != 1 || rs[0].Outcome != "uncompleted" || !strings.Contains(rs[0].Reason, tc.reason) || rs[0].Attempts != 1 {
+				t.Fatalf("results %+v, want uncompleted at the first attempt with %q", rs, tc.reason)
+			}
+		})
+	}
+}
+
+// TestAgentTimeoutIsTransient: an agent that does not answer within the
+// agent timeout is a transient fault, retried, then an error; it does not
+// wait for the task's wall time.
+func TestAgentTimeoutIsTransient(t *testing.T) {
+	need(t)
+	s := only(suite(t), "shell-write")
+	cfg := config(t, s, func() (agent.Agent, error) { return sleeper{time.Hour}, nil })
+	cfg.Parallel, cfg.AgentTimeout, cfg.Retries = 1, 200*time.Millisecond, -1
+	rs, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || rs[0].Outcome != "error" || !strings.Contains(rs[0].Reason, "no answer within the agent timeout of 200ms") {
+		t.Fatalf("results %+v, want an error naming the agent timeout", rs)
+	}
+}
+
+// killerThenSolver kills its desktop's X server during every episode of
+// shell-write, and answers count-lines right.
+type killerThenSolver struct {
+	task string
+	kill func()
+}
+
+func (a *killerThenSolver) Start(_ context.Context, t agent.Task) error {
+	a.task = t.ID
+	return nil
+}
+func (a *killerThenSolver) Stop(context.Context) error { return nil }
+func (a *killerThenSolver) Next(context.Context, agent.Observation, []agent.Turn) (agent.Turn, error) {
+	if a.task == "shell-write" {
+		a.kill()
+		return agent.Turn{Actions: []action.Action{{Kind: action.Click, Point: action.At(5, 5)}}}, nil
+	}
+	return agent.Turn{Actions: []action.Action{{Kind: action.Answer, Text: "3"}}}, nil
+}
+
+// TestDeadDesktopIsReplaced kills the desktop's X server in the middle of
+// an episode, at every attempt: that episode is an error after 3 attempts,
+// each on a new desktop, and the next episode of the same pool slot
+// succeeds on a new desktop.
+func TestDeadDesktopIsReplaced(t *testing.T) {
+	need(t)
+	full := suite(t)
+	s := only(full, "shell-write")
+	cl, _ := full.Task("count-lines")
+	s.Tasks = append(s.Tasks, cl)
+	var d *xdesktop.Desktop
+	var started atomic.Int32
+	kill := func() {
+		for _, pid := range xdesktop.Processes(d.ID()) {
+			if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); strings.TrimSpace(string(comm)) == "Xvfb" {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	cfg := config(t, s, func() (agent.Agent, error) { return &killerThenSolver{kill: kill}, nil })
+	cfg.Parallel = 1
+	cfg.NewEnv = func(ctx context.Context) (env.Env, error) {
+		started.Add(1)
+		var err error
+		d, err = xdesktop.Start(ctx, xdesktop.Config{})
+		return d, err
+	}
+	var progress strings.Builder
+	cfg.Progress = &syncWriter{w: &progress}
+	rs, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := outcomes(rs)
+	if got["shell-write"] != "error" || got["count-lines"] != "success" {
+		b, _ := json.Marshal(rs)
+		t.Fatalf("results %s: want shell-write an error and count-lines a success on a new desktop", b)
+	}
+	for _, r := range rs {
+		if r.Task == "shell-write" && (r.Attempts != 3 || !strings.Contains(r.Reason, "environment closed")) {
+			t.Fatalf("shell-write: %d attempts, %q: want 3 attempts naming the closed environment", r.Attempts, r.Reason)
+		}
+	}
+	if n := started.Load(); n != 4 {
+		t.Fatalf("%d desktops started, want 4 (the first and one after each of 3 deaths)", n)
+	}
+	if !strings.Contains(progress.String(), "environment 1 died") {
+		t.Fatalf("the progress does not say the environment died:\n%s", progress.String())
+	}
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.w.Write(p)
+}
+
+// TestResumeRerunsErrors records an episode that ended in an
+// infrastructure error, then runs again on the same store: that episode
+// is run again (and now succeeds), the successful one is not.
+func TestResumeRerunsErrors(t *testing.T) {
+	need(t)
+	full := suite(t)
+	s := only(full, "shell-write")
+	cl, _ := full.Task("count-lines")
+	s.Tasks = append(s.Tasks, cl)
+	flaky := func() (agent.Agent, error) {
+		return &scriptedAgent{next: func(int) (agent.Turn, error) { return agent.Turn{}, agent.Transient(errors.New("503")) }}, nil
+	}
+	var first agent.Factory = func() (agent.Agent, error) { return &byTask{shell: flaky}, nil }
+	cfg := config(t, s, first)
+	cfg.Parallel, cfg.Retries = 1, -1
+	rs, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := outcomes(rs); got["shell-write"] != "error" || got["count-lines"] != "success" {
+		t.Fatalf("first run: %v", got)
+	}
+	kept := map[string]time.Time{}
+	for _, r := range rs {
+		kept[r.Task] = r.Finished
+	}
+	replay, _ := agent.Lookup("replay")
+	cfg.Agent = replay
+	var progress strings.Builder
+	cfg.Progress = &syncWriter{w: &progress}
+	rs, err = Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := outcomes(rs); got["shell-write"] != "success" || got["count-lines"] != "success" {
+		t.Fatalf("second run: %v; want the error run again and now a success", got)
+	}
+	for _, r := range rs {
+		if r.Task == "count-lines" && !r.Finished.Equal(kept[r.Task]) {
+			t.Fatalf("count-lines succeeded before and was run again")
+		}
+	}
+	if !strings.Contains(progress.String(), "1 that ended in an error run again") {
+		t.Fatalf("progress does not say an error is run again:\n%s", progress.String())
+	}
+}
+
+// byTask fails shell-write through shell and answers count-lines.
+type byTask struct {
+	shell agent.Factory
+	a     agent.Agent
+}
+
+func (b *byTask) Start(ctx context.Context, t agent.Task) error {
+	if t.ID == "shell-write" {
+		b.a, _ = b.shell()
+	} else {
+		b.a = &scriptedAgent{next: func(int) (agent.Turn, error) {
+			return agent.Turn{Actions: []action.Action{{Kind: action.Answer, Text: "3"}}}, nil
+		}}
+	}
+	return b.a.Start(ctx, t)
+}
+func (b *byTask) Next(ctx context.Context, o agent.Observation, h []agent.Turn) (agent.Turn, error) {
+	return b.a.Next(ctx, o, h)
+}
+func (b *byTask) Stop(ctx context.Context) error { return b.a.Stop(ctx) }
+
+// stuckEnv is a desktop whose actions never return, whatever their
+// context says, until the environment is closed.
+type stuckEnv struct {
+	env.Env
+	closed chan struct{}
+	once   sync.Once
+	acting chan struct{}
+}
+
+func (e *stuckEnv) Do(ctx context.Context, acts []action.Action) ([]env.Step, error) {
+	if len(acts) == 0 {
+		return nil, nil
+	}
+	close(e.acting)
+	<-e.closed
+	return nil, env.ErrClosed
+}
+
+func (e *stuckEnv) Close() error {
+	e.once.Do(func() { close(e.closed) })
+	return e.Env.Close()
+}
+
+// TestInterruptStopsAStuckRun cancels a run whose environment is stuck in
+// an action that ignores its context: Run closes the environment under it
+// and returns, recording nothing for that episode.
+func TestInterruptStopsAStuckRun(t *testing.T) {
+	need(t)
+	s := only(suite(t), "shell-write")
+	acting := make(chan struct{})
+	cfg := config(t, s, scripted(func(int) (agent.Turn, error) {
+		return agent.Turn{Actions: []action.Action{{Kind: action.Click, Point: action.At(5, 5)}}}, nil
+	}))
+	cfg.Parallel, cfg.StopGrace = 1, 500*time.Millisecond
+	cfg.NewEnv = func(ctx context.Context) (env.Env, error) {
+		d, err := xdesktop.Start(ctx, xdesktop.Config{})
+		return &stuckEnv{Env: d, closed: make(chan struct{}), acting: acting}, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := Run(ctx, cfg)
+		errc <- err
+	}()
+	<-acting
+	cancel()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Run = %v, want context.Canceled", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return within 5 s of the interrupt")
+	}
+	if rs, _ := cfg.Store.Results(); len(rs) != 0 {
+		t.Fatalf("an interrupted episode was recorded: %+v", rs)
 	}
 }

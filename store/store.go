@@ -172,24 +172,25 @@ func (s *Store) Results() ([]Result, error) {
 	return scanInfo[Result](s.db.Query(`SELECT info FROM result ORDER BY task, repeat`))
 }
 
-// Finished reports the (task, repeat) pairs that have a result.
-func (s *Store) Finished() (map[string]map[int]bool, error) {
-	rows, err := s.db.Query(`SELECT task, repeat FROM result`)
+// Finished reports the outcome of each (task, repeat) pair that has a
+// result.
+func (s *Store) Finished() (map[string]map[int]string, error) {
+	rows, err := s.db.Query(`SELECT task, repeat, outcome FROM result`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[string]map[int]bool{}
+	out := map[string]map[int]string{}
 	for rows.Next() {
-		var task string
+		var task, outcome string
 		var rep int
-		if err := rows.Scan(&task, &rep); err != nil {
+		if err := rows.Scan(&task, &rep, &outcome); err != nil {
 			return nil, err
 		}
 		if out[task] == nil {
-			out[task] = map[int]bool{}
+			out[task] = map[int]string{}
 		}
-		out[task][rep] = true
+		out[task][rep] = outcome
 	}
 	return out, rows.Err()
 }

@@ -51,7 +51,7 @@ func TestStoreRoundTrip(t *testing.T) {
 		t.Fatalf("Results = %+v, %v", rs, err)
 	}
 	fin, _ := s.Finished()
-	if !fin["a"][0] || !fin["a"][1] || !fin["b"][0] || fin["b"][1] {
+	if _, ok := fin["b"][1]; fin["a"][0] != "success" || fin["a"][1] == "" || fin["b"][0] == "" || ok {
 		t.Fatalf("Finished = %v", fin)
 	}
 	steps, _ := s.Steps("a", 0)

@@ -150,6 +150,14 @@ func Load(path string) (*Suite, Problems) {
 	_ = filepath.WalkDir(assetRoot, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			rel, _ := filepath.Rel(assetRoot, p)
+			if d.Type()&fs.ModeSymlink != 0 {
+				// A link is an asset only while it stays within the folder,
+				// as ReadAsset will read it.
+				if _, err := s.ReadAsset(filepath.ToSlash(rel)); err != nil {
+					probs = append(probs, Problem{File: p, Msg: "the asset is a symbolic link out of " + assetRoot + "; copy the file in instead"})
+					return nil
+				}
+			}
 			s.assets[filepath.ToSlash(rel)] = true
 		}
 		return nil

@@ -32,6 +32,7 @@ type runOptions struct {
 	suite, agent, agentURL, obs, filter, tag, out, resume string
 	parallel, repeat                                      int
 	maxCost                                               float64
+	agentTimeout                                          time.Duration
 	report                                                string
 	model                                                 modelOptions
 }
@@ -72,13 +73,20 @@ Each episode resets a desktop and runs the task's setup, then loops: observe
 (--obs), ask the agent, perform its actions, record the step; until the agent
 says DONE, FAIL or ANS, the step budget (the task's, else its level's), the
 wall-time limit or --max-cost is reached, or the agent repeats the same
-actions 5 times (early stop). Faults of the desktop or of the agent's service
-(5xx, timeouts) are retried, then recorded as errors, never as the agent's
-failure.
+actions 5 times (early stop). The task's wall time bounds every call of
+the episode: the agent thinking, a wait, an action; reaching it ends the
+episode as uncompleted, with the reason. Faults of the desktop or of the
+agent's service (5xx, no answer within --agent-timeout) are retried, then
+recorded as errors, never as the agent's failure; a desktop that died is
+replaced. The agent's own mistakes (an invalid action, a click off the
+screen, an amount over a limit, a missing element) are told to it and the
+episode goes on.
 
 Before anything is scored, the desktops must start and every application the
-tasks launch must be installed. Ctrl-C stops cleanly; a killed run continues
-with --resume without redoing or losing finished episodes.
+tasks launch must be installed. Ctrl-C or SIGTERM stops within seconds (a second
+one at once); a killed run continues with --resume without redoing or
+losing finished episodes, and runs again the episodes that ended in an
+error.
 
 Agents: replay (plays each task's gold solution), noop (says DONE at once),
 random, http (an agent behind the HTTP protocol at --agent-url), openai (any
@@ -112,6 +120,7 @@ Observation modes: screenshot, a11y, screenshot+a11y, som (set-of-mark).`,
 	f.StringVar(&o.out, "out", "", "run folder (default runs/DATE-AGENT)")
 	f.StringVar(&o.resume, "resume", "", "continue the run in this folder")
 	f.Float64Var(&o.maxCost, "max-cost", 0, "dollars an episode may spend on the model (0: no limit)")
+	f.DurationVar(&o.agentTimeout, "agent-timeout", agent.DefaultTimeout, "longest wait for one answer of the agent (retried as a transient fault; the task's wall time bounds every wait)")
 	f.StringVar(&o.report, "report", "text", "report printed at the end: text, markdown, json or none")
 	f.StringVar(&o.model.Model, "model", "", "model name (--agent openai or anthropic)")
 	f.StringVar(&o.model.BaseURL, "base-url", "", "API base URL (default: the provider's)")
@@ -144,6 +153,9 @@ type runConfig struct {
 	Parallel int          `json:"parallel"`
 	Repeat   int          `json:"repeat"`
 	MaxCost  float64      `json:"max_cost,omitempty"`
+	// AgentTimeout bounds one call to the agent; 0 in runs recorded
+	// before it existed means the default.
+	AgentTimeout time.Duration `json:"agent_timeout,omitempty"`
 }
 
 func promptConfig(rc runConfig) agent.PromptConfig {
@@ -175,7 +187,7 @@ func agentFactory(rc runConfig, in io.Reader, out io.Writer) (agent.Factory, err
 			prices = p
 		}
 		cfg := agent.ModelConfig{BaseURL: m.BaseURL, Model: m.Model, APIKeyEnv: m.APIKeyEnv, Temperature: m.Temperature,
-			TopP: m.TopP, MaxTokens: m.MaxTokens, History: m.History, Prompt: promptConfig(rc), Prices: prices}
+			TopP: m.TopP, MaxTokens: m.MaxTokens, History: m.History, Prompt: promptConfig(rc), Prices: prices, Timeout: rc.AgentTimeout}
 		newAgent := func() (agent.Agent, error) { return agent.NewOpenAI(cfg) }
 		switch name {
 		case "anthropic":
@@ -213,7 +225,7 @@ func agentFactory(rc runConfig, in io.Reader, out io.Writer) (agent.Factory, err
 		if url == "" {
 			return nil, errors.New("--agent http needs --agent-url")
 		}
-		return func() (agent.Agent, error) { return &agent.HTTP{URL: url}, nil }, nil
+		return func() (agent.Agent, error) { return &agent.HTTP{URL: url, Timeout: rc.AgentTimeout}, nil }, nil
 	}
 	if f, ok := agent.Lookup(name); ok {
 		return f, nil
@@ -323,7 +335,7 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 		}
 	} else {
 		rc = runConfig{Suite: o.suite, Agent: o.agent, AgentURL: o.agentURL, Obs: o.obs, Filter: o.filter, Tag: o.tag,
-			Parallel: o.parallel, Repeat: o.repeat, MaxCost: o.maxCost}
+			Parallel: o.parallel, Repeat: o.repeat, MaxCost: o.maxCost, AgentTimeout: o.agentTimeout}
 		if modelAgent(o.agent) {
 			rc.Model = o.model
 		}
@@ -380,12 +392,12 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 		NewEnv: func(ctx context.Context) (env.Env, error) {
 			d, err := xdesktop.Start(ctx, xdesktop.Config{})
 			if err == nil && rc.Agent == "human" {
-				fmt.Fprintf(stderr, "the desktop is display %s: view it with `x11vnc -display %s -localhost -forever` and a VNC viewer on 127.0.0.1:5900\n",
-					d.Display(), d.Display())
+				fmt.Fprintf(stderr, "the desktop is display %s: view it with `x11vnc -display %s -auth %s -localhost -forever` and a VNC viewer on 127.0.0.1:5900\n",
+					d.Display(), d.Display(), d.XAuthority())
 			}
 			return d, err
 		},
-		Store: st, Harness: version, CostBudget: rc.MaxCost, Progress: stderr,
+		Store: st, Harness: version, CostBudget: rc.MaxCost, AgentTimeout: rc.AgentTimeout, Progress: stderr,
 	})
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "interrupted; continue with: proctor run --resume %s\n", dir)

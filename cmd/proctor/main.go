@@ -21,6 +21,12 @@ func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		// After the first signal, the default action comes back, so that a
+		// second Ctrl-C or SIGTERM ends the process at once.
+		<-ctx.Done()
+		stop()
+	}()
 	cmd := newRootCommand()
 	err := cmd.ExecuteContext(ctx)
 	var ee exitError

@@ -302,3 +302,59 @@ func TestTasksStats(t *testing.T) {
 		t.Fatalf("levels in the order %v:\n%s", order, out)
 	}
 }
+
+// TestSIGTERMStopsARun sends SIGTERM to `proctor run` while its agent's
+// episode is busy on the desktop (a huge scroll refused, then a long
+// wait): the run stops within 5 s, says how to resume, and exits 130.
+func TestSIGTERMStopsARun(t *testing.T) {
+	needDesktop(t)
+	acting := make(chan struct{}, 100)
+	agentSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/step":
+			var req struct {
+				Observation struct {
+					Step int `json:"step"`
+				} `json:"observation"`
+			}
+			json.NewDecoder(r.Body).Decode(&req)
+			if req.Observation.Step == 1 {
+				fmt.Fprint(w, `{"actions": [{"kind": "scroll", "point": {"x": 10, "y": 10}, "dy": 1000000000}]}`)
+				return
+			}
+			acting <- struct{}{}
+			fmt.Fprint(w, `{"actions": [{"kind": "wait", "duration": 300}]}`)
+		default:
+			fmt.Fprint(w, `{}`)
+		}
+	}))
+	defer agentSrv.Close()
+	dir := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "PROCTOR_TEST_MAIN=run --suite ../../testdata/runner --filter ^shell-write$ --agent http --agent-url "+agentSrv.URL+" --report none --out "+dir)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	select {
+	case <-acting:
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("the agent was never asked for a second step: %s", stderr.String())
+	}
+	time.Sleep(300 * time.Millisecond) // the wait has begun
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("proctor run was still running 5 s after SIGTERM")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 130 || !strings.Contains(stderr.String(), "interrupted; continue with: proctor run --resume") {
+		t.Fatalf("exit %d, stderr:\n%s\nwant exit 130 and how to resume", code, stderr.String())
+	}
+}
