@@ -7,6 +7,7 @@ package env
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
@@ -35,6 +36,31 @@ type Info struct {
 	Display  string            `json:"display,omitempty"`
 	Home     string            `json:"home,omitempty"`
 	Versions map[string]string `json:"versions,omitempty"`
+	// Caps are the capabilities the environment offers beyond a screen
+	// and input; a task that needs one it lacks is refused before a run.
+	Caps []task.Capability `json:"caps,omitempty"`
+}
+
+// Has reports whether the environment offers c.
+func (i Info) Has(c task.Capability) bool { return slices.Contains(i.Caps, c) }
+
+// Source is one place of a run's pool, as a provider describes it: it
+// starts (and, after a death, starts again) the environment that serves
+// that place.
+type Source struct {
+	// Name says which environment this is in messages and reports:
+	// "local 2", "guest https://10.0.0.5:7400".
+	Name string
+	// Type is the environment type it serves (task.Environment.Type).
+	Type string
+	// Size is the fixed screen size of the environment, or zero when
+	// Start makes one of any size.
+	Size action.Size
+	// Start starts the environment, at size when Size is zero.
+	Start func(ctx context.Context, size action.Size) (Env, error)
+	// Once means a dead environment cannot be started again (a remote
+	// daemon that is gone): the place leaves the pool.
+	Once bool
 }
 
 // ShotOptions tunes a screenshot.

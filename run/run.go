@@ -63,10 +63,18 @@ type Config struct {
 	AgentName string
 	Model     string
 	Obs       ObsMode
-	Parallel  int // environments in the pool
 	Repeat    int // runs of each task
-	// NewEnv makes one environment of the pool.
+	// Sources are the places of the pool, from the environment providers.
+	// Each episode runs on a place that serves its task's environment
+	// type and screen size.
+	Sources []env.Source
+	// Parallel and NewEnv make a pool of Parallel x11 places, each started
+	// with NewEnv (at whatever size it makes), when Sources is empty.
+	Parallel   int
 	NewEnv     func(ctx context.Context) (env.Env, error)
+	// Lost is told when a place of the pool is gone for good, so that the
+	// run's record can name it; nil: only the progress says so.
+	Lost       func(name, reason string)
 	Store      *store.Store
 	RunID      string
 	Harness    string
@@ -93,6 +101,18 @@ type Config struct {
 type job struct {
 	t      *task.Task
 	repeat int
+}
+
+// typ is the environment type the job needs.
+func (j job) typ() string { return j.t.Environment.TypeOrDefault() }
+
+// size is the screen size the job needs (lint refuses a bad resolution).
+func (j job) size() action.Size {
+	s, err := j.t.Environment.Size()
+	if err != nil {
+		s, _ = task.Environment{}.Size()
+	}
+	return s
 }
 
 // Run runs every task Repeat times on a pool of Parallel environments and
@@ -160,54 +180,91 @@ func orDefault(d, def time.Duration) time.Duration {
 	return d
 }
 
-// slot is one place of the pool. Its environment is replaced when it
-// dies; the mutex lets an interrupt close it while an episode runs.
-type slot struct {
-	n  int // from 1
-	mu sync.Mutex
-	e  env.Env
+// place is one place of the pool: its source and the environment it
+// started, replaced when it dies. The mutex lets an interrupt close the
+// environment while an episode runs on it.
+type place struct {
+	src  env.Source
+	mu   sync.Mutex
+	e    env.Env
+	size action.Size // what e was started at
+	info env.Info
+	lost error // set when the place left the pool
 }
 
-func (s *slot) env() env.Env {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.e
+func (p *place) env() env.Env {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.e
 }
 
-func (s *slot) close() {
-	s.mu.Lock()
-	e := s.e
-	s.e = nil
-	s.mu.Unlock()
+func (p *place) close() {
+	p.mu.Lock()
+	e := p.e
+	p.e = nil
+	p.mu.Unlock()
 	if e != nil {
 		e.Close()
 	}
 }
 
-// heal checks the slot's environment after an infrastructure fault and
-// replaces it when it is dead. An error means the slot has no environment
-// any more.
-func (s *slot) heal(ctx context.Context, cfg Config, p *progress) error {
-	e := s.env()
-	if e == nil {
-		return ErrNoEnvironment
+// serves reports whether the place can run the job.
+func (p *place) serves(j job) bool {
+	if p.lost != nil || p.src.Type != j.typ() {
+		return false
 	}
-	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	_, err := e.Info(pctx)
+	return p.src.Size == (action.Size{}) || p.src.Size == j.size()
+}
+
+// start starts the place's environment at size and reads its Info.
+func (p *place) start(ctx context.Context, size action.Size) error {
+	p.close()
+	e, err := p.src.Start(ctx, size)
+	if err != nil {
+		return err
+	}
+	ictx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	info, err := e.Info(ictx)
 	cancel()
-	if err == nil || ctx.Err() != nil {
+	if err != nil {
+		e.Close()
+		return err
+	}
+	p.mu.Lock()
+	p.e, p.size, p.info = e, size, info
+	p.mu.Unlock()
+	return nil
+}
+
+// ready makes sure the place has a live environment of the job's size.
+func (p *place) ready(ctx context.Context, j job) error {
+	if p.env() != nil && (p.src.Size != (action.Size{}) || p.size == j.size()) {
 		return nil
 	}
-	s.close()
-	p.notef("environment %d died (%v); starting a new one", s.n, err)
-	ne, nerr := cfg.NewEnv(ctx)
-	if nerr != nil {
-		p.notef("environment %d could not be replaced: %v", s.n, nerr)
-		return fmt.Errorf("%w: environment %d died (%v) and could not be replaced: %v", ErrNoEnvironment, s.n, err, nerr)
+	return p.start(ctx, j.size())
+}
+
+// heal checks the place's environment after an infrastructure fault and
+// starts it again when it died. An error means the place left the pool.
+func (p *place) heal(ctx context.Context, pr *progress) error {
+	e := p.env()
+	if e != nil {
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err := e.Info(pctx)
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return nil
+		}
+		pr.notef("environment %s died (%v)", p.src.Name, err)
 	}
-	s.mu.Lock()
-	s.e = ne
-	s.mu.Unlock()
+	if p.src.Once {
+		p.close()
+		return fmt.Errorf("%w: %s died and cannot be started again", ErrNoEnvironment, p.src.Name)
+	}
+	if err := p.start(ctx, p.size); err != nil {
+		return fmt.Errorf("%w: %s died and could not be started again: %v", ErrNoEnvironment, p.src.Name, err)
+	}
+	pr.notef("environment %s started again", p.src.Name)
 	return nil
 }
 
@@ -216,25 +273,26 @@ type Error string
 
 func (e Error) Error() string { return string(e) }
 
-// ErrNoEnvironment means a pool slot lost its environment for good.
+// ErrNoEnvironment means a place of the pool lost its environment for good.
 const ErrNoEnvironment Error = "no environment"
 
-// queue hands out the episodes; a worker whose environment is gone puts
-// its episode back for the others.
+// queue hands out the episodes; a worker takes the first its place can
+// serve, and one whose environment is gone puts its episode back.
 type queue struct {
 	mu   sync.Mutex
 	jobs []job
 }
 
-func (q *queue) pop() (job, bool) {
+func (q *queue) pop(ok func(job) bool) (job, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if len(q.jobs) == 0 {
-		return job{}, false
+	for i, j := range q.jobs {
+		if ok(j) {
+			q.jobs = append(q.jobs[:i:i], q.jobs[i+1:]...)
+			return j, true
+		}
 	}
-	j := q.jobs[0]
-	q.jobs = q.jobs[1:]
-	return j, true
+	return job{}, false
 }
 
 func (q *queue) push(j job) {
@@ -251,47 +309,158 @@ func (q *queue) drain() []job {
 	return out
 }
 
-func runJobs(ctx context.Context, cfg Config, jobs []job, p *progress) error {
-	n := min(cfg.Parallel, len(jobs))
-	// Pre-flight: every environment must start before any task is scored.
-	slots := make([]*slot, 0, n)
-	defer func() {
-		for _, s := range slots {
+// sources are the pool's places: cfg.Sources, or Parallel x11 places
+// made with NewEnv.
+func sources(cfg Config) []env.Source {
+	if len(cfg.Sources) > 0 {
+		return cfg.Sources
+	}
+	out := make([]env.Source, cfg.Parallel)
+	for i := range out {
+		out[i] = env.Source{Name: fmt.Sprintf("local %d", i+1), Type: "x11",
+			Start: func(ctx context.Context, _ action.Size) (env.Env, error) { return cfg.NewEnv(ctx) }}
+	}
+	return out
+}
+
+// preflight starts the places that serve some job, at the size of the
+// first, and refuses the run, naming tasks and checks, when a task has no
+// place of its type and size or needs a capability its places lack.
+func preflight(ctx context.Context, cfg Config, jobs []job) ([]*place, error) {
+	var places []*place
+	for _, src := range sources(cfg) {
+		places = append(places, &place{src: src})
+	}
+	var problems []string
+	seen := map[string]bool{}
+	for _, j := range jobs {
+		if seen[j.t.ID] {
+			continue
+		}
+		seen[j.t.ID] = true
+		n := 0
+		for _, p := range places {
+			if p.serves(j) {
+				n++
+			}
+		}
+		if n == 0 {
+			problems = append(problems, fmt.Sprintf("task %s needs a %s environment of %dx%d; the pool has %s", j.t.ID, j.typ(), j.size().W, j.size().H, describePool(places)))
+		}
+	}
+	if len(problems) > 0 {
+		return nil, preflightError(problems)
+	}
+	var started []*place
+	for _, p := range places {
+		for _, j := range jobs {
+			if p.serves(j) {
+				if err := p.start(ctx, j.size()); err != nil {
+					for _, s := range started {
+						s.close()
+					}
+					return nil, fmt.Errorf("pre-flight: environment %s does not start: %w", p.src.Name, err)
+				}
+				started = append(started, p)
+				break
+			}
+		}
+	}
+	for _, j := range jobs {
+		if !seen[j.t.ID] {
+			continue
+		}
+		delete(seen, j.t.ID)
+		for _, p := range started {
+			if !p.serves(j) {
+				continue
+			}
+			for _, n := range j.t.Missing(p.info.Caps) {
+				problems = append(problems, fmt.Sprintf("task %s: %s needs %s, which %s does not offer", j.t.ID, n.Label, n.Cap, p.src.Name))
+			}
+		}
+	}
+	if len(problems) > 0 {
+		for _, s := range started {
 			s.close()
 		}
-	}()
-	for i := 0; i < n; i++ {
-		e, err := cfg.NewEnv(ctx)
-		if err != nil {
-			return fmt.Errorf("pre-flight: environment %d of %d does not start: %w", i+1, n, err)
-		}
-		slots = append(slots, &slot{n: i + 1, e: e})
+		return nil, preflightError(problems)
 	}
+	return started, nil
+}
+
+func describePool(places []*place) string {
+	var parts []string
+	for _, p := range places {
+		size := "any size"
+		if p.src.Size != (action.Size{}) {
+			size = fmt.Sprintf("%dx%d", p.src.Size.W, p.src.Size.H)
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s, %s)", p.src.Name, p.src.Type, size))
+	}
+	if len(parts) == 0 {
+		return "no environment"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func preflightError(problems []string) error {
+	sort.Strings(problems)
+	return fmt.Errorf("pre-flight refused the run:\n  %s", strings.Join(problems, "\n  "))
+}
+
+func runJobs(ctx context.Context, cfg Config, jobs []job, pr *progress) error {
+	// Episodes of one size run together, so that places restart seldom.
+	sort.SliceStable(jobs, func(a, b int) bool {
+		sa, sb := jobs[a].size(), jobs[b].size()
+		return sa.W*sa.H > sb.W*sb.H
+	})
+	// Pre-flight: every place must start before any task is scored.
+	places, err := preflight(ctx, cfg, jobs)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, p := range places {
+			p.close()
+		}
+	}()
 	q := &queue{jobs: jobs}
-	errc := make(chan error, n)
+	errc := make(chan error, len(places))
 	var wg sync.WaitGroup
-	for _, s := range slots {
+	for _, p := range places {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for ctx.Err() == nil {
-				j, ok := q.pop()
+				j, ok := q.pop(p.serves)
 				if !ok {
 					return
 				}
-				res, lost := runEpisode(ctx, cfg, s, j, p)
+				err := p.ready(ctx, j)
+				var res store.Result
+				if err != nil {
+					err = fmt.Errorf("%w: %s does not start: %v", ErrNoEnvironment, p.src.Name, err)
+				} else {
+					res, err = runEpisode(ctx, cfg, p, j, pr)
+				}
 				if ctx.Err() != nil {
 					return // interrupted: the episode is not recorded, a resume reruns it
 				}
-				if lost != nil {
-					q.push(j) // another environment of the pool takes it
+				if err != nil {
+					p.lost = err
+					pr.notef("environment %s left the pool: %v", p.src.Name, err)
+					if cfg.Lost != nil {
+						cfg.Lost(p.src.Name, err.Error())
+					}
+					q.push(j) // another place of the pool takes it
 					return
 				}
 				if err := cfg.Store.SaveResult(res); err != nil {
 					errc <- err
 					return
 				}
-				p.done(res)
+				pr.done(res)
 			}
 		}()
 	}
@@ -308,8 +477,8 @@ func runJobs(ctx context.Context, cfg Config, jobs []job, p *progress) error {
 		select {
 		case <-done:
 		case <-time.After(cfg.StopGrace):
-			for _, s := range slots {
-				s.close()
+			for _, p := range places {
+				p.close()
 			}
 			select {
 			case <-done:
@@ -323,16 +492,16 @@ func runJobs(ctx context.Context, cfg Config, jobs []job, p *progress) error {
 		return err
 	default:
 	}
-	// Episodes left when every environment is gone are recorded as errors,
+	// Episodes left when no place can take them are recorded as errors,
 	// so the run ends with a complete table and --resume retries them.
 	for _, j := range q.drain() {
 		res := baseResult(j)
-		res.Outcome, res.Reason = string(check.Error), "no environment of the pool is left"
+		res.Outcome, res.Reason = string(check.Error), fmt.Sprintf("no environment of the pool can run it any more (%s environment of %dx%d)", j.typ(), j.size().W, j.size().H)
 		res.Finished = time.Now().UTC()
 		if err := cfg.Store.SaveResult(res); err != nil {
 			return err
 		}
-		p.done(res)
+		pr.done(res)
 	}
 	return ctx.Err()
 }
@@ -344,9 +513,9 @@ func (e infraError) Error() string { return e.err.Error() }
 func (e infraError) Unwrap() error { return e.err }
 
 // runEpisode runs one episode, rerunning it after infrastructure faults on
-// a healthy environment (the slot's, replaced if it died). A non-nil error
-// means the slot lost its environment for good; the episode was not run.
-func runEpisode(ctx context.Context, cfg Config, s *slot, j job, p *progress) (store.Result, error) {
+// a healthy environment (the place's, started again if it died). A non-nil
+// error means the place left the pool; the episode was not recorded.
+func runEpisode(ctx context.Context, cfg Config, s *place, j job, p *progress) (store.Result, error) {
 	var last error
 	wait := cfg.Backoff
 	attempts := 0
@@ -375,7 +544,7 @@ func runEpisode(ctx context.Context, cfg Config, s *slot, j job, p *progress) (s
 		if ctx.Err() != nil {
 			break
 		}
-		if err := s.heal(ctx, cfg, p); err != nil {
+		if err := s.heal(ctx, p); err != nil {
 			return store.Result{}, err
 		}
 	}

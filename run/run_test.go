@@ -1,10 +1,12 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image/png"
 	"io"
 	"os"
 	"os/exec"
@@ -398,7 +400,7 @@ func TestDeadDesktopIsReplaced(t *testing.T) {
 	if n := started.Load(); n != 4 {
 		t.Fatalf("%d desktops started, want 4 (the first and one after each of 3 deaths)", n)
 	}
-	if !strings.Contains(progress.String(), "environment 1 died") {
+	if !strings.Contains(progress.String(), "environment local 1 died") {
 		t.Fatalf("the progress does not say the environment died:\n%s", progress.String())
 	}
 }
@@ -538,5 +540,108 @@ func TestInterruptStopsAStuckRun(t *testing.T) {
 	}
 	if rs, _ := cfg.Store.Results(); len(rs) != 0 {
 		t.Fatalf("an interrupted episode was recorded: %+v", rs)
+	}
+}
+
+// sizeAgent records the screen it is told of and the size of the
+// screenshot it sees, then answers.
+type sizeAgent struct {
+	mu    *sync.Mutex
+	seen  map[string]string
+	task  string
+	start action.Size
+}
+
+func (a *sizeAgent) Start(_ context.Context, t agent.Task) error {
+	a.task, a.start = t.ID, t.Screen
+	return nil
+}
+func (a *sizeAgent) Stop(context.Context) error { return nil }
+func (a *sizeAgent) Next(_ context.Context, o agent.Observation, _ []agent.Turn) (agent.Turn, error) {
+	cfg, err := png.DecodeConfig(bytes.NewReader(o.Screenshot))
+	if err != nil {
+		return agent.Turn{}, err
+	}
+	a.mu.Lock()
+	a.seen[a.task] = fmt.Sprintf("%dx%d shot %dx%d", a.start.W, a.start.H, cfg.Width, cfg.Height)
+	a.mu.Unlock()
+	return agent.Turn{Actions: []action.Action{{Kind: action.Fail}}}, nil
+}
+
+// TestTaskResolutionIsHonoured runs a task that asks for 1280x800 and
+// one at the default size on one local place: each runs on a desktop of
+// its size.
+func TestTaskResolutionIsHonoured(t *testing.T) {
+	need(t)
+	full := suite(t)
+	small := *full.Tasks[0]
+	small.ID, small.Environment.Resolution = "small", "1280x800"
+	big := *full.Tasks[0]
+	big.ID = "big"
+	s := *full
+	s.Tasks = []*task.Task{&small, &big}
+	var mu sync.Mutex
+	seen := map[string]string{}
+	cfg := config(t, &s, func() (agent.Agent, error) { return &sizeAgent{mu: &mu, seen: seen}, nil })
+	cfg.Sources = []env.Source{{Name: "local 1", Type: "x11", Start: func(ctx context.Context, size action.Size) (env.Env, error) {
+		return xdesktop.Start(ctx, xdesktop.Config{Width: size.W, Height: size.H})
+	}}}
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if seen["small"] != "1280x800 shot 1280x800" || seen["big"] != "1920x1080 shot 1920x1080" {
+		t.Fatalf("screens seen: %v; want small at 1280x800 and big at 1920x1080", seen)
+	}
+}
+
+// fewCaps is a desktop that says it offers only a screen and windows.
+type fewCaps struct{ env.Env }
+
+func (e fewCaps) Info(ctx context.Context) (env.Info, error) {
+	i, err := e.Env.Info(ctx)
+	i.Caps = []task.Capability{task.CapWindows}
+	return i, err
+}
+
+// TestPreflightRefusesWhatThePoolCannotRun: a task of a type the pool
+// lacks, a size no fixed-size place has, and a check that needs a
+// capability the environment lacks are each refused by name before any
+// episode is recorded.
+func TestPreflightRefusesWhatThePoolCannotRun(t *testing.T) {
+	need(t)
+	full := suite(t)
+	vnc := *full.Tasks[0]
+	vnc.ID, vnc.Environment.Type = "on-vnc", "vnc"
+	small := *full.Tasks[0]
+	small.ID, small.Environment.Resolution = "small", "1280x800"
+	sw, _ := full.Task("shell-write")
+	local := func(ctx context.Context, size action.Size) (env.Env, error) {
+		d, err := xdesktop.Start(ctx, xdesktop.Config{})
+		return fewCaps{d}, err
+	}
+	fixed := env.Source{Name: "guest https://10.0.0.5:7400", Type: "x11", Size: action.Size{W: 1920, H: 1080}, Start: local}
+	tests := []struct {
+		name  string
+		tasks []*task.Task
+		want  string
+	}{
+		{"type", []*task.Task{&vnc}, "task on-vnc needs a vnc environment of 1920x1080; the pool has guest https://10.0.0.5:7400 (x11, 1920x1080)"},
+		{"size", []*task.Task{&small}, "task small needs a x11 environment of 1280x800; the pool has guest https://10.0.0.5:7400 (x11, 1920x1080)"},
+		{"capability", []*task.Task{sw}, `task shell-write: check "exact on file ~/out.txt" needs files, which guest https://10.0.0.5:7400 does not offer`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := *full
+			s.Tasks = tc.tasks
+			cfg := config(t, &s, scripted(func(int) (agent.Turn, error) { return agent.Turn{}, errors.New("never asked") }))
+			cfg.Sources = []env.Source{fixed}
+			_, err := Run(context.Background(), cfg)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Run = %v, want pre-flight refusing with %q", err, tc.want)
+			}
+			if rs, _ := cfg.Store.Results(); len(rs) != 0 {
+				t.Fatalf("episodes recorded: %+v", rs)
+			}
+		})
 	}
 }

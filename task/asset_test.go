@@ -1,10 +1,14 @@
 package task
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/check"
 )
 
 // TestReadAssetRefusesLinksOut: an asset that is a symbolic link to a
@@ -48,5 +52,38 @@ func TestLintNamesAssetLinksOut(t *testing.T) {
 	_, ps := Load(dir)
 	if !strings.Contains(ps.Error(), "users.csv: the asset is a symbolic link out of") {
 		t.Fatalf("problems:\n%v\nwant the linked asset named", ps)
+	}
+}
+
+// TestLintRefusesMissingCapabilities: a task whose setup, checks or gold
+// need what its environment type lacks is refused at the place that
+// needs it.
+func TestLintRefusesMissingCapabilities(t *testing.T) {
+	old := TypeCapabilities["vnc"]
+	TypeCapabilities["vnc"] = []Capability{} // a screen and input only
+	defer func() {
+		if old == nil {
+			delete(TypeCapabilities, "vnc")
+		} else {
+			TypeCapabilities["vnc"] = old
+		}
+	}()
+	_, ps := Load("../testdata/example/vnc-load-average.yaml")
+	got := ps.Error()
+	for _, want := range []string{
+		"vnc-load-average.yaml:16:11: setup[0]: the launch step needs commands, which a vnc environment does not offer",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("problems:\n%s\nwant %q", got, want)
+		}
+	}
+	tk := &Task{Checks: []check.Spec{{Kind: check.CommandKind, Command: "true"}, {Kind: check.Process, Steps: []string{"OK"}}, {Kind: check.Exists, File: "~/x"}},
+		Gold: []action.Action{{Kind: action.Click, Target: &action.Target{Role: "push button", Name: "OK"}}}}
+	var caps []Capability
+	for _, n := range tk.Missing([]Capability{CapWindows}) {
+		caps = append(caps, n.Cap)
+	}
+	if fmt.Sprint(caps) != "[commands elements files tree]" {
+		t.Errorf("missing %v, want [commands elements files tree]", caps)
 	}
 }

@@ -61,6 +61,11 @@ func (s *Suite) lint(f *fileCtx, t *Task) Problems {
 		}
 	}
 	assetCheck([]any{"checks"}, t.Checks)
+	if typ := t.Environment.TypeOrDefault(); TypeCapabilities[typ] != nil {
+		for _, n := range t.Missing(TypeCapabilities[typ]) {
+			add(n.Path, "%s needs %s, which a %s environment does not offer", n.Label, n.Cap, typ)
+		}
+	}
 	for i, m := range t.Milestones {
 		assetCheck([]any{"milestones", i, "checks"}, m.Checks)
 	}

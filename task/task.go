@@ -66,6 +66,14 @@ type Environment struct {
 	Resolution string `json:"resolution,omitempty"` // WxH, default 1920x1080
 }
 
+// TypeOrDefault is the environment type, x11 when the task names none.
+func (e Environment) TypeOrDefault() string {
+	if e.Type == "" {
+		return "x11"
+	}
+	return e.Type
+}
+
 // DefaultResolution is the screen size when a task names none.
 const DefaultResolution = "1920x1080"
 

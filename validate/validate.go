@@ -73,11 +73,15 @@ func variants(tasks []*task.Task) []variant {
 
 // Config is one validation.
 type Config struct {
-	Suite    *task.Suite
-	Tasks    []*task.Task
+	Suite *task.Suite
+	Tasks []*task.Task
+	// Sources are the pool's places (package provider); when empty,
+	// Parallel places are made with NewEnv.
+	Sources  []env.Source
 	Parallel int
 	NewEnv   func(ctx context.Context) (env.Env, error)
-	Store    *store.Store // where the episodes are recorded
+	Lost     func(name, reason string) // told when a place leaves the pool
+	Store    *store.Store              // where the episodes are recorded
 	Progress io.Writer
 }
 
@@ -93,7 +97,7 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 	}
 	replay, _ := agent.Lookup("replay")
 	results, err := run.Run(ctx, run.Config{Suite: cfg.Suite, Tasks: tasks, Agent: replay, AgentName: "replay",
-		Obs: run.ObsScreenshot, Parallel: cfg.Parallel, NewEnv: cfg.NewEnv, Store: cfg.Store, Progress: cfg.Progress})
+		Obs: run.ObsScreenshot, Sources: cfg.Sources, Parallel: cfg.Parallel, NewEnv: cfg.NewEnv, Lost: cfg.Lost, Store: cfg.Store, Progress: cfg.Progress})
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,7 @@ type runOptions struct {
 	maxCost                                               float64
 	agentTimeout                                          time.Duration
 	report                                                string
+	envs                                                  envOptions
 	model                                                 modelOptions
 }
 
@@ -113,7 +114,8 @@ Observation modes: screenshot, a11y, screenshot+a11y, som (set-of-mark).`,
 	f.StringVar(&o.agent, "agent", "", "agent: "+strings.Join(append(agent.Names(), "http", "openai", "anthropic", "planner-grounder", "reflect", "human"), ", "))
 	f.StringVar(&o.agentURL, "agent-url", "", "URL of the agent for --agent http")
 	f.StringVar(&o.obs, "obs", string(run.ObsMarks), "observation: screenshot, a11y, screenshot+a11y or som")
-	f.IntVar(&o.parallel, "parallel", 1, "desktops running episodes at once")
+	f.IntVar(&o.parallel, "parallel", 1, "local desktops running episodes at once")
+	o.envs.flags(f)
 	f.IntVar(&o.repeat, "repeat", 1, "runs of each task")
 	f.StringVar(&o.filter, "filter", "", "run only tasks whose id matches this regular expression")
 	f.StringVar(&o.tag, "tag", "", "run only tasks with this tag")
@@ -156,6 +158,9 @@ type runConfig struct {
 	// AgentTimeout bounds one call to the agent; 0 in runs recorded
 	// before it existed means the default.
 	AgentTimeout time.Duration `json:"agent_timeout,omitempty"`
+	// Envs are the --env values (never a token); a resume uses them
+	// unless it is given its own.
+	Envs []string `json:"envs,omitempty"`
 }
 
 func promptConfig(rc runConfig) agent.PromptConfig {
@@ -272,12 +277,14 @@ func selectTasks(all []*task.Task, filter, tag string) ([]*task.Task, error) {
 
 // preflight refuses tasks this runner cannot run and apps that are not
 // installed, before anything is scored.
-func preflight(s *task.Suite, tasks []*task.Task) error {
+// The runner's own pre-flight then refuses tasks that no environment of
+// the pool can run.
+func preflight(s *task.Suite, tasks []*task.Task, local bool) error {
 	var problems []string
 	missing := map[string]string{}
 	for _, t := range tasks {
-		if typ := t.Environment.Type; typ != "" && typ != "x11" {
-			problems = append(problems, fmt.Sprintf("task %s needs a %s environment; local desktops are x11", t.ID, typ))
+		if !local || t.Environment.TypeOrDefault() != "x11" {
+			continue // only local desktops' applications can be looked for here
 		}
 		var apps []string
 		for _, st := range t.Setup {
@@ -335,7 +342,7 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 		}
 	} else {
 		rc = runConfig{Suite: o.suite, Agent: o.agent, AgentURL: o.agentURL, Obs: o.obs, Filter: o.filter, Tag: o.tag,
-			Parallel: o.parallel, Repeat: o.repeat, MaxCost: o.maxCost, AgentTimeout: o.agentTimeout}
+			Parallel: o.parallel, Repeat: o.repeat, MaxCost: o.maxCost, AgentTimeout: o.agentTimeout, Envs: o.envs.specs}
 		if modelAgent(o.agent) {
 			rc.Model = o.model
 		}
@@ -363,7 +370,14 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := preflight(s, tasks); err != nil {
+	if len(o.envs.specs) == 0 {
+		o.envs.specs = rc.Envs
+	}
+	if err := preflight(s, tasks, o.envs.hasLocal()); err != nil {
+		return err
+	}
+	sources, err := o.envs.sources(ctx, rc.Parallel, nil)
+	if err != nil {
 		return err
 	}
 	if st == nil {
@@ -386,17 +400,25 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 		}
 	}
 	defer st.Close()
-	fmt.Fprintf(stderr, "run %s: %d tasks x %d on %d desktop(s), agent %s, observation %s\n", dir, len(tasks), rc.Repeat, rc.Parallel, rc.Agent, rc.Obs)
-	_, err = run.Run(ctx, run.Config{
-		Suite: s, Tasks: tasks, Agent: factory, AgentName: rc.Agent, Obs: obs, Parallel: rc.Parallel, Repeat: rc.Repeat,
-		NewEnv: func(ctx context.Context) (env.Env, error) {
-			d, err := xdesktop.Start(ctx, xdesktop.Config{})
-			if err == nil && rc.Agent == "human" {
-				fmt.Fprintf(stderr, "the desktop is display %s: view it with `x11vnc -display %s -auth %s -localhost -forever` and a VNC viewer on 127.0.0.1:5900\n",
-					d.Display(), d.Display(), d.XAuthority())
+	names := make([]string, len(sources))
+	for i, src := range sources {
+		names[i] = src.Name
+		if rc.Agent == "human" {
+			start := src.Start
+			sources[i].Start = func(ctx context.Context, size action.Size) (env.Env, error) {
+				e, err := start(ctx, size)
+				if d, ok := e.(*xdesktop.Desktop); ok && err == nil {
+					fmt.Fprintf(stderr, "the desktop is display %s: view it with `x11vnc -display %s -auth %s -localhost -forever` and a VNC viewer on 127.0.0.1:5900\n",
+						d.Display(), d.Display(), d.XAuthority())
+				}
+				return e, err
 			}
-			return d, err
-		},
+		}
+	}
+	fmt.Fprintf(stderr, "run %s: %d tasks x %d on %s, agent %s, observation %s\n", dir, len(tasks), rc.Repeat, strings.Join(names, ", "), rc.Agent, rc.Obs)
+	_, err = run.Run(ctx, run.Config{
+		Suite: s, Tasks: tasks, Agent: factory, AgentName: rc.Agent, Obs: obs, Sources: sources, Repeat: rc.Repeat,
+		Lost: func(name, reason string) { fmt.Fprintf(stderr, "lost environment %s: %s\n", name, reason) },
 		Store: st, Harness: version, CostBudget: rc.MaxCost, AgentTimeout: rc.AgentTimeout, Progress: stderr,
 	})
 	if errors.Is(err, context.Canceled) {

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/proctor-eval/proctor/env"
-	"github.com/proctor-eval/proctor/env/xdesktop"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
 	"github.com/proctor-eval/proctor/validate"
@@ -18,12 +15,14 @@ import (
 
 func newValidateCommand() *cobra.Command {
 	var parallel int
+	var envs envOptions
 	var out, filter string
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "validate [SUITE]",
 		Short: "Prove each task's checks: gold passes, doing nothing and wrong trajectories fail",
-		Long: `Validate replays, for every task of the suite, on local desktops: the gold
+		Long: `Validate replays, for every task of the suite, on the pool's desktops (--env;
+local desktops by default): the gold
 solution, which must succeed; a do-nothing trajectory (DONE at once), which
 must not; giving up at once (FAIL) on a feasible task, or answering at once
 on an infeasible one, which must not; and every wrong trajectory the task
@@ -31,7 +30,8 @@ declares under wrong:, which must not either. It prints a table and exits 1 on a
 task and the trajectory. An infrastructure error counts as a violation: it
 proves nothing.`,
 		Example: `  proctor validate testdata/runner
-  proctor validate testdata/runner --parallel 2 --filter dialog`,
+  proctor validate testdata/runner --parallel 2 --filter dialog
+  proctor validate testdata/runner --token-file token --env guest=https://10.0.0.5:7400#sha256=FINGERPRINT --env guest=https://10.0.0.6:7400#sha256=FINGERPRINT`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			suite := DefaultSuite
@@ -46,7 +46,11 @@ proves nothing.`,
 			if err != nil {
 				return err
 			}
-			if err := preflight(s, tasks); err != nil {
+			if err := preflight(s, tasks, envs.hasLocal()); err != nil {
+				return err
+			}
+			sources, err := envs.sources(cmd.Context(), parallel, nil)
+			if err != nil {
 				return err
 			}
 			dir := out
@@ -60,11 +64,15 @@ proves nothing.`,
 			defer st.Close()
 			st.SetRun(store.Run{ID: filepath.Base(dir), Started: time.Now().UTC(), Harness: version, Suite: suite, Agent: "replay"})
 			start := time.Now()
-			rows, err := validate.Run(cmd.Context(), validate.Config{Suite: s, Tasks: tasks, Parallel: parallel,
-				NewEnv: func(ctx context.Context) (env.Env, error) { return xdesktop.Start(ctx, xdesktop.Config{}) },
-				Store:  st, Progress: cmd.ErrOrStderr()})
+			var lost []string
+			rows, err := validate.Run(cmd.Context(), validate.Config{Suite: s, Tasks: tasks, Sources: sources,
+				Lost:  func(name, reason string) { lost = append(lost, name+": "+reason) },
+				Store: st, Progress: cmd.ErrOrStderr()})
 			if err != nil {
 				return err
+			}
+			for _, l := range lost {
+				fmt.Fprintf(cmd.ErrOrStderr(), "lost environment %s\n", l)
 			}
 			if asJSON {
 				b, _ := json.MarshalIndent(rows, "", "  ")
@@ -81,7 +89,8 @@ proves nothing.`,
 			return nil
 		},
 	}
-	c.Flags().IntVar(&parallel, "parallel", 1, "desktops replaying at once")
+	c.Flags().IntVar(&parallel, "parallel", 1, "local desktops replaying at once")
+	envs.flags(c.Flags())
 	c.Flags().StringVar(&out, "out", "", "folder for the episodes (default a new temporary folder)")
 	c.Flags().StringVar(&filter, "filter", "", "validate only tasks whose id matches this regular expression")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the rows as JSON")

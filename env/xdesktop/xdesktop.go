@@ -27,6 +27,7 @@ import (
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/fastpng"
 	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/task"
 	"github.com/proctor-eval/proctor/x11"
 	xdraw "golang.org/x/image/draw"
 )
@@ -165,7 +166,7 @@ func (d *Desktop) alive() error {
 func (d *Desktop) Info(ctx context.Context) (env.Info, error) {
 	w, h := d.x.Size()
 	return env.Info{Kind: "x11", Screen: action.Size{W: w, H: h}, Display: d.s.display, Home: d.s.home,
-		Versions: map[string]string{"x11": d.x.Server(), "go": runtime.Version()}}, d.alive()
+		Versions: map[string]string{"x11": d.x.Server(), "go": runtime.Version()}, Caps: task.Capabilities}, d.alive()
 }
 
 func (d *Desktop) size() action.Size {

@@ -1,0 +1,87 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/env/xdesktop"
+	"github.com/proctor-eval/proctor/guest"
+)
+
+// builtin is the one table of providers. A new kind of environment adds
+// its entry here.
+var builtin = []Provider{
+	{
+		Name:  "local",
+		Usage: "local",
+		Help:  "--parallel local X11 desktops, each started at the size its task asks for (the default)",
+		Sources: func(_ context.Context, arg string, o Options) ([]env.Source, error) {
+			n := max(o.Parallel, 1)
+			if arg != "" {
+				v, err := strconv.Atoi(arg)
+				if err != nil || v < 1 || v > 64 {
+					return nil, fmt.Errorf("local=%s: give the number of desktops, 1 to 64", arg)
+				}
+				n = v
+			}
+			out := make([]env.Source, n)
+			for i := range out {
+				out[i] = env.Source{Name: fmt.Sprintf("local %d", i+1), Type: "x11",
+					Start: func(ctx context.Context, size action.Size) (env.Env, error) {
+						return xdesktop.Start(ctx, xdesktop.Config{Width: size.W, Height: size.H, HomeTemplate: o.HomeTemplate, Log: o.Log})
+					}}
+			}
+			return out, nil
+		},
+	},
+	{
+		Name:  "guest",
+		Usage: "guest=https://HOST:PORT#sha256=FINGERPRINT",
+		Help:  "a desktop served by `proctor guest` on another machine (token from --token-file or $PROCTOR_TOKEN)",
+		Sources: func(ctx context.Context, arg string, o Options) ([]env.Source, error) {
+			if arg == "" {
+				return nil, errors.New("say where the daemon is: guest=https://HOST:PORT#sha256=FINGERPRINT")
+			}
+			if o.Token == "" {
+				return nil, errors.New("no token for the guest daemon: give --token-file FILE or set $PROCTOR_TOKEN")
+			}
+			c, err := guest.Dial(ctx, arg, o.Token)
+			if err != nil {
+				return nil, err
+			}
+			info, err := c.Info(ctx)
+			if err != nil {
+				c.Close()
+				return nil, fmt.Errorf("guest %s: %w", where(arg), err)
+			}
+			kind := info.Kind
+			if kind == "" {
+				kind = "x11"
+			}
+			first := c
+			return []env.Source{{Name: "guest " + where(arg), Type: kind, Size: info.Screen,
+				Start: func(ctx context.Context, _ action.Size) (env.Env, error) {
+					if first != nil { // the client made while parsing, once
+						c := first
+						first = nil
+						return c, nil
+					}
+					return guest.Dial(ctx, arg, o.Token)
+				}}}, nil
+		},
+	},
+}
+
+// where names a daemon by its address, without the fingerprint.
+func where(target string) string {
+	u, err := url.Parse(target)
+	if err != nil || u.Host == "" {
+		return target
+	}
+	return u.Scheme + "://" + u.Host
+}

@@ -1,0 +1,134 @@
+package task
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/check"
+)
+
+// Capability is something an environment offers beyond a screen and
+// input. A task needs the capabilities its setup, checks and gold use; an
+// environment declares the ones it has (env.Info), so that a task is
+// refused before a run instead of failing at check time.
+type Capability string
+
+// The capabilities.
+const (
+	CapTree      Capability = "tree"      // the accessibility tree: element probes and checks, role/name targets, set-of-mark
+	CapCommands  Capability = "commands"  // shell commands: command probes and checks, code actions, run and launch steps
+	CapFiles     Capability = "files"     // reading and writing files: file probes and checks, write and copy steps
+	CapClipboard Capability = "clipboard" // the clipboard's text
+	CapWindows   Capability = "windows"   // the top-level windows: window probes, checks and waits
+	CapElements  Capability = "elements"  // a record of the element under each click: process checks
+)
+
+// Capabilities lists every capability.
+var Capabilities = []Capability{CapTree, CapCommands, CapFiles, CapClipboard, CapWindows, CapElements}
+
+// TypeCapabilities is what each environment type offers: lint refuses a
+// task that needs more than its type has. A new environment type adds its
+// entry here.
+var TypeCapabilities = map[string][]Capability{
+	"x11": Capabilities,
+}
+
+// Need is a capability a task needs, and the place that needs it.
+type Need struct {
+	Cap   Capability
+	Path  []any  // where in the task file: checks, 2
+	Label string // what needs it, for messages: check "the report exists"
+}
+
+// Needs lists what the task needs of its environment, in task order.
+func (t *Task) Needs() []Need {
+	var out []Need
+	add := func(c Capability, label string, path ...any) {
+		out = append(out, Need{Cap: c, Path: path, Label: label})
+	}
+	for i, st := range t.Setup {
+		spec := st.Spec()
+		if spec == nil {
+			continue // lint reports it
+		}
+		label := "the " + spec.Kind() + " step"
+		switch {
+		case st.Launch != nil, st.Open != nil, st.Run != nil:
+			add(CapCommands, label, "setup", i)
+		case st.Write != nil, st.Copy != nil:
+			add(CapFiles, label, "setup", i)
+		case st.WaitWindow != nil, st.Focus != nil:
+			add(CapWindows, label, "setup", i)
+		case st.WaitElement != nil:
+			add(CapTree, label, "setup", i)
+		}
+	}
+	specs := func(path []any, ss []check.Spec) {
+		for i, s := range ss {
+			p := append(append([]any(nil), path...), i)
+			label := fmt.Sprintf("check %q", s.Label())
+			for _, c := range specNeeds(s) {
+				add(c, label, p...)
+			}
+		}
+	}
+	specs([]any{"checks"}, t.Checks)
+	for i, m := range t.Milestones {
+		specs([]any{"milestones", i, "checks"}, m.Checks)
+	}
+	for i, a := range t.Gold {
+		label := fmt.Sprintf("the gold %s", a.Kind)
+		if a.Kind == action.Code {
+			add(CapCommands, label, "gold", i)
+		}
+		if a.Target != nil && (a.Target.Role != "" || a.Target.Name != "" || a.Target.Tag > 0) {
+			add(CapTree, label, "gold", i)
+		}
+	}
+	return out
+}
+
+// specNeeds is what one check reads.
+func specNeeds(s check.Spec) []Capability {
+	var out []Capability
+	if p := s.Probe; p != nil {
+		switch {
+		case p.Command != "":
+			out = append(out, CapCommands)
+		case p.File != "":
+			out = append(out, CapFiles)
+		case p.Element != nil:
+			out = append(out, CapTree)
+		case p.Window:
+			out = append(out, CapWindows)
+		case p.Clipboard:
+			out = append(out, CapClipboard)
+		}
+	}
+	switch {
+	case s.Kind == check.CommandKind || s.Command != "":
+		out = append(out, CapCommands)
+	case s.File != "":
+		out = append(out, CapFiles)
+	case s.Element != nil:
+		out = append(out, CapTree)
+	case s.Window != "":
+		out = append(out, CapWindows)
+	}
+	if s.Kind == check.Process {
+		out = append(out, CapElements)
+	}
+	return out
+}
+
+// Missing lists the task's needs that caps lacks.
+func (t *Task) Missing(caps []Capability) []Need {
+	var out []Need
+	for _, n := range t.Needs() {
+		if !slices.Contains(caps, n.Cap) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
