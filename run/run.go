@@ -70,8 +70,8 @@ type Config struct {
 	Sources []env.Source
 	// Parallel and NewEnv make a pool of Parallel x11 places, each started
 	// with NewEnv (at whatever size it makes), when Sources is empty.
-	Parallel   int
-	NewEnv     func(ctx context.Context) (env.Env, error)
+	Parallel int
+	NewEnv   func(ctx context.Context) (env.Env, error)
 	// Lost is told when a place of the pool is gone for good, so that the
 	// run's record can name it; nil: only the progress says so.
 	Lost       func(name, reason string)
