@@ -30,6 +30,10 @@ import (
 // each loop counts its iterations before it starts. The counts live in the
 // context that expr.WithContext passes to those functions, one per run.
 const (
+	// MaxExprNodes bounds an expression's syntax tree.
+	MaxExprNodes = 1000
+	// MaxExprMemory bounds the allocations the expression VM counts.
+	MaxExprMemory = 1 << 20
 	// MaxExprLength bounds an expression's text: it bounds the parser's
 	// recursion (nested brackets), which the node limit does not.
 	MaxExprLength = 8 << 10

@@ -1,0 +1,79 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Exists and NotExists: a file, an element or a window is there, or is
+// not. The two share one definition with the sense flipped, so they live
+// together.
+const (
+	Exists    Kind = "exists"
+	NotExists Kind = "not_exists"
+)
+
+func init() {
+	fields := []string{"file", "element", "window"}
+	register(Exists, kindDef{fields: fields, compile: compileExists, evaluate: evalExists})
+	register(NotExists, kindDef{fields: fields, compile: compileExists, evaluate: evalExists})
+}
+
+func compileExists(c *Check) error {
+	s := c.Spec
+	n := 0
+	for _, set := range []bool{s.File != "", s.Element != nil, s.Window != ""} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return ferr("file", "an %s check needs exactly one of file, element, window", s.Kind)
+	}
+	return nil
+}
+
+func evalExists(ctx context.Context, c *Check, in input) (bool, string, error) {
+	what, present, err := c.exists(ctx, in.ev)
+	if err != nil {
+		return false, "", err
+	}
+	if present == (c.Spec.Kind == Exists) {
+		return pass("%s %s", what, map[bool]string{true: "exists", false: "does not exist"}[present])
+	}
+	return failf("%s %s", what, map[bool]string{true: "exists", false: "does not exist"}[present])
+}
+
+func (c *Check) exists(ctx context.Context, ev Evidence) (string, bool, error) {
+	s := c.Spec
+	switch {
+	case s.File != "":
+		_, err := ev.ReadFile(ctx, s.File)
+		if errors.Is(err, ErrNotExist) {
+			return "file " + s.File, false, nil
+		}
+		if err != nil {
+			return "", false, infraError{err}
+		}
+		return "file " + s.File, true, nil
+	case s.Element != nil:
+		els, err := ev.Elements(ctx, *s.Element)
+		if err != nil {
+			return "", false, infraError{err}
+		}
+		return "element " + s.Element.describe(), len(els) > 0, nil
+	default:
+		ws, err := ev.Windows(ctx)
+		if err != nil {
+			return "", false, infraError{err}
+		}
+		for _, w := range ws {
+			if strings.Contains(strings.ToLower(w), strings.ToLower(s.Window)) {
+				return fmt.Sprintf("window %q", s.Window), true, nil
+			}
+		}
+		return fmt.Sprintf("window %q", s.Window), false, nil
+	}
+}
