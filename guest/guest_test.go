@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -16,6 +17,13 @@ import (
 	"github.com/proctor-eval/proctor/env/envtest"
 	"github.com/proctor-eval/proctor/env/xdesktop"
 )
+
+// TestMain lets this test binary serve as the watchdog of the desktops
+// its tests start.
+func TestMain(m *testing.M) {
+	xdesktop.Watchdog()
+	os.Exit(m.Run())
+}
 
 func need(t *testing.T, bins ...string) {
 	t.Helper()

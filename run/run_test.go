@@ -27,6 +27,13 @@ import (
 	"github.com/proctor-eval/proctor/task"
 )
 
+// TestMain lets this test binary serve as the watchdog of the desktops
+// its tests start.
+func TestMain(m *testing.M) {
+	xdesktop.Watchdog()
+	os.Exit(m.Run())
+}
+
 func need(t testing.TB) {
 	t.Helper()
 	for _, b := range []string{"Xvfb", "dbus-daemon", "openbox", "yad", "mousepad"} {

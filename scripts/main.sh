@@ -7,7 +7,9 @@ cd "$(dirname "$0")/.."
 need_desktop
 need_suite_apps
 agent=${1:-replay}
-go build -o bin/proctor ./cmd/proctor
+# -buildvcs=auto: the run records the revision it was built from, even
+# where GOFLAGS turns VCS stamping off.
+go build -buildvcs=auto -o bin/proctor ./cmd/proctor
 echo "== proctor tasks lint suites/desktop"
 bin/proctor tasks lint suites/desktop
 echo "== proctor run --agent $agent --parallel 2"

@@ -7,11 +7,53 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strings"
 	"syscall"
+
+	"github.com/proctor-eval/proctor/env/xdesktop"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version is the harness's version, recorded with every run: the value
+// given at build time with -ldflags "-X main.version=...", else what the
+// Go toolchain embedded (see buildVersion).
+var version string
+
+func init() {
+	if version == "" {
+		version = buildVersion(debug.ReadBuildInfo())
+	}
+}
+
+// buildVersion names a build from the information the Go toolchain
+// embeds: the module version ("devel" for a build from a work tree) and
+// the VCS revision, marked "-dirty" when the tree had changes.
+func buildVersion(bi *debug.BuildInfo, ok bool) string {
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	if v == "" || v == "(devel)" {
+		v = "devel"
+	}
+	var rev string
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev != "" && !strings.Contains(v, rev[:min(12, len(rev))]) {
+		v += " " + rev[:min(12, len(rev))]
+	}
+	if dirty && !strings.HasSuffix(v, "+dirty") {
+		v += "-dirty"
+	}
+	return v
+}
 
 // exitError carries an exit code without printing anything more.
 type exitError struct{ code int }
@@ -19,6 +61,7 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 func main() {
+	xdesktop.Watchdog() // a desktop's watchdog is this binary, run again
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {

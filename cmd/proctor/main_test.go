@@ -4,8 +4,19 @@ import (
 	"bytes"
 	"errors"
 	"strings"
+	"os"
+	"runtime/debug"
 	"testing"
+
+	"github.com/proctor-eval/proctor/env/xdesktop"
 )
+
+// TestMain lets this test binary serve as the watchdog of the desktops
+// its tests start.
+func TestMain(m *testing.M) {
+	xdesktop.Watchdog()
+	os.Exit(m.Run())
+}
 
 // runCLI executes the proctor command line in-process.
 func runCLI(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
@@ -76,5 +87,30 @@ func TestCLI(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestBuildVersion(t *testing.T) {
+	rev := []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123"}}
+	tests := []struct {
+		name string
+		bi   *debug.BuildInfo
+		ok   bool
+		want string
+	}{
+		{"no build info", nil, false, "unknown"},
+		{"work tree, clean", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: append(rev, debug.BuildSetting{Key: "vcs.modified", Value: "false"})}, true, "devel 0123456789ab"},
+		{"work tree, dirty", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: append(rev, debug.BuildSetting{Key: "vcs.modified", Value: "true"})}, true, "devel 0123456789ab-dirty"},
+		{"module version", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.0"}}, true, "v1.2.0"},
+		{"pseudo-version with the revision", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261122150000-0123456789ab"}, Settings: rev}, true, "v0.0.0-20261122150000-0123456789ab"},
+		{"no VCS", &debug.BuildInfo{}, true, "devel"},
+	}
+	for _, tc := range tests {
+		if got := buildVersion(tc.bi, tc.ok); got != tc.want {
+			t.Errorf("%s: buildVersion = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if version == "" || version == "dev" {
+		t.Errorf("version = %q: the build's own version was not taken", version)
 	}
 }

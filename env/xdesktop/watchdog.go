@@ -2,22 +2,33 @@ package xdesktop
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 )
 
 // watchdogVar makes this program a desktop's watchdog (see startWatchdog).
 const watchdogVar = "PROCTOR_DESKTOP_WATCHDOG"
 
-func init() {
+// watchdogReady is set once the program called Watchdog.
+var watchdogReady atomic.Bool
+
+// Watchdog makes this process a desktop's watchdog when it was started as
+// one, and then never returns; otherwise it returns at once. Start runs
+// the program's own binary again as each desktop's watchdog, so every
+// program that starts desktops calls Watchdog first thing in main (a test
+// binary in TestMain), and Start refuses to run in one that did not.
+func Watchdog() {
 	if base := os.Getenv(watchdogVar); base != "" {
 		watchdog(base)
 		os.Exit(0)
 	}
+	watchdogReady.Store(true)
 }
 
 // watchdog waits until its standard input closes — when the desktop is
@@ -49,6 +60,9 @@ func watchdog(base string) {
 // its own session so that nothing kills it with its owner, holding the
 // write end of its standard input.
 func (s *session) startWatchdog() error {
+	if !watchdogReady.Load() {
+		return errors.New("the program did not call xdesktop.Watchdog at the start of main (or TestMain), which every program that starts desktops must")
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return err

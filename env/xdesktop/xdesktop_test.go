@@ -52,6 +52,7 @@ func start(t testing.TB) *Desktop {
 // tests started is still running (zombies left to init, which does not
 // reap them here, are not running and do not count).
 func TestMain(m *testing.M) {
+	Watchdog()
 	code := m.Run()
 	for _, id := range started {
 		if left := markedProcesses(id); len(left) > 0 {
