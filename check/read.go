@@ -10,7 +10,7 @@ import (
 
 	_ "golang.org/x/image/bmp"
 
-	"github.com/proctor-eval/proctor/odf"
+	"github.com/proctor-eval/proctor/internal/odf"
 )
 
 // unreadable is a file probe's file that exists but does not decode: the

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/proctor-eval/proctor/odf"
+	"github.com/proctor-eval/proctor/internal/odf"
 	"regexp"
 	"slices"
 	"strings"

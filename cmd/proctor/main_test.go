@@ -3,9 +3,9 @@ package main
 import (
 	"bytes"
 	"errors"
-	"strings"
 	"os"
 	"runtime/debug"
+	"strings"
 	"testing"
 
 	"github.com/proctor-eval/proctor/env/xdesktop"

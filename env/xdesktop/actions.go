@@ -9,10 +9,10 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/atspi"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/internal/atspi"
+	"github.com/proctor-eval/proctor/internal/x11"
 	"github.com/proctor-eval/proctor/observe"
-	"github.com/proctor-eval/proctor/x11"
 )
 
 // Timing of synthetic input.

@@ -22,13 +22,13 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/atspi"
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
-	"github.com/proctor-eval/proctor/fastpng"
+	"github.com/proctor-eval/proctor/internal/atspi"
+	"github.com/proctor-eval/proctor/internal/fastpng"
+	"github.com/proctor-eval/proctor/internal/x11"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
-	"github.com/proctor-eval/proctor/x11"
 	xdraw "golang.org/x/image/draw"
 )
 
