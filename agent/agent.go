@@ -1,14 +1,15 @@
 // Package agent defines what the runner asks of an agent — start a task,
 // propose the next actions from an observation and the history, stop — and
 // the built-in agents that need no model: replay, noop and random, plus
-// the HTTP protocol that lets an agent in any language take part.
+// the HTTP protocol that lets an agent in any language take part, the
+// model agents and the human one. Every agent is registered by name
+// (Register, New, Names) so that commands keep no list of their own.
 package agent
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
@@ -89,25 +90,3 @@ func Transient(err error) error { return fmt.Errorf("%w: %w", ErrTransient, err)
 
 // Factory makes a fresh agent for each episode.
 type Factory func() (Agent, error)
-
-var registry = map[string]Factory{
-	"replay": func() (Agent, error) { return &Replay{}, nil },
-	"noop":   func() (Agent, error) { return Noop{}, nil },
-	"random": func() (Agent, error) { return &Random{Seed: 1}, nil },
-}
-
-// Names lists the built-in agents that need no configuration.
-func Names() []string {
-	out := make([]string, 0, len(registry))
-	for n := range registry {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// Lookup returns the factory of a built-in agent.
-func Lookup(name string) (Factory, bool) {
-	f, ok := registry[name]
-	return f, ok
-}

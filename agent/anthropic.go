@@ -181,3 +181,15 @@ func classifyAnthropic(err error) error {
 	}
 	return Transient(err) // no answer at all: a network fault or a timeout
 }
+
+func init() {
+	Register("anthropic", Def{Summary: "the Messages API's computer-use tool loop (--model; key in $ANTHROPIC_API_KEY or --api-key-env)",
+		Model: true,
+		New: func(o Options) (Factory, error) {
+			cfg, err := modelConfig("anthropic", o)
+			if err != nil {
+				return nil, err
+			}
+			return checked(func() (Agent, error) { return NewAnthropic(cfg) })
+		}})
+}

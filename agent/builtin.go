@@ -87,3 +87,14 @@ func (a *Random) Next(_ context.Context, obs Observation, _ []Turn) (Turn, error
 
 // Stop does nothing.
 func (a *Random) Stop(context.Context) error { return nil }
+
+// The built-in agents need no options: they prove the harness and the
+// tasks (replay, noop) and give a floor for scores (random).
+func init() {
+	Register("replay", Def{Summary: "plays each task's gold solution",
+		New: func(Options) (Factory, error) { return func() (Agent, error) { return &Replay{}, nil }, nil }})
+	Register("noop", Def{Summary: "says DONE at once without acting",
+		New: func(Options) (Factory, error) { return func() (Agent, error) { return Noop{}, nil }, nil }})
+	Register("random", Def{Summary: "clicks, scrolls and presses keys at random (seed 1), never DONE",
+		New: func(Options) (Factory, error) { return func() (Agent, error) { return &Random{Seed: 1}, nil }, nil }})
+}

@@ -149,3 +149,13 @@ func (h *HTTP) Next(ctx context.Context, obs Observation, history []Turn) (Turn,
 
 // Stop tells the agent the task is over.
 func (h *HTTP) Stop(ctx context.Context) error { return h.post(ctx, "/stop", struct{}{}, nil) }
+
+func init() {
+	Register("http", Def{Summary: "an agent in any language behind the HTTP protocol at --agent-url",
+		New: func(o Options) (Factory, error) {
+			if err := httpURL(o.URL); err != nil {
+				return nil, err
+			}
+			return func() (Agent, error) { return &HTTP{URL: o.URL, Timeout: o.Timeout}, nil }, nil
+		}})
+}

@@ -3,6 +3,7 @@ package agent
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -63,3 +64,15 @@ func (h *Human) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, erro
 
 // Stop does nothing.
 func (h *Human) Stop(context.Context) error { return nil }
+
+func init() {
+	Register("human", Def{Summary: "a person acts on the desktop (seen with a VNC viewer) and types DONE, FAIL or ANS",
+		Interactive: true,
+		New: func(o Options) (Factory, error) {
+			if o.In == nil || o.Out == nil {
+				return nil, errors.New("--agent human needs a terminal to read the person's verdicts")
+			}
+			h := &Human{In: o.In, Out: o.Out} // one reader for every episode: a second would lose buffered input
+			return func() (Agent, error) { return h, nil }, nil
+		}})
+}

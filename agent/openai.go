@@ -166,3 +166,15 @@ func classifyStatus(err error, status int) error {
 	}
 	return fmt.Errorf("model API refused the request: %w", err)
 }
+
+func init() {
+	Register("openai", Def{Summary: "any OpenAI-compatible chat-completions endpoint (--model, --base-url; key in $OPENAI_API_KEY or --api-key-env; --format pyautogui or json)",
+		Model: true,
+		New: func(o Options) (Factory, error) {
+			cfg, err := modelConfig("openai", o)
+			if err != nil {
+				return nil, err
+			}
+			return checked(func() (Agent, error) { return NewOpenAI(cfg) })
+		}})
+}

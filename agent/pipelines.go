@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -235,3 +236,58 @@ func (r *Reflect) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, er
 
 // Stop does nothing.
 func (r *Reflect) Stop(context.Context) error { return nil }
+
+func init() {
+	Register("planner-grounder", Def{Summary: "--model plans in words, --grounder-model finds the coordinates in its --grounder-format and --grounder-unit",
+		Model: true,
+		New: func(o Options) (Factory, error) {
+			planner, err := modelConfig("planner-grounder", o)
+			if err != nil {
+				return nil, err
+			}
+			m := o.Model
+			g := planner
+			g.Model, g.Prompt = m.GrounderModel, PromptConfig{Format: action.Format(m.GrounderFormat), Unit: action.Unit(m.GrounderUnit)}
+			if m.GrounderBaseURL != "" {
+				g.BaseURL = m.GrounderBaseURL
+			}
+			switch g.Prompt.Format {
+			case action.FormatOSAtlas, action.FormatUITARS, action.FormatPyAutoGUI:
+			default:
+				return nil, fmt.Errorf("--grounder-format %q: osatlas, uitars or pyautogui", m.GrounderFormat)
+			}
+			switch g.Prompt.Unit {
+			case "", action.Pixels, action.Ratio, action.Thousand:
+			default:
+				return nil, fmt.Errorf("--grounder-unit %q: px, ratio or k", m.GrounderUnit)
+			}
+			if g.Model == "" {
+				return nil, errors.New("--agent planner-grounder needs --grounder-model")
+			}
+			return checked(func() (Agent, error) {
+				// Both clients are made here only to check the keys; Start
+				// makes the episode's own.
+				if _, err := NewOpenAI(planner); err != nil {
+					return nil, fmt.Errorf("planner: %w", err)
+				}
+				if _, err := NewOpenAI(g); err != nil {
+					return nil, fmt.Errorf("grounder: %w", err)
+				}
+				return &PlannerGrounder{Planner: planner, Grounder: g}, nil
+			})
+		}})
+	Register("reflect", Def{Summary: "plans, acts and reflects on each sub-task, retrying one at most --max-retries times",
+		Model: true,
+		New: func(o Options) (Factory, error) {
+			cfg, err := modelConfig("reflect", o)
+			if err != nil {
+				return nil, err
+			}
+			return checked(func() (Agent, error) {
+				if _, err := NewOpenAI(cfg); err != nil { // the key, checked before Start needs it
+					return nil, err
+				}
+				return &Reflect{Model: cfg, MaxRetries: o.Model.MaxRetries}, nil
+			})
+		}})
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,6 +21,7 @@ import (
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/run"
 	"github.com/proctor-eval/proctor/store"
+	"github.com/proctor-eval/proctor/suites"
 	"github.com/proctor-eval/proctor/task"
 	"github.com/spf13/cobra"
 )
@@ -38,27 +40,9 @@ type runOptions struct {
 	model                                                 modelOptions
 }
 
-// modelOptions configure the agents that call a model API.
-type modelOptions struct {
-	Model       string  `json:"model,omitempty"`
-	BaseURL     string  `json:"base_url,omitempty"`
-	APIKeyEnv   string  `json:"api_key_env,omitempty"`
-	Format      string  `json:"format,omitempty"`
-	Unit        string  `json:"unit,omitempty"`
-	Temperature float64 `json:"temperature,omitempty"`
-	TopP        float64 `json:"top_p,omitempty"`
-	MaxTokens   int     `json:"max_tokens,omitempty"`
-	History     int     `json:"history,omitempty"`
-	Demos       bool    `json:"demonstrations,omitempty"`
-	Prices      string  `json:"prices,omitempty"`
-	// planner-grounder: the grounding model
-	GrounderModel   string `json:"grounder_model,omitempty"`
-	GrounderBaseURL string `json:"grounder_base_url,omitempty"`
-	GrounderFormat  string `json:"grounder_format,omitempty"`
-	GrounderUnit    string `json:"grounder_unit,omitempty"`
-	// reflect
-	MaxRetries int `json:"max_retries,omitempty"`
-}
+// modelOptions configure the agents that call a model API; agent's type,
+// whose JSON names runs record, so that --resume rebuilds the same agent.
+type modelOptions = agent.ModelOptions
 
 func newRunCommand() *cobra.Command {
 	var o runOptions
@@ -89,16 +73,13 @@ one at once); a killed run continues with --resume without redoing or
 losing finished episodes, and runs again the episodes that ended in an
 error.
 
-Agents: replay (plays each task's gold solution), noop (says DONE at once),
-random, http (an agent behind the HTTP protocol at --agent-url), openai (any
-OpenAI-compatible chat-completions endpoint: --model, --base-url, the key in
-$OPENAI_API_KEY or --api-key-env; replies in --format pyautogui or json),
-anthropic (the Messages API's computer-use tool loop; key in
-$ANTHROPIC_API_KEY), planner-grounder (--model plans in words, --grounder-model
-finds the coordinates in its own --grounder-format and --grounder-unit),
-reflect (plan, act, reflect on each sub-task, --max-retries), human (a person
-acts on the desktop, seen with a VNC viewer, and types DONE, FAIL or ANS).
-Observation modes: screenshot, a11y, screenshot+a11y, som (set-of-mark).`,
+The default suite is the folder suites/desktop when the working directory
+has one, else the copy built into proctor.
+
+Observation modes: screenshot, a11y, screenshot+a11y, som (set-of-mark).
+
+Agents:
+` + agent.Describe(),
 		Example: `  proctor run --agent replay
   proctor run --suite testdata/runner --agent noop --parallel 2 --repeat 3
   proctor run --agent http --agent-url http://127.0.0.1:8750 --obs a11y
@@ -111,7 +92,7 @@ Observation modes: screenshot, a11y, screenshot+a11y, som (set-of-mark).`,
 	}
 	f := c.Flags()
 	f.StringVar(&o.suite, "suite", DefaultSuite, "suite folder or task file")
-	f.StringVar(&o.agent, "agent", "", "agent: "+strings.Join(append(agent.Names(), "http", "openai", "anthropic", "planner-grounder", "reflect", "human"), ", "))
+	f.StringVar(&o.agent, "agent", "", "agent: "+strings.Join(agent.Names(), ", "))
 	f.StringVar(&o.agentURL, "agent-url", "", "URL of the agent for --agent http")
 	f.StringVar(&o.obs, "obs", string(run.ObsMarks), "observation: screenshot, a11y, screenshot+a11y or som")
 	f.IntVar(&o.parallel, "parallel", 1, "local desktops running episodes at once")
@@ -163,98 +144,45 @@ type runConfig struct {
 	Envs []string `json:"envs,omitempty"`
 }
 
-func promptConfig(rc runConfig) agent.PromptConfig {
+// agentOptions gathers what the agents may need from a run's
+// configuration; in and out are the terminal of --agent human.
+func agentOptions(rc runConfig, in io.Reader, out io.Writer) agent.Options {
 	obs := run.ObsMode(rc.Obs)
-	return agent.PromptConfig{Format: action.Format(rc.Model.Format), Unit: action.Unit(rc.Model.Unit),
-		Screenshot: obs != run.ObsTree, Tree: obs != run.ObsScreenshot, Marks: obs == run.ObsMarks,
-		Demonstrations: rc.Model.Demos}
+	return agent.Options{URL: rc.AgentURL, Model: rc.Model, Timeout: rc.AgentTimeout, In: in, Out: out,
+		Prompt: agent.PromptConfig{Screenshot: obs != run.ObsTree, Tree: obs != run.ObsScreenshot, Marks: obs == run.ObsMarks}}
 }
 
 func agentFactory(rc runConfig, in io.Reader, out io.Writer) (agent.Factory, error) {
-	name, url := rc.Agent, rc.AgentURL
-	if name == "human" {
-		h := &agent.Human{In: in, Out: out} // one reader for every episode
-		return func() (agent.Agent, error) { return h, nil }, nil
-	}
-	if modelAgent(name) {
-		m := rc.Model
-		switch action.Format(m.Format) {
-		case action.FormatPyAutoGUI, action.FormatJSON:
-		default:
-			return nil, fmt.Errorf("--format %q: the model agents ask for pyautogui or json", m.Format)
-		}
-		prices := agent.DefaultPrices
-		if m.Prices != "" {
-			p, err := agent.LoadPrices(m.Prices)
-			if err != nil {
-				return nil, err
-			}
-			prices = p
-		}
-		cfg := agent.ModelConfig{BaseURL: m.BaseURL, Model: m.Model, APIKeyEnv: m.APIKeyEnv, Temperature: m.Temperature,
-			TopP: m.TopP, MaxTokens: m.MaxTokens, History: m.History, Prompt: promptConfig(rc), Prices: prices, Timeout: rc.AgentTimeout}
-		newAgent := func() (agent.Agent, error) { return agent.NewOpenAI(cfg) }
-		switch name {
-		case "anthropic":
-			newAgent = func() (agent.Agent, error) { return agent.NewAnthropic(cfg) }
-		case "reflect":
-			newAgent = func() (agent.Agent, error) {
-				r := &agent.Reflect{Model: cfg, MaxRetries: m.MaxRetries}
-				_, err := agent.NewOpenAI(cfg)
-				return r, err
-			}
-		case "planner-grounder":
-			g := cfg
-			g.Model, g.Prompt = m.GrounderModel, agent.PromptConfig{Format: action.Format(m.GrounderFormat), Unit: action.Unit(m.GrounderUnit)}
-			if m.GrounderBaseURL != "" {
-				g.BaseURL = m.GrounderBaseURL
-			}
-			switch g.Prompt.Format {
-			case action.FormatOSAtlas, action.FormatUITARS, action.FormatPyAutoGUI:
-			default:
-				return nil, fmt.Errorf("--grounder-format %q: osatlas, uitars or pyautogui", m.GrounderFormat)
-			}
-			newAgent = func() (agent.Agent, error) {
-				if _, err := agent.NewOpenAI(g); err != nil {
-					return nil, fmt.Errorf("grounder: %w", err)
-				}
-				return &agent.PlannerGrounder{Planner: cfg, Grounder: g}, nil
-			}
-		}
-		if _, err := newAgent(); err != nil { // check the configuration before the run
-			return nil, err
-		}
-		return newAgent, nil
-	}
-	if name == "http" {
-		if url == "" {
-			return nil, errors.New("--agent http needs --agent-url")
-		}
-		return func() (agent.Agent, error) { return &agent.HTTP{URL: url, Timeout: rc.AgentTimeout}, nil }, nil
-	}
-	if f, ok := agent.Lookup(name); ok {
-		return f, nil
-	}
-	if name == "" {
-		return nil, fmt.Errorf("say which agent with --agent (%s, http, openai, anthropic, planner-grounder, reflect, human)", strings.Join(agent.Names(), ", "))
-	}
-	return nil, fmt.Errorf("unknown agent %q (known: %s, http, openai, anthropic, planner-grounder, reflect, human)", name, strings.Join(agent.Names(), ", "))
+	return agent.New(rc.Agent, agentOptions(rc, in, out))
 }
 
 // modelAgent reports whether the agent calls model APIs.
 func modelAgent(name string) bool {
-	switch name {
-	case "openai", "anthropic", "reflect", "planner-grounder":
-		return true
-	}
-	return false
+	d, ok := agent.Get(name)
+	return ok && d.Model
+}
+
+// interactiveAgent reports whether a person acts (one desktop, shown).
+func interactiveAgent(name string) bool {
+	d, ok := agent.Get(name)
+	return ok && d.Interactive
 }
 
 func promptHash(rc runConfig) string {
-	if !modelAgent(rc.Agent) {
-		return ""
+	return agent.PromptHashOf(rc.Agent, agentOptions(rc, nil, nil))
+}
+
+// suitePath resolves a suite argument: a folder or file on disk wins; the
+// default suite, when the working directory has no such folder, is the
+// one built into the binary, written out to the user's cache.
+func suitePath(path string) (string, error) {
+	if path != DefaultSuite {
+		return path, nil
 	}
-	return agent.PromptHash(promptConfig(rc))
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		return path, nil // there, or unreadable: the loader says why
+	}
+	return suites.Dir(filepath.Base(DefaultSuite))
 }
 
 // selectTasks keeps the tasks whose id matches filter and that carry tag.
@@ -346,7 +274,7 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 		if modelAgent(o.agent) {
 			rc.Model = o.model
 		}
-		if o.agent == "human" {
+		if interactiveAgent(o.agent) {
 			rc.Parallel = 1 // one person, one desktop
 		}
 	}
@@ -362,7 +290,11 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	if !valid {
 		return fmt.Errorf("unknown observation mode %q (screenshot, a11y, screenshot+a11y, som)", rc.Obs)
 	}
-	s, ps := task.Load(rc.Suite)
+	suiteDir, err := suitePath(rc.Suite)
+	if err != nil {
+		return err
+	}
+	s, ps := task.Load(suiteDir)
 	if len(ps) > 0 {
 		return fmt.Errorf("the suite has problems (see proctor tasks lint %s):\n%w", rc.Suite, ps)
 	}
@@ -403,7 +335,7 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	names := make([]string, len(sources))
 	for i, src := range sources {
 		names[i] = src.Name
-		if rc.Agent == "human" {
+		if interactiveAgent(rc.Agent) {
 			start := src.Start
 			sources[i].Start = func(ctx context.Context, size action.Size) (env.Env, error) {
 				e, err := start(ctx, size)

@@ -38,7 +38,11 @@ proves nothing.`,
 			if len(args) == 1 {
 				suite = args[0]
 			}
-			s, ps := task.Load(suite)
+			suiteDir, err := suitePath(suite)
+			if err != nil {
+				return err
+			}
+			s, ps := task.Load(suiteDir)
 			if len(ps) > 0 {
 				return fmt.Errorf("the suite has problems (see proctor tasks lint %s):\n%w", suite, ps)
 			}
