@@ -536,3 +536,16 @@ func (p Point) String() string {
 
 // At returns a pixel point.
 func At(x, y float64) *Point { return &Point{X: x, Y: y} }
+
+// Step is the record of one performed action, as an environment reports
+// it and a run stores it.
+type Step struct {
+	Action Action `json:"action"`
+	// Element describes the accessibility element under a click, as the
+	// process checks read it (ProBench's structure description).
+	Element string `json:"element,omitempty"`
+	// At is where a pointer action landed, in screen pixels.
+	At *[2]int `json:"at,omitempty"`
+	// Output is what a code action printed, with its exit status.
+	Output string `json:"output,omitempty"`
+}

@@ -83,18 +83,6 @@ type Shot struct {
 	Tree *observe.Tree `json:"-"`
 }
 
-// Step is the record of one performed action.
-type Step struct {
-	Action action.Action `json:"action"`
-	// Element describes the accessibility element under a click, as the
-	// process checks read it (ProBench's structure description).
-	Element string `json:"element,omitempty"`
-	// At is where a pointer action landed, in screen pixels.
-	At *[2]int `json:"at,omitempty"`
-	// Output is what a code action printed, with its exit status.
-	Output string `json:"output,omitempty"`
-}
-
 // Env is one environment an agent acts on.
 type Env interface {
 	Info(ctx context.Context) (Info, error)
@@ -106,7 +94,7 @@ type Env interface {
 	// Do performs actions in order and records each one. Element targets
 	// (set-of-mark tags, role and name) are resolved against the current
 	// screen. It stops at the first action that fails.
-	Do(ctx context.Context, acts []action.Action) ([]Step, error)
+	Do(ctx context.Context, acts []action.Action) ([]action.Step, error)
 	// Run runs a shell command in the environment's session.
 	Run(ctx context.Context, cmd string, timeout time.Duration) (check.CommandResult, error)
 	// ReadFile and WriteFile work within the allowed roots.

@@ -3,6 +3,7 @@ package guest
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,25 +22,153 @@ import (
 
 // Client is an env.Env served by a guest daemon.
 type Client struct {
-	base  string
-	token string
-	http  *http.Client
+	target  Target
+	base    string // target.Base()
+	token   string
+	api     string // the API version it declares
+	version VersionInfo
+	http    *http.Client
 }
 
 var _ env.Env = (*Client)(nil)
 
-// Dial returns a client for the daemon at base ("http://127.0.0.1:7400")
-// and checks that it answers and accepts the token.
-func Dial(ctx context.Context, base, token string) (*Client, error) {
-	c := &Client{base: strings.TrimRight(base, "/"), token: token, http: &http.Client{}}
-	if err := c.call(ctx, "GET", PathHealth, nil, nil, nil); err != nil {
-		return nil, fmt.Errorf("guest at %s: %w", base, err)
+// Errors about the daemon as a whole, which Dial returns, each with a
+// message that names the daemon and says what to do.
+const (
+	// ErrUnauthorized is returned when the daemon refuses the token.
+	ErrUnauthorized = env.Error("unauthorized: wrong or missing token")
+	// ErrFingerprint is returned when the daemon's certificate is not
+	// the one the target pins, or, with no pin, not one the system
+	// trusts: another daemon, a restarted one, or someone in between.
+	// The token is not sent.
+	ErrFingerprint = env.Error("the daemon's certificate is not the expected one")
+	// ErrTLSMismatch is returned when the target says https and the
+	// daemon serves plain HTTP, or the other way round.
+	ErrTLSMismatch = env.Error("TLS and plain HTTP mixed up")
+	// ErrVersion is returned when the daemon speaks another API version.
+	ErrVersion = env.Error("API version mismatch")
+)
+
+// daemonError is an error about the daemon as a whole, not about one
+// request: its message names the daemon, and errors.Is finds its sentinel
+// and its cause.
+type daemonError struct {
+	msg      string
+	sentinel error
+	cause    error // nil: none
+}
+
+func (e *daemonError) Error() string { return e.msg }
+
+func (e *daemonError) Unwrap() []error {
+	if e.cause == nil {
+		return []error{e.sentinel}
+	}
+	return []error{e.sentinel, e.cause}
+}
+
+func (c *Client) errorf(sentinel, cause error, format string, args ...any) error {
+	return &daemonError{msg: fmt.Sprintf(format, args...), sentinel: sentinel, cause: cause}
+}
+
+// Dial returns a client for the daemon at target, in the form ParseTarget
+// reads ("https://10.0.0.5:7400#sha256=…", as the daemon prints it at
+// start), and checks that the daemon answers, speaks this API version and
+// accepts the token. Its errors name the daemon and are ErrUnauthorized,
+// ErrFingerprint, ErrTLSMismatch, ErrVersion, env.ErrClosed (unreachable:
+// errors.Is finds the network's error too) or a target ParseTarget
+// refused.
+func Dial(ctx context.Context, target, token string) (*Client, error) {
+	t, err := ParseTarget(target)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{target: t, base: t.Base(), token: token, api: apiVersion, http: newHTTPClient(t)}
+	var hdr http.Header
+	err = c.call(ctx, "GET", PathVersion, nil, &c.version, &hdr)
+	if _, ok := err.(*daemonError); ok {
+		return nil, err
+	}
+	// A daemon from before the version handshake answers without the
+	// header (and 404 here); so does something that is not a daemon.
+	if hdr != nil && hdr.Get(APIHeader) == "" {
+		return nil, c.errorf(ErrVersion, nil, "guest at %s does not say which API version it speaks (a proctor from before version 1, or not a proctor daemon); this proctor speaks %s (upgrade one of them)", c.base, c.api)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("guest at %s: %w", c.base, err)
 	}
 	return c, nil
 }
 
-// ErrUnauthorized is returned when the daemon refuses the token.
-const ErrUnauthorized = env.Error("unauthorized: wrong or missing token")
+// Version returns the daemon's API version and build, as it gave them to
+// Dial.
+func (c *Client) Version() VersionInfo { return c.version }
+
+// newHTTPClient returns an HTTP client for the target: with its pin the
+// certificate is checked against the fingerprint alone.
+func newHTTPClient(t Target) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if t.Fingerprint != "" {
+		want := t.Fingerprint
+		tr.TLSClientConfig = &tls.Config{
+			// The pin replaces the CA and host name checks, not skips
+			// them: a self-signed certificate names no authority, and the
+			// daemon is reached by whatever address routes to it, but only
+			// the exact certificate passes VerifyConnection, which runs on
+			// every handshake, before any request is sent.
+			InsecureSkipVerify: true,
+			VerifyConnection: func(cs tls.ConnectionState) error {
+				got := "none"
+				if len(cs.PeerCertificates) > 0 {
+					got = Fingerprint(cs.PeerCertificates[0].Raw)
+				}
+				if got != want {
+					return &daemonError{sentinel: ErrFingerprint, msg: fmt.Sprintf(
+						"guest at %s presented the certificate sha256=%s, not the pinned sha256=%s: another daemon, a restarted one (each start makes a new certificate) or someone in between; the token was not sent",
+						t.Base(), got, want)}
+				}
+				return nil
+			},
+		}
+	}
+	return &http.Client{
+		Transport: tr,
+		// The API never redirects: a redirect is not followed, so that
+		// the token goes nowhere but the target.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// transportError turns the error of a request that got no answer into
+// one that names the daemon and, where the cause is known, says what to
+// do. Any other is env.ErrClosed.
+func (c *Client) transportError(method, path string, err error) error {
+	inner := err
+	if ue := (*url.Error)(nil); errors.As(err, &ue) {
+		inner = ue.Err // it repeats the URL
+	}
+	var de *daemonError
+	var rh tls.RecordHeaderError
+	var cv *tls.CertificateVerificationError
+	switch {
+	case errors.As(err, &de):
+		return de
+	case strings.Contains(inner.Error(), httpsToHTTP):
+		return c.errorf(ErrTLSMismatch, err, "guest at %s speaks plain HTTP (started with --insecure?): use http://%s, or restart it without --insecure", c.base, c.target.Host)
+	case errors.As(err, &rh):
+		return c.errorf(ErrTLSMismatch, err, "guest at %s does not speak TLS (%v): is it a proctor daemon?", c.base, inner)
+	case errors.As(err, &cv):
+		return c.errorf(ErrFingerprint, err, "guest at %s: its certificate is not one this machine trusts (%v): pin it with the https://…#sha256=… address the daemon printed at start", c.base, cv.Err)
+	}
+	return c.errorf(env.ErrClosed, err, "guest at %s: cannot reach the daemon (%s %s): %v", c.base, method, path, inner)
+}
+
+// httpToHTTPS is in what net/http answers a plain HTTP request on a TLS
+// port; httpsToHTTP in the error of its client when a TLS handshake is
+// answered in plain HTTP, an errors.New that only its text tells apart.
+var httpToHTTPS = []byte("HTTP request to an HTTPS server")
+
+const httpsToHTTP = "server gave HTTP response to HTTPS client"
 
 // kindErrors turns an error kind back into a sentinel error.
 var kindErrors = map[string]error{
@@ -55,9 +184,6 @@ var kindErrors = map[string]error{
 // (internal, or one from a newer daemon) is a plain error: the daemon's
 // trouble, not the caller's.
 func kindError(kind, msg string) error {
-	if kind == "unauthorized" {
-		return ErrUnauthorized
-	}
 	if err, ok := kindErrors[kind]; ok {
 		return fmt.Errorf("%w: %s", err, msg)
 	}
@@ -85,22 +211,34 @@ func (c *Client) call(ctx context.Context, method, path string, in, out any, hdr
 		return err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set(APIHeader, c.api)
 	if ctype != "" {
 		req.Header.Set("Content-Type", ctype)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("%w: %v", env.ErrClosed, err)
+		return c.transportError(method, path, err)
 	}
 	defer resp.Body.Close()
 	if hdr != nil {
 		*hdr = resp.Header
 	}
+	// Checked first: a daemon of another version may answer anything.
+	if v := resp.Header.Get(APIHeader); v != "" && v != c.api {
+		return c.errorf(ErrVersion, nil, "guest at %s speaks API version %s; this proctor speaks %s (upgrade one of them)", c.base, short(v), c.api)
+	}
 	if resp.StatusCode >= 300 {
 		var e apiError
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		if json.Unmarshal(b, &e) != nil || e.Kind == "" {
+		switch {
+		case resp.StatusCode == http.StatusBadRequest && bytes.Contains(b, httpToHTTPS):
+			return c.errorf(ErrTLSMismatch, nil, "guest at %s speaks TLS: use https://%s#sha256=… with the fingerprint the daemon printed at start", c.base, c.target.Host)
+		case json.Unmarshal(b, &e) != nil || e.Kind == "":
 			return fmt.Errorf("guest: %s %s: %s: %s", method, path, resp.Status, bytes.TrimSpace(b))
+		case e.Kind == "unauthorized":
+			return c.errorf(ErrUnauthorized, nil, "guest at %s: %v", c.base, ErrUnauthorized)
+		case e.Kind == "version": // without the header: not from this package's daemon
+			return c.errorf(ErrVersion, nil, "guest at %s: %s", c.base, e.Error)
 		}
 		return kindError(e.Kind, e.Error)
 	}
@@ -166,7 +304,7 @@ func (c *Client) TreeText(ctx context.Context) (string, error) {
 // Do performs actions. A request the daemon refused as malformed is
 // env.ErrBadAction as well as ErrBadRequest: the actions came from the
 // agent, so the runner tells the agent instead of ending the run.
-func (c *Client) Do(ctx context.Context, acts []action.Action) ([]env.Step, error) {
+func (c *Client) Do(ctx context.Context, acts []action.Action) ([]action.Step, error) {
 	var resp DoResponse
 	err := c.call(ctx, "POST", PathDo, DoRequest{Actions: acts}, &resp, nil)
 	if err == nil && resp.Error != nil {

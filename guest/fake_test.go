@@ -139,8 +139,8 @@ func (e *rootEnv) Tree(ctx context.Context) (*observe.Tree, error) {
 	return &observe.Tree{}, nil
 }
 
-func (e *rootEnv) Do(ctx context.Context, acts []action.Action) ([]env.Step, error) {
-	var steps []env.Step
+func (e *rootEnv) Do(ctx context.Context, acts []action.Action) ([]action.Step, error) {
+	var steps []action.Step
 	for i, a := range acts {
 		if err := a.Validate(); err != nil {
 			return steps, fmt.Errorf("action %d (%s): %w: %v", i+1, a, env.ErrBadAction, err)
@@ -150,7 +150,7 @@ func (e *rootEnv) Do(ctx context.Context, acts []action.Action) ([]env.Step, err
 				return steps, fmt.Errorf("action %d (%s): %w", i+1, a, err)
 			}
 		}
-		steps = append(steps, env.Step{Action: a})
+		steps = append(steps, action.Step{Action: a})
 	}
 	return steps, nil
 }

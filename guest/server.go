@@ -2,7 +2,9 @@
 // a desktop in a VM, a container or a pod is driven exactly like a local
 // one, and provides the client that implements env.Env over that API.
 //
-// Every request needs the bearer token: the daemon runs commands.
+// Every request needs the bearer token: the daemon runs commands. The
+// daemon serves TLS, and clients pin its certificate by fingerprint
+// (Target), so that the token can cross a network.
 package guest
 
 import (
@@ -10,6 +12,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -44,7 +47,28 @@ const (
 	PathElements   = "/v1/elements"
 	PathClipboard  = "/v1/clipboard"
 	PathReset      = "/v1/reset"
+	PathVersion    = "/v1/version"
 )
+
+// APIVersion is the version of the API this package serves and speaks.
+// It changes when a daemon and a client of different versions would
+// misunderstand each other; both refuse to talk across a change.
+const APIVersion = "1"
+
+// APIHeader carries the API version: the daemon sends it on every
+// response, the client on every request.
+const APIHeader = "Proctor-API"
+
+// apiVersion is the version in use, APIVersion but for tests, which set
+// it to play a daemon or a client of another version. A handler takes it
+// when it is made, a client when it is dialled.
+var apiVersion = APIVersion
+
+// VersionInfo is the body of GET /v1/version.
+type VersionInfo struct {
+	API   string `json:"api"`   // the API version
+	Build string `json:"build"` // the daemon's build of proctor
+}
 
 // MarksHeader carries a set-of-mark screenshot's marks as JSON.
 const MarksHeader = "Proctor-Marks"
@@ -99,6 +123,8 @@ type Server struct {
 	Env   env.Env
 	Token string
 	Log   *log.Logger // nil: no request log
+	TLS   *tls.Config // nil: plain HTTP, for loopback or a private network
+	Build string      // the build of proctor, for GET /v1/version
 
 	ReadHeaderTimeout time.Duration // to read a request's headers
 	ReadTimeout       time.Duration // to read a whole request, body included
@@ -118,10 +144,20 @@ func orDefault[T comparable](v, def T) T {
 // HTTPServer returns the http.Server of the API with the Server's timeouts.
 // Serve it on a listener from Listener, or use Serve, so that the
 // connection limit holds too. It has no write timeout: a command or a
-// reset may rightly take minutes to answer.
+// reset may rightly take minutes to answer. The TLS handshake is bounded
+// by ReadHeaderTimeout, as net/http bounds it by the shortest timeout.
 func (s *Server) HTTPServer() *http.Server {
+	// net/http's own log, of failed TLS handshakes above all, goes to
+	// the request log, or nowhere: without one a scanner on the network
+	// would fill the daemon's output.
+	errLog := s.Log
+	if errLog == nil {
+		errLog = log.New(io.Discard, "", 0)
+	}
 	return &http.Server{
 		Handler:           s.Handler(),
+		ErrorLog:          errLog,
+		TLSConfig:         s.TLS,
 		ReadHeaderTimeout: orDefault(s.ReadHeaderTimeout, DefaultReadHeaderTimeout),
 		ReadTimeout:       orDefault(s.ReadTimeout, DefaultReadTimeout),
 		IdleTimeout:       orDefault(s.IdleTimeout, DefaultIdleTimeout),
@@ -129,14 +165,23 @@ func (s *Server) HTTPServer() *http.Server {
 }
 
 // Listener limits ln to the Server's MaxConns connections at once: Accept
-// waits until a connection closes.
+// waits until a connection closes. With TLS, the connections it gives are
+// TLS ones.
 func (s *Server) Listener(ln net.Listener) net.Listener {
 	n := orDefault(s.MaxConns, DefaultMaxConns)
-	return &limitListener{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{})}
+	var l net.Listener = &limitListener{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{})}
+	if s.TLS != nil {
+		// The limit is on the connections beneath, so that one still in
+		// its handshake holds a slot too. net/http answers a plain HTTP
+		// request on a *tls.Conn with a 400 that says so, which the
+		// client turns into ErrTLSMismatch.
+		l = tls.NewListener(l, s.TLS)
+	}
+	return l
 }
 
 // Serve serves the API on ln until ctx ends, then shuts down, giving
-// requests in flight 5 seconds to finish.
+// requests in flight 5 seconds to finish. It serves TLS when s.TLS is set.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := s.HTTPServer()
 	errc := make(chan error, 1)
@@ -207,16 +252,20 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST "+PathElements, s.elements)
 	mux.HandleFunc("GET "+PathClipboard, s.clipboard)
 	mux.HandleFunc("POST "+PathReset, s.reset)
+	api := apiVersion
+	mux.HandleFunc("GET "+PathVersion, func(w http.ResponseWriter, r *http.Request) {
+		reply(w, VersionInfo{API: api, Build: orDefault(s.Build, "unknown")})
+	})
 	// Anything else gets a JSON error too, not the mux's text.
 	mux.HandleFunc("/", noRoute)
-	return s.auth(mux)
+	return s.versioned(api, s.auth(mux))
 }
 
 // routes lists each path's methods, for noRoute's 405.
 var routes = map[string]string{
 	PathHealth: "GET", PathInfo: "GET", PathScreenshot: "GET", PathTree: "GET",
 	PathDo: "POST", PathRun: "POST", PathFile: "GET, PUT", PathWindows: "GET",
-	PathElements: "POST", PathClipboard: "GET", PathReset: "POST",
+	PathElements: "POST", PathClipboard: "GET", PathReset: "POST", PathVersion: "GET",
 }
 
 func noRoute(w http.ResponseWriter, r *http.Request) {
@@ -226,6 +275,35 @@ func noRoute(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeError(w, http.StatusNotFound, "no_route", fmt.Sprintf("no API at %s", r.URL.Path))
+}
+
+// versioned declares the API version on every response, and refuses a
+// request that declares another one before anything else, the token
+// included: a client of another version may not even send it the same
+// way. A request that declares none (curl, a script) is served.
+func (s *Server) versioned(api string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(APIHeader, api)
+		if v := r.Header.Get(APIHeader); v != "" && v != api {
+			writeError(w, http.StatusConflict, "version", fmt.Sprintf("this daemon speaks API version %s; the client speaks %s (upgrade one of them)", api, short(v)))
+			s.logf("%s %s 409 (API version %s)", r.Method, r.URL.Path, short(v))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// short returns a version the other side declared as it is, or quoted
+// when it holds anything but a plain word, cut to a length that fits a
+// message.
+func short(v string) string {
+	if len(v) > 32 {
+		v = v[:32] + "..."
+	}
+	if q := strconv.Quote(v); q[1:len(q)-1] != v || strings.ContainsAny(v, " ;,") {
+		return q
+	}
+	return v
 }
 
 func (s *Server) auth(next http.Handler) http.Handler {
@@ -463,8 +541,8 @@ type DoRequest struct {
 // DoResponse is its reply: the steps done, and the error that stopped
 // the rest, if any.
 type DoResponse struct {
-	Steps []env.Step `json:"steps"`
-	Error *apiError  `json:"error,omitempty"`
+	Steps []action.Step `json:"steps"`
+	Error *apiError     `json:"error,omitempty"`
 }
 
 func (s *Server) do(w http.ResponseWriter, r *http.Request) {

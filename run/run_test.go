@@ -500,7 +500,7 @@ type stuckEnv struct {
 	acting chan struct{}
 }
 
-func (e *stuckEnv) Do(ctx context.Context, acts []action.Action) ([]env.Step, error) {
+func (e *stuckEnv) Do(ctx context.Context, acts []action.Action) ([]action.Step, error) {
 	if len(acts) == 0 {
 		return nil, nil
 	}

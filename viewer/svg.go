@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/score"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -27,7 +26,7 @@ type mark struct {
 // as the agent asked. It also returns the clicked elements' descriptions
 // and the commands' outputs.
 func overlay(st store.Step, w, h int) (marks []mark, elements, outputs []string) {
-	var done []env.Step
+	var done []action.Step
 	if len(st.Done) > 0 {
 		_ = json.Unmarshal(st.Done, &done)
 	}
@@ -35,12 +34,12 @@ func overlay(st store.Step, w, h int) (marks []mark, elements, outputs []string)
 		var acts []action.Action
 		if json.Unmarshal(st.Actions, &acts) == nil {
 			for _, a := range acts {
-				done = append(done, env.Step{Action: a})
+				done = append(done, action.Step{Action: a})
 			}
 		}
 	}
 	size := action.Size{W: w, H: h}
-	at := func(p *env.Step, pt *action.Point) (int, int, bool) {
+	at := func(p *action.Step, pt *action.Point) (int, int, bool) {
 		if p.At != nil {
 			return p.At[0], p.At[1], true
 		}
@@ -90,8 +89,8 @@ func overlay(st store.Step, w, h int) (marks []mark, elements, outputs []string)
 			}
 			marks = append(marks, mark{Kind: kind, X: x, Y: y, Label: label})
 		case action.Drag:
-			x1, y1, ok1 := at(&env.Step{}, a.Point)
-			x2, y2, ok2 := at(&env.Step{}, a.To)
+			x1, y1, ok1 := at(&action.Step{}, a.Point)
+			x2, y2, ok2 := at(&action.Step{}, a.To)
 			if !ok2 && p.At != nil {
 				x2, y2, ok2 = p.At[0], p.At[1], true
 			}

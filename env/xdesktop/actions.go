@@ -37,8 +37,8 @@ func (d *Desktop) onScreen(x, y int) error {
 
 // Do performs the actions in order and records each one. A click records
 // the accessibility element under the pointer before the click.
-func (d *Desktop) Do(ctx context.Context, acts []action.Action) ([]env.Step, error) {
-	var steps []env.Step
+func (d *Desktop) Do(ctx context.Context, acts []action.Action) ([]action.Step, error) {
+	var steps []action.Step
 	for i, a := range acts {
 		if err := ctx.Err(); err != nil {
 			return steps, err
@@ -199,8 +199,8 @@ func (d *Desktop) describeFast(ctx context.Context, x, y int) (string, bool) {
 	return "", false
 }
 
-func (d *Desktop) do(ctx context.Context, a action.Action) (env.Step, error) {
-	st := env.Step{Action: a}
+func (d *Desktop) do(ctx context.Context, a action.Action) (action.Step, error) {
+	st := action.Step{Action: a}
 	if err := a.Validate(); err != nil {
 		return st, fmt.Errorf("%w: %v", env.ErrBadAction, err)
 	}
