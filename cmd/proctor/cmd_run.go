@@ -49,7 +49,7 @@ func newRunCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "run [--suite DIR] --agent NAME",
 		Short: "Run an agent on a suite of tasks on local desktops",
-		Long: `Run starts a pool of local desktops, runs every task of the suite (each
+		Long: `Run starts a pool of environments, runs every task of the suite (each
 --repeat times) with the agent, judges each episode with the task's checks,
 and records everything in a run folder: results.db (SQLite) and the
 screenshots, stored once by content hash.
@@ -67,8 +67,21 @@ replaced. The agent's own mistakes (an invalid action, a click off the
 screen, an amount over a limit, a missing element) are told to it and the
 episode goes on.
 
-Before anything is scored, the desktops must start and every application the
-tasks launch must be installed. Ctrl-C or SIGTERM stops within seconds (a second
+The pool is made from --env, repeatable: "local" (the default) is
+--parallel local desktops; "guest=https://HOST:PORT#sha256=FINGERPRINT" is
+a desktop served by "proctor guest" on another machine, pinned to the
+certificate fingerprint the daemon printed, with the token from
+--token-file or $PROCTOR_TOKEN. Give several to spread a run over machines.
+Each episode runs on an environment of its task's type and resolution: a
+local desktop is started at the size the task asks for; a guest serves the
+size it has. A guest that dies leaves the pool and its episode runs on
+another.
+
+Before anything is scored, every environment must start and answer (a wrong
+token, fingerprint or API version stops the run here), every task must
+have an environment of its type and size that offers what its checks and
+gold need (commands, files, the accessibility tree...), and every
+application the tasks launch must be installed on the local desktops. Ctrl-C or SIGTERM stops within seconds (a second
 one at once); a killed run continues with --resume without redoing or
 losing finished episodes, and runs again the episodes that ended in an
 error.
@@ -86,6 +99,7 @@ Agents:
   proctor run --agent openai --model gpt-5 --obs som --demonstrations --max-cost 0.5
   proctor run --agent planner-grounder --model gpt-5 --grounder-model os-atlas --grounder-base-url http://127.0.0.1:8000/v1
   proctor run --agent human --filter dialog-later
+  proctor run --agent replay --token-file token --env guest=https://10.0.0.5:7400#sha256=FINGERPRINT --env guest=https://10.0.0.6:7400#sha256=FINGERPRINT
   proctor run --resume runs/20261122-010000-replay`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, o) },

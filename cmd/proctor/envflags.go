@@ -19,7 +19,7 @@ type envOptions struct {
 }
 
 func (o *envOptions) flags(f *pflag.FlagSet) {
-	f.StringArrayVar(&o.specs, "env", nil, "environments of the pool, repeatable (default local):\n"+provider.Usage())
+	f.StringArrayVar(&o.specs, "env", nil, "`SPEC` of the pool's environments, repeatable (default local):\n"+provider.Usage())
 	f.StringVar(&o.tokenFile, "token-file", "", "file holding the guest daemons' bearer token (default $PROCTOR_TOKEN)")
 }
 

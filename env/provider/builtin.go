@@ -42,7 +42,7 @@ var builtin = []Provider{
 	{
 		Name:  "guest",
 		Usage: "guest=https://HOST:PORT#sha256=FINGERPRINT",
-		Help:  "a desktop served by `proctor guest` on another machine (token from --token-file or $PROCTOR_TOKEN)",
+		Help:  "a desktop served by \"proctor guest\" on another machine (token from --token-file or $PROCTOR_TOKEN)",
 		Sources: func(ctx context.Context, arg string, o Options) ([]env.Source, error) {
 			if arg == "" {
 				return nil, errors.New("say where the daemon is: guest=https://HOST:PORT#sha256=FINGERPRINT")
