@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -12,7 +13,9 @@ import (
 // Recorded is Evidence captured earlier: the probe results a run stored
 // after its episode, so that checks can be re-run without the environment.
 // A probe that was not recorded is an error (the evidence is incomplete),
-// except a file, which is missing when absent from Files.
+// except a file, which is missing when absent from Files, and an element
+// query, which is answered from Nodes. A complete record (made by a
+// Recorder) is strict: it answers only the probes that were made.
 type Recorded struct {
 	Files      map[string][]byte        `json:"files,omitempty"`
 	Commands   map[string]CommandResult `json:"commands,omitempty"`
@@ -21,6 +24,14 @@ type Recorded struct {
 	Clip       *string                  `json:"clipboard,omitempty"`
 	AssetDir   string                   `json:"asset_dir,omitempty"`
 	Steps      Trajectory               `json:"trajectory"`
+	// Complete marks a record that a Recorder made: it holds every probe
+	// the checks made, so any other probe is ErrNotRecorded, a file is
+	// missing only when listed in Missing, each element query is answered
+	// from Queries and the windows only when WindowsRead.
+	Complete    bool          `json:"complete,omitempty"`
+	Missing     []string      `json:"missing,omitempty"`
+	Queries     []QueryAnswer `json:"queries,omitempty"`
+	WindowsRead bool          `json:"windows_read,omitempty"`
 }
 
 var _ Evidence = (*Recorded)(nil)
@@ -29,7 +40,7 @@ var _ Evidence = (*Recorded)(nil)
 func (r *Recorded) Command(_ context.Context, cmd string, _ time.Duration) (CommandResult, error) {
 	res, ok := r.Commands[cmd]
 	if !ok {
-		return CommandResult{}, fmt.Errorf("command %q was not recorded", cmd)
+		return CommandResult{}, fmt.Errorf("command %q was %w", cmd, ErrNotRecorded)
 	}
 	return res, nil
 }
@@ -38,6 +49,9 @@ func (r *Recorded) Command(_ context.Context, cmd string, _ time.Duration) (Comm
 func (r *Recorded) ReadFile(_ context.Context, path string) ([]byte, error) {
 	b, ok := r.Files[path]
 	if !ok {
+		if r.Complete && !slices.Contains(r.Missing, path) {
+			return nil, fmt.Errorf("file %s was %w", path, ErrNotRecorded)
+		}
 		return nil, fmt.Errorf("%s: %w", path, ErrNotExist)
 	}
 	return b, nil
@@ -45,6 +59,9 @@ func (r *Recorded) ReadFile(_ context.Context, path string) ([]byte, error) {
 
 // Elements returns the recorded elements matching q.
 func (r *Recorded) Elements(_ context.Context, q ElementQuery) ([]Element, error) {
+	if r.Complete {
+		return r.answer(q)
+	}
 	var out []Element
 	for _, e := range r.Nodes {
 		if q.Matches(e) {
@@ -69,12 +86,17 @@ func (q ElementQuery) Matches(e Element) bool {
 }
 
 // Windows returns the recorded window titles.
-func (r *Recorded) Windows(context.Context) ([]string, error) { return r.WindowList, nil }
+func (r *Recorded) Windows(context.Context) ([]string, error) {
+	if r.Complete && !r.WindowsRead {
+		return nil, fmt.Errorf("the window list was %w", ErrNotRecorded)
+	}
+	return r.WindowList, nil
+}
 
 // Clipboard returns the recorded clipboard.
 func (r *Recorded) Clipboard(context.Context) (string, error) {
 	if r.Clip == nil {
-		return "", fmt.Errorf("the clipboard was not recorded")
+		return "", fmt.Errorf("the clipboard was %w", ErrNotRecorded)
 	}
 	return *r.Clip, nil
 }

@@ -28,6 +28,39 @@ type Report struct {
 	Repeats    score.RepeatStats                 `json:"repeats"`
 	Means      Means                             `json:"means"`
 	Results    []store.Result                    `json:"results"`
+	// Rejudged is the latest re-judging of the run (proctor rescore);
+	// nil when it was never re-judged.
+	Rejudged *Rejudged `json:"rejudged,omitempty"`
+	// Lost are the environments that left the run's pool (a guest that
+	// died); its episodes ran on the others.
+	Lost []store.Lost `json:"lost_environments,omitempty"`
+	// CC is the CC-Score against the tasks' gold solutions, when asked
+	// for (CCScores).
+	CC *CC `json:"cc_score,omitempty"`
+}
+
+// Rejudged is the latest re-judging of a run: how many episodes were
+// judged again and those whose outcome flipped. The run's own results,
+// and the figures above, are the original ones.
+type Rejudged struct {
+	At        time.Time       `json:"at"`
+	SuiteHash string          `json:"suite_hash"`
+	Episodes  int             `json:"episodes"`
+	Flipped   []store.Rescore `json:"flipped"`
+}
+
+// MakeRejudged summarises the rescores of one re-judging; nil for none.
+func MakeRejudged(rs []store.Rescore) *Rejudged {
+	if len(rs) == 0 {
+		return nil
+	}
+	j := &Rejudged{At: rs[0].At, SuiteHash: rs[0].SuiteHash, Episodes: len(rs), Flipped: []store.Rescore{}}
+	for _, r := range rs {
+		if r.Flipped() {
+			j.Flipped = append(j.Flipped, r)
+		}
+	}
+	return j
 }
 
 // Means are per-episode averages and totals.
@@ -55,7 +88,17 @@ func Load(dir string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Make(dir, run, rs), nil
+	re, err := st.Rescores()
+	if err != nil {
+		return nil, err
+	}
+	lost, err := st.LostEnvironments()
+	if err != nil {
+		return nil, err
+	}
+	r := Make(dir, run, rs)
+	r.Rejudged, r.Lost = MakeRejudged(re), lost
+	return r, nil
 }
 
 // Make computes a report from results.
@@ -198,6 +241,41 @@ func Write(w io.Writer, rs []*Report, format string) error {
 			}))
 		}
 		table("By "+string(d), append([]string{string(d)}, header[1:]...), brows)
+	}
+	writeCC(rs, header, row, table)
+	for _, r := range rs {
+		if len(r.Lost) == 0 {
+			continue
+		}
+		var lrows [][]string
+		for _, l := range r.Lost {
+			lrows = append(lrows, []string{l.Name, l.At.Format("15:04:05"), strings.Join(strings.Fields(l.Reason), " ")})
+		}
+		table(fmt.Sprintf("Lost environments (%s): %d", r.Run.ID, len(r.Lost)), []string{"environment", "at", "reason"}, lrows)
+	}
+	for _, r := range rs {
+		j := r.Rejudged
+		if j == nil {
+			continue
+		}
+		title := fmt.Sprintf("Re-judged: %d flipped (%s, %d episodes, %s)", len(j.Flipped), r.Run.ID, j.Episodes, j.At.Format("2006-01-02 15:04 MST"))
+		var frows [][]string
+		for _, f := range j.Flipped {
+			reason := strings.Join(strings.Fields(f.Reason), " ")
+			if md {
+				reason = strings.ReplaceAll(reason, "|", `\|`)
+			}
+			frows = append(frows, []string{f.Task, fmt.Sprint(f.Repeat), f.OldOutcome + " -> " + f.Outcome, reason})
+		}
+		if len(frows) == 0 {
+			if md {
+				fmt.Fprintf(w, "\n### %s\n", title)
+			} else {
+				fmt.Fprintf(w, "\n%s\n", title)
+			}
+			continue
+		}
+		table(title, []string{"task", "repeat", "old -> new", "reason"}, frows)
 	}
 	return nil
 }

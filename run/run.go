@@ -835,10 +835,15 @@ func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, e
 	}
 	jctx, cancelJudge := context.WithTimeout(ctx, cfg.JudgeTimeout)
 	defer cancelJudge()
-	ev := &evidence{e: e, traj: traj, suite: cfg.Suite}
+	// What the checks read is recorded, so that proctor rescore can judge
+	// the episode again with changed checks.
+	ev := check.NewRecorder(&evidence{e: e, traj: traj, suite: cfg.Suite})
 	v := suite.Judge(jctx, ev, end)
 	if v.Outcome == check.Error {
 		return res, infraError{errors.New(v.Reason)} // evidence could not be read: retry
+	}
+	if err := cfg.Store.SaveEvidence(t.ID, j.repeat, ev.Recorded()); err != nil {
+		return res, infraError{err}
 	}
 	if v.Outcome == check.Uncompleted {
 		v.Reason = reason

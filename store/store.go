@@ -15,6 +15,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+
+	"github.com/proctor-eval/proctor/check"
 )
 
 // DBFile and ShotDir are the parts of a run folder.
@@ -104,6 +106,15 @@ CREATE TABLE IF NOT EXISTS review (
 	PRIMARY KEY (task, repeat));
 CREATE TABLE IF NOT EXISTS review_log (
 	id INTEGER PRIMARY KEY, task TEXT NOT NULL, repeat INTEGER NOT NULL, info TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS evidence (
+	task TEXT NOT NULL, repeat INTEGER NOT NULL, info TEXT NOT NULL,
+	PRIMARY KEY (task, repeat));
+CREATE TABLE IF NOT EXISTS lost (
+	id INTEGER PRIMARY KEY, info TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS rescore (
+	task TEXT NOT NULL, repeat INTEGER NOT NULL, at TEXT NOT NULL, suite_hash TEXT NOT NULL,
+	outcome TEXT NOT NULL, reason TEXT NOT NULL, verdict TEXT NOT NULL, info TEXT NOT NULL,
+	PRIMARY KEY (task, repeat, at));
 `
 
 // Open opens (creating when needed) the run folder dir.
@@ -316,4 +327,112 @@ func (s *Store) Reviews() (map[ReviewKey]Review, error) {
 		out[ReviewKey{r.Task, r.Repeat}] = r
 	}
 	return out, nil
+}
+
+// ErrNoEvidence is returned by Evidence for an episode whose evidence was
+// not recorded (runs made before evidence was kept, or error episodes).
+var ErrNoEvidence = errors.New("no recorded evidence")
+
+// SaveEvidence records what the checks of an episode read, replacing an
+// earlier record of the same task and repeat.
+func (s *Store) SaveEvidence(task string, repeat int, r *check.Recorded) error {
+	if r == nil {
+		return fmt.Errorf("%s: evidence of %s #%d: nil record", s.Dir, task, repeat)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("%s: evidence of %s #%d: %w", s.Dir, task, repeat, err)
+	}
+	_, err = s.db.Exec(`INSERT INTO evidence (task, repeat, info) VALUES (?, ?, ?)
+		ON CONFLICT(task, repeat) DO UPDATE SET info = excluded.info`, task, repeat, string(b))
+	return err
+}
+
+// Evidence reads the recorded evidence of an episode; ErrNoEvidence when
+// there is none.
+func (s *Store) Evidence(task string, repeat int) (*check.Recorded, error) {
+	var info string
+	err := s.db.QueryRow(`SELECT info FROM evidence WHERE task = ? AND repeat = ?`, task, repeat).Scan(&info)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%s: %s #%d: %w", s.Dir, task, repeat, ErrNoEvidence)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var r check.Recorded
+	if err := json.Unmarshal([]byte(info), &r); err != nil {
+		return nil, fmt.Errorf("%s: evidence of %s #%d: %w", s.Dir, task, repeat, err)
+	}
+	return &r, nil
+}
+
+// Rescore is an episode judged again, from its recorded evidence, with the
+// checks of a later version of its task. The episode's result is kept as
+// it was; rescores are stored beside it.
+type Rescore struct {
+	Task       string          `json:"task"`
+	Repeat     int             `json:"repeat"`
+	At         time.Time       `json:"at"`         // when; every episode of one re-judging shares it
+	SuiteHash  string          `json:"suite_hash"` // of the tasks as re-judged
+	OldOutcome string          `json:"old_outcome"`
+	Outcome    string          `json:"outcome"`
+	Reason     string          `json:"reason"`
+	Milestone  float64         `json:"milestone"`
+	Verdict    json.RawMessage `json:"verdict,omitempty"`
+}
+
+// Flipped reports whether the re-judged outcome differs from the old one.
+func (r Rescore) Flipped() bool { return r.Outcome != r.OldOutcome }
+
+// atFormat sorts as text in time order.
+const atFormat = "2006-01-02T15:04:05.000000000Z"
+
+// SaveRescore records a re-judged verdict, replacing one of the same
+// episode and time.
+func (s *Store) SaveRescore(r Rescore) error {
+	r.At = r.At.UTC()
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	verdict := string(r.Verdict)
+	if verdict == "" {
+		verdict = "null"
+	}
+	_, err = s.db.Exec(`INSERT INTO rescore (task, repeat, at, suite_hash, outcome, reason, verdict, info) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(task, repeat, at) DO UPDATE SET suite_hash = excluded.suite_hash, outcome = excluded.outcome,
+		reason = excluded.reason, verdict = excluded.verdict, info = excluded.info`,
+		r.Task, r.Repeat, r.At.Format(atFormat), r.SuiteHash, r.Outcome, r.Reason, verdict, string(b))
+	return err
+}
+
+// Rescores returns the verdicts of the latest re-judging (the rescores
+// that share the latest time), by task and repeat; none when the run was
+// never re-judged.
+func (s *Store) Rescores() ([]Rescore, error) {
+	return scanInfo[Rescore](s.db.Query(`SELECT info FROM rescore WHERE at = (SELECT MAX(at) FROM rescore) ORDER BY task, repeat`))
+}
+
+// Lost is an environment that left the run's pool for good (a guest
+// daemon that died), and why.
+type Lost struct {
+	Name   string    `json:"name"`
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`
+}
+
+// SaveLost records an environment that left the pool.
+func (s *Store) SaveLost(l Lost) error {
+	l.At = l.At.UTC()
+	b, err := json.Marshal(l)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.Exec(`INSERT INTO lost (info) VALUES (?)`, string(b))
+	return err
+}
+
+// LostEnvironments lists the environments that left the pool, in order.
+func (s *Store) LostEnvironments() ([]Lost, error) {
+	return scanInfo[Lost](s.db.Query(`SELECT info FROM lost ORDER BY id`))
 }

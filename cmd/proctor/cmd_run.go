@@ -364,7 +364,12 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	fmt.Fprintf(stderr, "run %s: %d tasks x %d on %s, agent %s, observation %s\n", dir, len(tasks), rc.Repeat, strings.Join(names, ", "), rc.Agent, rc.Obs)
 	_, err = run.Run(ctx, run.Config{
 		Suite: s, Tasks: tasks, Agent: factory, AgentName: rc.Agent, Obs: obs, Sources: sources, Repeat: rc.Repeat,
-		Lost:  func(name, reason string) { fmt.Fprintf(stderr, "lost environment %s: %s\n", name, reason) },
+		Lost: func(name, reason string) {
+			fmt.Fprintf(stderr, "lost environment %s: %s\n", name, reason)
+			if err := st.SaveLost(store.Lost{Name: name, Reason: reason, At: time.Now()}); err != nil {
+				fmt.Fprintf(stderr, "the run folder does not record it: %v\n", err)
+			}
+		},
 		Store: st, Harness: version, CostBudget: rc.MaxCost, AgentTimeout: rc.AgentTimeout, Progress: stderr,
 	})
 	if errors.Is(err, context.Canceled) {
