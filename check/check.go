@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/proctor-eval/proctor/observe"
 )
 
 // DefaultCommandTimeout bounds a check's command when the spec gives none.
@@ -120,7 +122,7 @@ func (c *Check) probe(ctx context.Context, ev Evidence) (val string, found bool,
 		return res.Stdout, true, nil
 	case p.File != "":
 		b, err := ev.ReadFile(ctx, p.File)
-		if errors.Is(err, ErrNotExist) {
+		if errors.Is(err, observe.ErrNotFound) {
 			return "", false, nil
 		}
 		if err != nil {

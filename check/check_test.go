@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/observe"
 )
 
 func fptr(f float64) *float64 { return &f }
@@ -79,12 +80,12 @@ func evidence(t testing.TB) *Recorded {
 				return map[bool]color.Color{true: color.Black, false: color.White}[y >= 50 && y < 55]
 			}),
 		},
-		Commands: map[string]CommandResult{
+		Commands: map[string]observe.CommandResult{
 			"cat /root/notes.txt": {Stdout: "hello world\n"},
 			"false":               {ExitCode: 1, Stderr: "boom"},
 			"echo 42":             {Stdout: "42\n"},
 		},
-		Nodes: []Element{
+		Nodes: []observe.Element{
 			{App: "gnome-calculator", Role: "label", Name: "result", Text: "12"},
 			{App: "mousepad", Role: "push button", Name: "Save"},
 		},
@@ -120,7 +121,7 @@ func TestChecks(t *testing.T) {
 		{"exact json", Spec{Kind: Exact, Probe: &Probe{File: "/root/report.json"}, Expected: map[string]any{"title": "Report", "rows": []any{1, 2, 3}}}, true, "equal"},
 		{"exact json wrong", Spec{Kind: Exact, Probe: &Probe{File: "/root/report.json"}, Expected: map[string]any{"title": "Report"}}, false, "is not"},
 		{"exact missing file", Spec{Kind: Exact, Probe: &Probe{File: "/root/none"}, Expected: "x"}, false, "nothing to read"},
-		{"exact element", Spec{Kind: Exact, Probe: &Probe{Element: &ElementQuery{Role: "label", Name: "result"}}, Expected: 12}, true, "equals"},
+		{"exact element", Spec{Kind: Exact, Probe: &Probe{Element: &observe.ElementQuery{Role: "label", Name: "result"}}, Expected: 12}, true, "equals"},
 		{"exact clipboard", Spec{Kind: Exact, Probe: &Probe{Clipboard: true}, Expected: "copied text"}, true, "equals"},
 		{"cell number", Spec{Kind: Exact, Probe: &Probe{File: "/root/fruit.ods", Cell: "C3"}, Expected: 0.75}, true, "equals"},
 		{"cell number wrong", Spec{Kind: Exact, Probe: &Probe{File: "/root/fruit.ods", Cell: "fruit.B4"}, Expected: 11}, false, "10 is not 11"},
@@ -148,10 +149,10 @@ func TestChecks(t *testing.T) {
 		{"not contains fails", Spec{Kind: NotContains, Probe: &Probe{File: "/root/notes.txt"}, Value: "hello"}, false, "contains"},
 		{"exists file", Spec{Kind: Exists, File: "/root/notes.txt"}, true, "exists"},
 		{"exists file missing", Spec{Kind: Exists, File: "/root/gone.txt"}, false, "does not exist"},
-		{"exists element", Spec{Kind: Exists, Element: &ElementQuery{Role: "push button", Name: "Save"}}, true, "exists"},
+		{"exists element", Spec{Kind: Exists, Element: &observe.ElementQuery{Role: "push button", Name: "Save"}}, true, "exists"},
 		{"exists window", Spec{Kind: Exists, Window: "calculator"}, true, "exists"},
 		{"not exists file", Spec{Kind: NotExists, File: "/root/gone.txt"}, true, "does not exist"},
-		{"not exists element fails", Spec{Kind: NotExists, Element: &ElementQuery{Name: "Save"}}, false, "exists"},
+		{"not exists element fails", Spec{Kind: NotExists, Element: &observe.ElementQuery{Name: "Save"}}, false, "exists"},
 		{"not exists window", Spec{Kind: NotExists, Window: "Terminal"}, true, "does not exist"},
 		{"range", Spec{Kind: Range, Probe: &Probe{File: "/root/value.txt"}, Min: fptr(3), Max: fptr(3.2)}, true, "lies in"},
 		{"range tolerance", Spec{Kind: Range, Probe: &Probe{File: "/root/value.txt"}, Min: fptr(3.15), Tolerance: 0.01}, true, "lies in"},

@@ -6,41 +6,11 @@ package check
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/observe"
 )
-
-// ErrNotExist is returned by Evidence.ReadFile for a missing file.
-var ErrNotExist = errors.New("does not exist")
-
-// CommandResult is the outcome of a command run in the environment.
-type CommandResult struct {
-	Stdout   string `json:"stdout"`
-	Stderr   string `json:"stderr"`
-	ExitCode int    `json:"exit_code"`
-}
-
-// Element is an accessibility node found by a query.
-type Element struct {
-	App    string     `json:"app,omitempty"`
-	Role   string     `json:"role"`
-	Name   string     `json:"name"`
-	Text   string     `json:"text,omitempty"`
-	Box    action.Box `json:"box"`
-	States []string   `json:"states,omitempty"`
-}
-
-// ElementQuery selects accessibility nodes. Empty fields match anything;
-// Name and Text match exactly unless Contains is set.
-type ElementQuery struct {
-	Role     string `json:"role,omitempty" yaml:"role,omitempty"`
-	Name     string `json:"name,omitempty" yaml:"name,omitempty"`
-	Text     string `json:"text,omitempty" yaml:"text,omitempty"`
-	App      string `json:"app,omitempty" yaml:"app,omitempty"`
-	Contains bool   `json:"contains,omitempty" yaml:"contains,omitempty"`
-}
 
 // Step is one action of the trajectory with what the environment recorded
 // about it: for a click, the description of the element under the pointer.
@@ -76,11 +46,11 @@ func (t Trajectory) Answer() (string, bool) {
 // probes; a stored run implements it from its records.
 type Evidence interface {
 	// Command runs a shell command in the environment.
-	Command(ctx context.Context, cmd string, timeout time.Duration) (CommandResult, error)
-	// ReadFile reads a file of the environment; ErrNotExist when missing.
+	Command(ctx context.Context, cmd string, timeout time.Duration) (observe.CommandResult, error)
+	// ReadFile reads a file of the environment; observe.ErrNotFound when missing.
 	ReadFile(ctx context.Context, path string) ([]byte, error)
 	// Elements returns the accessibility nodes matching q.
-	Elements(ctx context.Context, q ElementQuery) ([]Element, error)
+	Elements(ctx context.Context, q observe.ElementQuery) ([]observe.Element, error)
 	// Windows returns the titles of the open top-level windows.
 	Windows(ctx context.Context) ([]string, error)
 	// Clipboard returns the clipboard's text.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/proctor-eval/proctor/observe"
 )
 
 // Exists and NotExists: a file, an element or a window is there, or is
@@ -51,7 +53,7 @@ func (c *Check) exists(ctx context.Context, ev Evidence) (string, bool, error) {
 	switch {
 	case s.File != "":
 		_, err := ev.ReadFile(ctx, s.File)
-		if errors.Is(err, ErrNotExist) {
+		if errors.Is(err, observe.ErrNotFound) {
 			return "file " + s.File, false, nil
 		}
 		if err != nil {
@@ -63,7 +65,7 @@ func (c *Check) exists(ctx context.Context, ev Evidence) (string, bool, error) {
 		if err != nil {
 			return "", false, infraError{err}
 		}
-		return "element " + s.Element.describe(), len(els) > 0, nil
+		return "element " + s.Element.Describe(), len(els) > 0, nil
 	default:
 		ws, err := ev.Windows(ctx)
 		if err != nil {

@@ -11,6 +11,8 @@ import (
 	_ "image/png"
 	"reflect"
 	"strings"
+
+	"github.com/proctor-eval/proctor/observe"
 )
 
 // FileEqual: a file of the environment equals an asset shipped with the
@@ -48,7 +50,7 @@ func compileFileEqual(c *Check) error {
 func evalFileEqual(ctx context.Context, c *Check, in input) (bool, string, error) {
 	s, ev := c.Spec, in.ev
 	got, err := ev.ReadFile(ctx, s.File)
-	if errors.Is(err, ErrNotExist) {
+	if errors.Is(err, observe.ErrNotFound) {
 		return failf("file %s does not exist", s.File)
 	}
 	if err != nil {

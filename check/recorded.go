@@ -6,8 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
+
+	"github.com/proctor-eval/proctor/observe"
 )
 
 // Recorded is Evidence captured earlier: the probe results a run stored
@@ -17,13 +18,13 @@ import (
 // query, which is answered from Nodes. A complete record (made by a
 // Recorder) is strict: it answers only the probes that were made.
 type Recorded struct {
-	Files      map[string][]byte        `json:"files,omitempty"`
-	Commands   map[string]CommandResult `json:"commands,omitempty"`
-	Nodes      []Element                `json:"elements,omitempty"`
-	WindowList []string                 `json:"windows,omitempty"`
-	Clip       *string                  `json:"clipboard,omitempty"`
-	AssetDir   string                   `json:"asset_dir,omitempty"`
-	Steps      Trajectory               `json:"trajectory"`
+	Files      map[string][]byte                `json:"files,omitempty"`
+	Commands   map[string]observe.CommandResult `json:"commands,omitempty"`
+	Nodes      []observe.Element                `json:"elements,omitempty"`
+	WindowList []string                         `json:"windows,omitempty"`
+	Clip       *string                          `json:"clipboard,omitempty"`
+	AssetDir   string                           `json:"asset_dir,omitempty"`
+	Steps      Trajectory                       `json:"trajectory"`
 	// Complete marks a record that a Recorder made: it holds every probe
 	// the checks made, so any other probe is ErrNotRecorded, a file is
 	// missing only when listed in Missing, each element query is answered
@@ -37,52 +38,38 @@ type Recorded struct {
 var _ Evidence = (*Recorded)(nil)
 
 // Command returns the recorded result of cmd.
-func (r *Recorded) Command(_ context.Context, cmd string, _ time.Duration) (CommandResult, error) {
+func (r *Recorded) Command(_ context.Context, cmd string, _ time.Duration) (observe.CommandResult, error) {
 	res, ok := r.Commands[cmd]
 	if !ok {
-		return CommandResult{}, fmt.Errorf("command %q was %w", cmd, ErrNotRecorded)
+		return observe.CommandResult{}, fmt.Errorf("command %q was %w", cmd, ErrNotRecorded)
 	}
 	return res, nil
 }
 
-// ReadFile returns a recorded file, or ErrNotExist.
+// ReadFile returns a recorded file, or observe.ErrNotFound.
 func (r *Recorded) ReadFile(_ context.Context, path string) ([]byte, error) {
 	b, ok := r.Files[path]
 	if !ok {
 		if r.Complete && !slices.Contains(r.Missing, path) {
 			return nil, fmt.Errorf("file %s was %w", path, ErrNotRecorded)
 		}
-		return nil, fmt.Errorf("%s: %w", path, ErrNotExist)
+		return nil, fmt.Errorf("%s: %w", path, observe.ErrNotFound)
 	}
 	return b, nil
 }
 
 // Elements returns the recorded elements matching q.
-func (r *Recorded) Elements(_ context.Context, q ElementQuery) ([]Element, error) {
+func (r *Recorded) Elements(_ context.Context, q observe.ElementQuery) ([]observe.Element, error) {
 	if r.Complete {
 		return r.answer(q)
 	}
-	var out []Element
+	var out []observe.Element
 	for _, e := range r.Nodes {
 		if q.Matches(e) {
 			out = append(out, e)
 		}
 	}
 	return out, nil
-}
-
-// Matches reports whether e satisfies the query.
-func (q ElementQuery) Matches(e Element) bool {
-	eq := func(want, got string) bool {
-		if want == "" {
-			return true
-		}
-		if q.Contains {
-			return strings.Contains(strings.ToLower(got), strings.ToLower(want))
-		}
-		return got == want
-	}
-	return (q.App == "" || strings.EqualFold(q.App, e.App)) && (q.Role == "" || strings.EqualFold(q.Role, e.Role)) && eq(q.Name, e.Name) && eq(q.Text, e.Text)
 }
 
 // Windows returns the recorded window titles.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/proctor-eval/proctor/observe"
 )
 
 // ErrNotRecorded is the error of a probe that a complete record does not
@@ -20,12 +22,12 @@ var ErrNotRecorded = errors.New("not recorded")
 // QueryAnswer is one element query of a complete record with the elements
 // it returned.
 type QueryAnswer struct {
-	Query    ElementQuery `json:"query"`
-	Elements []Element    `json:"elements"`
+	Query    observe.ElementQuery `json:"query"`
+	Elements []observe.Element    `json:"elements"`
 }
 
 // answer returns the recorded answer to q.
-func (r *Recorded) answer(q ElementQuery) ([]Element, error) {
+func (r *Recorded) answer(q observe.ElementQuery) ([]observe.Element, error) {
 	for _, a := range r.Queries {
 		if a.Query == q {
 			return slices.Clone(a.Elements), nil
@@ -34,7 +36,7 @@ func (r *Recorded) answer(q ElementQuery) ([]Element, error) {
 	return nil, fmt.Errorf("element query %s was %w", queryString(q), ErrNotRecorded)
 }
 
-func queryString(q ElementQuery) string {
+func queryString(q observe.ElementQuery) string {
 	var parts []string
 	for _, f := range [][2]string{{"app", q.App}, {"role", q.Role}, {"name", q.Name}, {"text", q.Text}} {
 		if f[1] != "" {
@@ -59,7 +61,7 @@ type Recorder struct {
 	mu       sync.Mutex
 	files    map[string][]byte
 	missing  map[string]bool
-	commands map[string]CommandResult
+	commands map[string]observe.CommandResult
 	queries  []QueryAnswer
 	windows  []string
 	winRead  bool
@@ -70,11 +72,11 @@ var _ Evidence = (*Recorder)(nil)
 
 // NewRecorder records the probes made of ev.
 func NewRecorder(ev Evidence) *Recorder {
-	return &Recorder{ev: ev, files: map[string][]byte{}, missing: map[string]bool{}, commands: map[string]CommandResult{}}
+	return &Recorder{ev: ev, files: map[string][]byte{}, missing: map[string]bool{}, commands: map[string]observe.CommandResult{}}
 }
 
 // Command runs cmd and records its result.
-func (r *Recorder) Command(ctx context.Context, cmd string, timeout time.Duration) (CommandResult, error) {
+func (r *Recorder) Command(ctx context.Context, cmd string, timeout time.Duration) (observe.CommandResult, error) {
 	res, err := r.ev.Command(ctx, cmd, timeout)
 	if err == nil {
 		r.mu.Lock()
@@ -96,7 +98,7 @@ func (r *Recorder) ReadFile(ctx context.Context, path string) ([]byte, error) {
 			r.files[path] = []byte{}
 		}
 		delete(r.missing, path)
-	case errors.Is(err, ErrNotExist):
+	case errors.Is(err, observe.ErrNotFound):
 		delete(r.files, path)
 		r.missing[path] = true
 	}
@@ -104,14 +106,14 @@ func (r *Recorder) ReadFile(ctx context.Context, path string) ([]byte, error) {
 }
 
 // Elements queries the accessibility tree and records the answer to q.
-func (r *Recorder) Elements(ctx context.Context, q ElementQuery) ([]Element, error) {
+func (r *Recorder) Elements(ctx context.Context, q observe.ElementQuery) ([]observe.Element, error) {
 	els, err := r.ev.Elements(ctx, q)
 	if err != nil {
 		return els, err
 	}
 	a := QueryAnswer{Query: q, Elements: slices.Clone(els)}
 	if a.Elements == nil {
-		a.Elements = []Element{}
+		a.Elements = []observe.Element{}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -174,7 +176,7 @@ func (r *Recorder) Recorded() *Recorded {
 	}
 	sort.Strings(out.Missing)
 	if len(r.commands) > 0 {
-		out.Commands = make(map[string]CommandResult, len(r.commands))
+		out.Commands = make(map[string]observe.CommandResult, len(r.commands))
 		for c, res := range r.commands {
 			out.Commands[c] = res
 		}

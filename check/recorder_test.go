@@ -14,13 +14,14 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/observe"
 )
 
 // live is a fake environment: what the probes of a desktop would answer.
 type live struct {
 	files    map[string][]byte
-	cmds     map[string]CommandResult
-	nodes    []Element
+	cmds     map[string]observe.CommandResult
+	nodes    []observe.Element
 	windows  []string
 	clip     string
 	assetDir string
@@ -30,14 +31,14 @@ type live struct {
 
 var errDead = errors.New("environment closed")
 
-func (l *live) Command(_ context.Context, cmd string, _ time.Duration) (CommandResult, error) {
+func (l *live) Command(_ context.Context, cmd string, _ time.Duration) (observe.CommandResult, error) {
 	if l.broken {
-		return CommandResult{}, errDead
+		return observe.CommandResult{}, errDead
 	}
 	if r, ok := l.cmds[cmd]; ok {
 		return r, nil
 	}
-	return CommandResult{ExitCode: 127, Stderr: cmd + ": not found"}, nil
+	return observe.CommandResult{ExitCode: 127, Stderr: cmd + ": not found"}, nil
 }
 
 func (l *live) ReadFile(_ context.Context, path string) ([]byte, error) {
@@ -47,14 +48,14 @@ func (l *live) ReadFile(_ context.Context, path string) ([]byte, error) {
 	if b, ok := l.files[path]; ok {
 		return b, nil
 	}
-	return nil, fmt.Errorf("%s: %w", path, ErrNotExist)
+	return nil, fmt.Errorf("%s: %w", path, observe.ErrNotFound)
 }
 
-func (l *live) Elements(_ context.Context, q ElementQuery) ([]Element, error) {
+func (l *live) Elements(_ context.Context, q observe.ElementQuery) ([]observe.Element, error) {
 	if l.broken {
 		return nil, errDead
 	}
-	var out []Element
+	var out []observe.Element
 	for _, e := range l.nodes {
 		if q.Matches(e) {
 			out = append(out, e)
@@ -93,11 +94,11 @@ func newLive(t *testing.T) *live {
 			"/root/out.txt":   []byte("alpha\r\nbeta\r\n"),
 			"/root/empty.txt": {},
 		},
-		cmds: map[string]CommandResult{
+		cmds: map[string]observe.CommandResult{
 			"echo 42": {Stdout: "42\n"},
 			"false":   {ExitCode: 1, Stderr: "boom"},
 		},
-		nodes: []Element{
+		nodes: []observe.Element{
 			{App: "gnome-calculator", Role: "label", Name: "result", Text: "12"},
 			{App: "mousepad", Role: "push button", Name: "Save"},
 		},
@@ -144,9 +145,9 @@ func TestRecorderReproducesVerdict(t *testing.T) {
 			{Kind: Exists, File: "/root/empty.txt"},
 		}, nil, EndAgent, Success},
 		{"element, window, clipboard, one failing", []Spec{
-			{Kind: Exact, Probe: &Probe{Element: &ElementQuery{Role: "label", Name: "result"}}, Expected: 12},
-			{Kind: Exists, Element: &ElementQuery{Role: "push button", Name: "sav", Contains: true}},
-			{Kind: NotExists, Element: &ElementQuery{Role: "dialog"}},
+			{Kind: Exact, Probe: &Probe{Element: &observe.ElementQuery{Role: "label", Name: "result"}}, Expected: 12},
+			{Kind: Exists, Element: &observe.ElementQuery{Role: "push button", Name: "sav", Contains: true}},
+			{Kind: NotExists, Element: &observe.ElementQuery{Role: "dialog"}},
 			{Kind: Exists, Window: "mousepad"},
 			{Kind: Exact, Probe: &Probe{Clipboard: true}, Expected: "other text"},
 		}, nil, EndAgent, Failure},
@@ -189,7 +190,7 @@ func TestRecordedRejudgesChangedChecks(t *testing.T) {
 		{Kind: Exact, Probe: &Probe{File: "/root/notes.txt"}, Expected: "hello world"},
 		{Kind: NotExists, File: "/root/gone.txt"},
 		{Kind: Exact, Probe: &Probe{Command: "echo 42"}, Expected: 42},
-		{Kind: Exists, Element: &ElementQuery{Role: "label", Name: "result"}},
+		{Kind: Exists, Element: &observe.ElementQuery{Role: "label", Name: "result"}},
 	}
 	tests := []struct {
 		name   string
@@ -202,7 +203,7 @@ func TestRecordedRejudgesChangedChecks(t *testing.T) {
 		{"recorded missing file", Spec{Kind: Exists, File: "/root/gone.txt"}, Failure, "does not exist"},
 		{"unrecorded file", Spec{Kind: Exists, File: "/root/other.txt"}, Error, "file /root/other.txt was not recorded"},
 		{"unrecorded command", Spec{Kind: Exact, Probe: &Probe{Command: "echo 43"}, Expected: 43}, Error, `command "echo 43" was not recorded`},
-		{"unrecorded element query", Spec{Kind: Exists, Element: &ElementQuery{Role: "label", Name: "display"}}, Error, "element query {role=\"label\" name=\"display\"} was not recorded"},
+		{"unrecorded element query", Spec{Kind: Exists, Element: &observe.ElementQuery{Role: "label", Name: "display"}}, Error, "element query {role=\"label\" name=\"display\"} was not recorded"},
 		{"unrecorded windows", Spec{Kind: Exists, Window: "Calculator"}, Error, "window list was not recorded"},
 		{"unrecorded clipboard", Spec{Kind: Exact, Probe: &Probe{Clipboard: true}, Expected: "copied text"}, Error, "clipboard was not recorded"},
 	}
@@ -239,7 +240,7 @@ func TestRecorderKeepsNoFailedProbe(t *testing.T) {
 	ctx := context.Background()
 	rec.ReadFile(ctx, "/root/notes.txt")
 	rec.Command(ctx, "echo 42", time.Second)
-	rec.Elements(ctx, ElementQuery{Role: "label"})
+	rec.Elements(ctx, observe.ElementQuery{Role: "label"})
 	rec.Windows(ctx)
 	rec.Clipboard(ctx)
 	r := rec.Recorded()
@@ -258,7 +259,7 @@ func TestRecorderConcurrent(t *testing.T) {
 	l := newLive(t)
 	for i := range 16 {
 		l.files[fmt.Sprintf("/f%d", i)] = []byte(fmt.Sprint(i))
-		l.cmds[fmt.Sprintf("echo %d", i)] = CommandResult{Stdout: fmt.Sprint(i)}
+		l.cmds[fmt.Sprintf("echo %d", i)] = observe.CommandResult{Stdout: fmt.Sprint(i)}
 	}
 	rec := NewRecorder(l)
 	ctx := context.Background()
@@ -268,7 +269,7 @@ func TestRecorderConcurrent(t *testing.T) {
 			rec.ReadFile(ctx, fmt.Sprintf("/f%d", i))
 			rec.ReadFile(ctx, fmt.Sprintf("/missing%d", i))
 			rec.Command(ctx, fmt.Sprintf("echo %d", i), time.Second)
-			rec.Elements(ctx, ElementQuery{Name: fmt.Sprint(i)})
+			rec.Elements(ctx, observe.ElementQuery{Name: fmt.Sprint(i)})
 			rec.Windows(ctx)
 			rec.Clipboard(ctx)
 			rec.Recorded()

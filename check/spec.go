@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/proctor-eval/proctor/internal/odf"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/proctor-eval/proctor/internal/odf"
+	"github.com/proctor-eval/proctor/observe"
 
 	"github.com/expr-lang/expr/vm"
 )
@@ -65,12 +67,12 @@ func (s *Strings) UnmarshalJSON(b []byte) error {
 
 // Probe says where a check's value comes from. Exactly one field is set.
 type Probe struct {
-	Command   string        `json:"command,omitempty" yaml:"command,omitempty"`     // stdout of a shell command
-	File      string        `json:"file,omitempty" yaml:"file,omitempty"`           // a file's content
-	Answer    bool          `json:"answer,omitempty" yaml:"answer,omitempty"`       // the agent's answer
-	Element   *ElementQuery `json:"element,omitempty" yaml:"element,omitempty"`     // text (else name) of the first matching element
-	Window    bool          `json:"window,omitempty" yaml:"window,omitempty"`       // the window titles, one a line
-	Clipboard bool          `json:"clipboard,omitempty" yaml:"clipboard,omitempty"` // the clipboard's text
+	Command   string                `json:"command,omitempty" yaml:"command,omitempty"`     // stdout of a shell command
+	File      string                `json:"file,omitempty" yaml:"file,omitempty"`           // a file's content
+	Answer    bool                  `json:"answer,omitempty" yaml:"answer,omitempty"`       // the agent's answer
+	Element   *observe.ElementQuery `json:"element,omitempty" yaml:"element,omitempty"`     // text (else name) of the first matching element
+	Window    bool                  `json:"window,omitempty" yaml:"window,omitempty"`       // the window titles, one a line
+	Clipboard bool                  `json:"clipboard,omitempty" yaml:"clipboard,omitempty"` // the clipboard's text
 
 	// Read decodes a file probe: ods and odt give the document as JSON
 	// (see package odf), odt-text its paragraphs one a line, image the
@@ -124,32 +126,12 @@ func (p Probe) String() string {
 	case p.Answer:
 		return "the answer"
 	case p.Element != nil:
-		return "element " + p.Element.describe()
+		return "element " + p.Element.Describe()
 	case p.Window:
 		return "window titles"
 	default:
 		return "clipboard"
 	}
-}
-
-func (q ElementQuery) describe() string {
-	var parts []string
-	if q.Role != "" {
-		parts = append(parts, q.Role)
-	}
-	if q.Name != "" {
-		parts = append(parts, fmt.Sprintf("%q", q.Name))
-	}
-	if q.Text != "" {
-		parts = append(parts, fmt.Sprintf("with text %q", q.Text))
-	}
-	if q.App != "" {
-		parts = append(parts, "in "+q.App)
-	}
-	if len(parts) == 0 {
-		return "(any)"
-	}
-	return strings.Join(parts, " ")
 }
 
 // Spec is one check as written in a task file. Which fields apply depends on
@@ -162,27 +144,27 @@ type Spec struct {
 	Expected any    `json:"expected,omitempty" yaml:"expected,omitempty"` // exact, lines
 	As       string `json:"as,omitempty" yaml:"as,omitempty"`             // exact: string, number or json
 
-	Accepted   Strings       `json:"accepted,omitempty" yaml:"accepted,omitempty"` // answer
-	Tolerance  float64       `json:"tolerance,omitempty" yaml:"tolerance,omitempty"`
-	CaseSense  bool          `json:"case_sensitive,omitempty" yaml:"case_sensitive,omitempty"`
-	Value      string        `json:"value,omitempty" yaml:"value,omitempty"` // contains, not_contains
-	Regex      bool          `json:"regex,omitempty" yaml:"regex,omitempty"`
-	Min        *float64      `json:"min,omitempty" yaml:"min,omitempty"` // range
-	Max        *float64      `json:"max,omitempty" yaml:"max,omitempty"`
-	File       string        `json:"file,omitempty" yaml:"file,omitempty"` // exists, not_exists, file_equal
-	Element    *ElementQuery `json:"element,omitempty" yaml:"element,omitempty"`
-	Window     string        `json:"window,omitempty" yaml:"window,omitempty"`
-	Asset      string        `json:"asset,omitempty" yaml:"asset,omitempty"` // file_equal
-	Mode       string        `json:"mode,omitempty" yaml:"mode,omitempty"`   // file_equal: text, json, image
-	Command    string        `json:"command,omitempty" yaml:"command,omitempty"`
-	Timeout    Duration      `json:"timeout,omitempty" yaml:"timeout,omitempty"`
-	ExitCode   *int          `json:"exit_code,omitempty" yaml:"exit_code,omitempty"`
-	Stdout     *string       `json:"stdout,omitempty" yaml:"stdout,omitempty"`
-	StdoutRE   string        `json:"stdout_regex,omitempty" yaml:"stdout_regex,omitempty"`
-	Expr       string        `json:"expr,omitempty" yaml:"expr,omitempty"`   // predicate
-	Steps      []string      `json:"steps,omitempty" yaml:"steps,omitempty"` // process
-	Milestones []string      `json:"milestones,omitempty" yaml:"milestones,omitempty"`
-	MinScore   *float64      `json:"min_score,omitempty" yaml:"min_score,omitempty"`
+	Accepted   Strings               `json:"accepted,omitempty" yaml:"accepted,omitempty"` // answer
+	Tolerance  float64               `json:"tolerance,omitempty" yaml:"tolerance,omitempty"`
+	CaseSense  bool                  `json:"case_sensitive,omitempty" yaml:"case_sensitive,omitempty"`
+	Value      string                `json:"value,omitempty" yaml:"value,omitempty"` // contains, not_contains
+	Regex      bool                  `json:"regex,omitempty" yaml:"regex,omitempty"`
+	Min        *float64              `json:"min,omitempty" yaml:"min,omitempty"` // range
+	Max        *float64              `json:"max,omitempty" yaml:"max,omitempty"`
+	File       string                `json:"file,omitempty" yaml:"file,omitempty"` // exists, not_exists, file_equal
+	Element    *observe.ElementQuery `json:"element,omitempty" yaml:"element,omitempty"`
+	Window     string                `json:"window,omitempty" yaml:"window,omitempty"`
+	Asset      string                `json:"asset,omitempty" yaml:"asset,omitempty"` // file_equal
+	Mode       string                `json:"mode,omitempty" yaml:"mode,omitempty"`   // file_equal: text, json, image
+	Command    string                `json:"command,omitempty" yaml:"command,omitempty"`
+	Timeout    Duration              `json:"timeout,omitempty" yaml:"timeout,omitempty"`
+	ExitCode   *int                  `json:"exit_code,omitempty" yaml:"exit_code,omitempty"`
+	Stdout     *string               `json:"stdout,omitempty" yaml:"stdout,omitempty"`
+	StdoutRE   string                `json:"stdout_regex,omitempty" yaml:"stdout_regex,omitempty"`
+	Expr       string                `json:"expr,omitempty" yaml:"expr,omitempty"`   // predicate
+	Steps      []string              `json:"steps,omitempty" yaml:"steps,omitempty"` // process
+	Milestones []string              `json:"milestones,omitempty" yaml:"milestones,omitempty"`
+	MinScore   *float64              `json:"min_score,omitempty" yaml:"min_score,omitempty"`
 }
 
 // Label is the check's name, or a description made from its kind.

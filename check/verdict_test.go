@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/observe"
 )
 
 func traj(kinds ...action.Kind) Trajectory {
@@ -33,7 +34,7 @@ func TestJudge(t *testing.T) {
 		ms         []Milestone
 		files      map[string][]byte
 		windows    []string
-		cmds       map[string]CommandResult
+		cmds       map[string]observe.CommandResult
 		traj       Trajectory
 		end        End
 		want       Outcome

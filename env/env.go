@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -23,7 +22,7 @@ func (e Error) Error() string { return string(e) }
 
 // Sentinel errors; implementations wrap them with details.
 const (
-	ErrNotFound  Error = "not found"           // no element, window or file matches
+	ErrNotFound        = observe.ErrNotFound   // no element, window or file matches (the checks' sentinel too)
 	ErrForbidden Error = "forbidden"           // a path outside the allowed roots
 	ErrClosed    Error = "environment closed"  // the environment was closed or died
 	ErrBadAction Error = "action not possible" // the action cannot be done here
@@ -96,14 +95,14 @@ type Env interface {
 	// screen. It stops at the first action that fails.
 	Do(ctx context.Context, acts []action.Action) ([]action.Step, error)
 	// Run runs a shell command in the environment's session.
-	Run(ctx context.Context, cmd string, timeout time.Duration) (check.CommandResult, error)
+	Run(ctx context.Context, cmd string, timeout time.Duration) (observe.CommandResult, error)
 	// ReadFile and WriteFile work within the allowed roots.
 	ReadFile(ctx context.Context, path string) ([]byte, error)
 	WriteFile(ctx context.Context, path string, data []byte) error
 	// Windows lists the top-level windows.
 	Windows(ctx context.Context) ([]Window, error)
 	// Elements finds accessibility elements (for checks and waits).
-	Elements(ctx context.Context, q check.ElementQuery) ([]check.Element, error)
+	Elements(ctx context.Context, q observe.ElementQuery) ([]observe.Element, error)
 	// Clipboard reads the clipboard's text.
 	Clipboard(ctx context.Context) (string, error)
 	// Reset returns the environment to a clean state (applications ended,

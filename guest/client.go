@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/observe"
 )
@@ -317,17 +316,17 @@ func (c *Client) Do(ctx context.Context, acts []action.Action) ([]action.Step, e
 }
 
 // Run runs a command.
-func (c *Client) Run(ctx context.Context, cmd string, timeout time.Duration) (check.CommandResult, error) {
-	var res check.CommandResult
+func (c *Client) Run(ctx context.Context, cmd string, timeout time.Duration) (observe.CommandResult, error) {
+	var res observe.CommandResult
 	return res, c.call(ctx, "POST", PathRun, RunRequest{Command: cmd, TimeoutMS: int(timeout / time.Millisecond)}, &res, nil)
 }
 
-// ReadFile reads a file; a missing file is check.ErrNotExist.
+// ReadFile reads a file; a missing file is env.ErrNotFound.
 func (c *Client) ReadFile(ctx context.Context, path string) ([]byte, error) {
 	var b []byte
 	err := c.call(ctx, "GET", PathFile+"?path="+url.QueryEscape(path), nil, &b, nil)
 	if errors.Is(err, env.ErrNotFound) {
-		return nil, fmt.Errorf("%s: %w", path, check.ErrNotExist)
+		return nil, fmt.Errorf("%s: %w", path, err) // name the file
 	}
 	return b, err
 }
@@ -344,8 +343,8 @@ func (c *Client) Windows(ctx context.Context) ([]env.Window, error) {
 }
 
 // Elements finds accessibility elements.
-func (c *Client) Elements(ctx context.Context, q check.ElementQuery) ([]check.Element, error) {
-	var els []check.Element
+func (c *Client) Elements(ctx context.Context, q observe.ElementQuery) ([]observe.Element, error) {
+	var els []observe.Element
 	return els, c.call(ctx, "POST", PathElements, q, &els, nil)
 }
 

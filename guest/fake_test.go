@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/observe"
 )
@@ -31,7 +30,7 @@ import (
 // in a temporary folder confined with os.Root, its screen is 100x100, and
 // its actions are only recorded. Its errors are xdesktop's: file errors
 // as the operating system gives them (a missing file is
-// check.ErrNotExist, a path outside the home env.ErrForbidden), an
+// observe.ErrNotFound, a path outside the home env.ErrForbidden), an
 // invalid action env.ErrBadAction, but a point off the screen and a
 // screenshot scale it cannot make plain errors.
 type rootEnv struct {
@@ -88,7 +87,7 @@ func (e *rootEnv) fileErr(err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%v: %w", err, check.ErrNotExist)
+		return fmt.Errorf("%v: %w", err, observe.ErrNotFound)
 	case !errors.As(err, &errno):
 		// os.Root's "path escapes from parent" carries no errno.
 		return fmt.Errorf("%w: %v", env.ErrForbidden, err)
@@ -156,13 +155,13 @@ func (e *rootEnv) Do(ctx context.Context, acts []action.Action) ([]action.Step, 
 }
 
 // Run runs nothing: a fuzzer's commands must not reach a shell.
-func (e *rootEnv) Run(ctx context.Context, cmd string, timeout time.Duration) (check.CommandResult, error) {
-	return check.CommandResult{}, nil
+func (e *rootEnv) Run(ctx context.Context, cmd string, timeout time.Duration) (observe.CommandResult, error) {
+	return observe.CommandResult{}, nil
 }
 
 func (e *rootEnv) Windows(ctx context.Context) ([]env.Window, error) { return nil, nil }
 
-func (e *rootEnv) Elements(ctx context.Context, q check.ElementQuery) ([]check.Element, error) {
+func (e *rootEnv) Elements(ctx context.Context, q observe.ElementQuery) ([]observe.Element, error) {
 	return nil, nil
 }
 

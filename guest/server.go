@@ -29,7 +29,6 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/observe"
 )
@@ -147,16 +146,11 @@ func orDefault[T comparable](v, def T) T {
 // reset may rightly take minutes to answer. The TLS handshake is bounded
 // by ReadHeaderTimeout, as net/http bounds it by the shortest timeout.
 func (s *Server) HTTPServer() *http.Server {
-	// net/http's own log, of failed TLS handshakes above all, goes to
-	// the request log, or nowhere: without one a scanner on the network
-	// would fill the daemon's output.
-	errLog := s.Log
-	if errLog == nil {
-		errLog = log.New(io.Discard, "", 0)
-	}
 	return &http.Server{
-		Handler:           s.Handler(),
-		ErrorLog:          errLog,
+		Handler: s.Handler(),
+		// net/http's own log (failed TLS handshakes, a panic) goes with
+		// the request log, else to the standard logger as before.
+		ErrorLog:          s.Log,
 		TLSConfig:         s.TLS,
 		ReadHeaderTimeout: orDefault(s.ReadHeaderTimeout, DefaultReadHeaderTimeout),
 		ReadTimeout:       orDefault(s.ReadTimeout, DefaultReadTimeout),
@@ -353,7 +347,6 @@ var errorKinds = []struct {
 	status int
 }{
 	{env.ErrNotFound, "not_found", http.StatusNotFound},
-	{check.ErrNotExist, "not_found", http.StatusNotFound},
 	{env.ErrForbidden, "forbidden", http.StatusForbidden},
 	{env.ErrBadAction, "bad_action", http.StatusUnprocessableEntity},
 	{env.ErrClosed, "closed", http.StatusServiceUnavailable},
@@ -670,7 +663,7 @@ func (s *Server) windows(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) elements(w http.ResponseWriter, r *http.Request) {
-	var q check.ElementQuery
+	var q observe.ElementQuery
 	if !decode(w, r, &q) {
 		return
 	}
@@ -680,7 +673,7 @@ func (s *Server) elements(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if els == nil {
-		els = []check.Element{}
+		els = []observe.Element{}
 	}
 	reply(w, els)
 }

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/observe"
 )
 
 // serveConns serves s on a loopback listener through Serve, as the daemon
@@ -279,7 +279,7 @@ func TestClientErrorKinds(t *testing.T) {
 		{"actions over the body limit", hugeDo, []error{env.ErrBadAction, ErrBadRequest}, nil},
 		{"writing over the body limit", c.WriteFile(ctx, "~/big", []byte(big)), []error{ErrBadRequest}, []error{env.ErrBadAction}},
 		{"a scale of 2", badScale, []error{ErrBadRequest}, []error{env.ErrBadAction}},
-		{"a missing file", missing, []error{check.ErrNotExist}, []error{ErrBadRequest}},
+		{"a missing file", missing, []error{observe.ErrNotFound}, []error{ErrBadRequest}},
 		{"a file outside the roots", outside, []error{env.ErrForbidden}, []error{ErrBadRequest}},
 	}
 	for _, tc := range tests {

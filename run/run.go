@@ -906,13 +906,13 @@ type evidence struct {
 	suite *task.Suite
 }
 
-func (v *evidence) Command(ctx context.Context, cmd string, timeout time.Duration) (check.CommandResult, error) {
+func (v *evidence) Command(ctx context.Context, cmd string, timeout time.Duration) (observe.CommandResult, error) {
 	return v.e.Run(ctx, cmd, timeout)
 }
 func (v *evidence) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	return v.e.ReadFile(ctx, p)
 }
-func (v *evidence) Elements(ctx context.Context, q check.ElementQuery) ([]check.Element, error) {
+func (v *evidence) Elements(ctx context.Context, q observe.ElementQuery) ([]observe.Element, error) {
 	return v.e.Elements(ctx, q)
 }
 func (v *evidence) Windows(ctx context.Context) ([]string, error) {

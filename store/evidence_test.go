@@ -8,6 +8,7 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/observe"
 )
 
 func TestEvidenceRoundTrip(t *testing.T) {
@@ -21,9 +22,9 @@ func TestEvidenceRoundTrip(t *testing.T) {
 		Complete: true,
 		Files:    map[string][]byte{"/root/a.txt": []byte("hello"), "/root/empty": {}},
 		Missing:  []string{"/root/gone"},
-		Commands: map[string]check.CommandResult{"echo 1": {Stdout: "1\n"}},
-		Queries: []check.QueryAnswer{{Query: check.ElementQuery{Role: "label"}, Elements: []check.Element{{Role: "label", Name: "x"}}},
-			{Query: check.ElementQuery{Role: "dialog"}, Elements: []check.Element{}}},
+		Commands: map[string]observe.CommandResult{"echo 1": {Stdout: "1\n"}},
+		Queries: []check.QueryAnswer{{Query: observe.ElementQuery{Role: "label"}, Elements: []observe.Element{{Role: "label", Name: "x"}}},
+			{Query: observe.ElementQuery{Role: "dialog"}, Elements: []observe.Element{}}},
 		WindowList:  []string{"Calculator"},
 		WindowsRead: true,
 		Clip:        &clip,
@@ -49,11 +50,11 @@ func TestEvidenceRoundTrip(t *testing.T) {
 	}{
 		{"file", nil, func() error { _, err := got.ReadFile(ctx, "/root/a.txt"); return err }},
 		{"empty file", nil, func() error { _, err := got.ReadFile(ctx, "/root/empty"); return err }},
-		{"missing file", check.ErrNotExist, func() error { _, err := got.ReadFile(ctx, "/root/gone"); return err }},
+		{"missing file", observe.ErrNotFound, func() error { _, err := got.ReadFile(ctx, "/root/gone"); return err }},
 		{"unrecorded file", check.ErrNotRecorded, func() error { _, err := got.ReadFile(ctx, "/root/b"); return err }},
 		{"command", nil, func() error { _, err := got.Command(ctx, "echo 1", time.Second); return err }},
-		{"empty query", nil, func() error { _, err := got.Elements(ctx, check.ElementQuery{Role: "dialog"}); return err }},
-		{"unrecorded query", check.ErrNotRecorded, func() error { _, err := got.Elements(ctx, check.ElementQuery{Role: "button"}); return err }},
+		{"empty query", nil, func() error { _, err := got.Elements(ctx, observe.ElementQuery{Role: "dialog"}); return err }},
+		{"unrecorded query", check.ErrNotRecorded, func() error { _, err := got.Elements(ctx, observe.ElementQuery{Role: "button"}); return err }},
 		{"windows", nil, func() error { _, err := got.Windows(ctx); return err }},
 		{"clipboard", nil, func() error { _, err := got.Clipboard(ctx); return err }},
 	}

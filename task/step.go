@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/observe"
 )
 
 // StepSpec is one kind of setup step. Backends execute them; Validate checks
@@ -65,8 +66,8 @@ type WaitWindow struct {
 
 // WaitElement waits until an accessibility element matching Element exists.
 type WaitElement struct {
-	Element check.ElementQuery `json:"element"`
-	Timeout check.Duration     `json:"timeout,omitempty"`
+	Element observe.ElementQuery `json:"element"`
+	Timeout check.Duration       `json:"timeout,omitempty"`
 }
 
 // Focus waits for a window whose title contains Title and makes it the

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/observe"
 )
 
 const exampleSuite = "../testdata/example"
@@ -275,7 +276,7 @@ func TestStepValidate(t *testing.T) {
 		{Open{Path: "~/a.txt", URL: "http://x/"}, "exactly one"},
 		{Open{Path: "~/a.txt", App: "emacs"}, "unknown app"},
 		{WaitWindow{Title: "Calculator"}, ""},
-		{WaitElement{Element: check.ElementQuery{Role: "push button"}}, ""},
+		{WaitElement{Element: observe.ElementQuery{Role: "push button"}}, ""},
 		{Sleep{For: check.Duration(2e9)}, ""},
 		{Sleep{}, "must be positive"},
 	}

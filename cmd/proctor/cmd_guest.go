@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,9 @@ type guestOptions struct {
 	listen       string
 	token        string
 	tokenFile    string
+	tlsCert      string
+	tlsKey       string
+	insecure     bool
 	size         string
 	homeTemplate string
 	verbose      bool
@@ -31,8 +35,8 @@ func newGuestCommand() *cobra.Command {
 	var o guestOptions
 	c := &cobra.Command{
 		Use:   "guest --local",
-		Short: "Serve a desktop over HTTP for the runner (the guest daemon)",
-		Long: `Guest serves one desktop over an HTTP API (JSON and images): screenshots,
+		Short: "Serve a desktop over HTTPS for the runner (the guest daemon)",
+		Long: `Guest serves one desktop over an HTTPS API (JSON and images): screenshots,
 the accessibility tree, set-of-mark images, unified actions with a record of
 the element under each click, commands, files, windows, the clipboard, and
 reset with setup steps. The runner drives every desktop through this API,
@@ -50,15 +54,32 @@ or in PROCTOR_TOKEN; --token works too but shows the token to every user
 of the machine in ps. Without any of them a token is made and printed
 once.
 
-The daemon listens on 127.0.0.1 unless --listen says otherwise, and warns
-when it listens on any other address: the API is plain HTTP, so anyone on
-the network path can read the token. It closes connections that stay
-silent or idle, and serves a bounded number at once. Files are served
-only from the desktop's home and temporary folders.`,
-		Example: `  proctor guest --local
-  (umask 077; head -c 24 /dev/urandom | base64 > ~/.proctor-token)
-  proctor guest --local --listen 127.0.0.1:7400 --size 1280x800 --token-file ~/.proctor-token
-  curl -H "Authorization: Bearer $(cat ~/.proctor-token)" http://127.0.0.1:7400/v1/screenshot > shot.png`,
+The API is served over TLS. Without --tls-cert and --tls-key the daemon
+makes a self-signed certificate at each start, kept in memory only, and
+prints its SHA-256 fingerprint and the address to give the runner,
+https://HOST:PORT#sha256=FINGERPRINT: the runner accepts exactly that
+certificate, so nobody on the network path can read the token or stand
+in for the daemon. A restarted daemon has a new fingerprint. With a
+certificate of your own, signed by an authority the runner's machine
+trusts, https://HOST:PORT without the fingerprint works too.
+
+--insecure serves plain HTTP instead, for loopback (behind an SSH tunnel,
+say) or a private network: on any other address the daemon warns that
+the token can be read on the network. The runner and the daemon check
+that they speak the same API version.
+
+The daemon listens on 127.0.0.1 unless --listen says otherwise. It closes
+connections that stay silent or idle, and serves a bounded number at
+once. Files are served only from the desktop's home and temporary
+folders.`,
+		Example: `  (umask 077; head -c 24 /dev/urandom | base64 > ~/.proctor-token)
+  proctor guest --local --token-file ~/.proctor-token
+  # prints: fingerprint sha256=3f1c…
+  #         desktop :99 (1920x1080) ready in 1.2s; serving on https://127.0.0.1:7400#sha256=3f1c…
+  # and the runner dials https://127.0.0.1:7400#sha256=3f1c… with the token
+  proctor guest --local --listen 0.0.0.0:7400 --size 1280x800 --token-file ~/.proctor-token
+  proctor guest --local --listen 0.0.0.0:7400 --tls-cert guest.crt --tls-key guest.key --token-file ~/.proctor-token
+  curl -k -H "Authorization: Bearer $(cat ~/.proctor-token)" https://127.0.0.1:7400/v1/screenshot > shot.png`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runGuest(cmd, o)
@@ -69,6 +90,9 @@ only from the desktop's home and temporary folders.`,
 	f.StringVar(&o.listen, "listen", "127.0.0.1:7400", "address to listen on")
 	f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default: $PROCTOR_TOKEN, else a new one, printed)")
 	f.StringVar(&o.token, "token", "", "bearer token, visible in ps: prefer --token-file or $PROCTOR_TOKEN")
+	f.StringVar(&o.tlsCert, "tls-cert", "", "PEM certificate (chain) to serve, with --tls-key (default: a self-signed one, made at start)")
+	f.StringVar(&o.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
+	f.BoolVar(&o.insecure, "insecure", false, "serve plain HTTP, not TLS: for loopback or a private network")
 	f.StringVar(&o.size, "size", "1920x1080", "screen size of the local desktop, WIDTHxHEIGHT")
 	f.StringVar(&o.homeTemplate, "home-template", "", "folder copied into the home folder at every reset")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "log every request and the desktop's programs' output")
@@ -85,16 +109,17 @@ func runGuest(cmd *cobra.Command, o guestOptions) error {
 	}
 	w, h := size.W, size.H
 	stderr := cmd.ErrOrStderr()
+	// Everything that can refuse the options does so before the desktop
+	// starts, which takes seconds; the listener first, so that a new
+	// token is not printed for a daemon that then refuses to start.
+	ln, tlsConfig, target, err := guestListen(o, stderr)
+	if err != nil {
+		return err
+	}
 	token, err := guestToken(o, os.Getenv("PROCTOR_TOKEN"), stderr)
 	if err != nil {
+		ln.Close()
 		return err
-	}
-	ln, err := net.Listen("tcp", o.listen)
-	if err != nil {
-		return err
-	}
-	if msg := exposure(ln.Addr()); msg != "" {
-		fmt.Fprintf(stderr, "warning: %s\n", msg)
 	}
 	cfg := xdesktop.Config{Width: w, Height: h, HomeTemplate: o.homeTemplate}
 	if o.verbose {
@@ -108,15 +133,81 @@ func runGuest(cmd *cobra.Command, o guestOptions) error {
 		return err
 	}
 	defer d.Close()
-	fmt.Fprintf(stderr, "desktop %s (%dx%d) ready in %s; serving on http://%s\n", d.Display(), w, h,
-		time.Since(start).Round(time.Millisecond), ln.Addr())
-	srv := &guest.Server{Env: d, Token: token}
+	fmt.Fprintf(stderr, "desktop %s (%dx%d) ready in %s; serving on %s\n", d.Display(), w, h,
+		time.Since(start).Round(time.Millisecond), target)
+	srv := &guest.Server{Env: d, Token: token, TLS: tlsConfig, Build: version}
 	if o.verbose {
 		srv.Log = log.New(stderr, "guest: ", log.LstdFlags|log.Lmicroseconds)
 	}
 	stop := context.AfterFunc(ctx, func() { fmt.Fprintln(stderr, "stopping") })
 	defer stop()
 	return srv.Serve(ctx, ln)
+}
+
+// guestListen listens on --listen and returns the TLS configuration to
+// serve (nil with --insecure) and the target a runner dials, with the
+// certificate's fingerprint, which it prints. The daemon serves plain
+// HTTP only when --insecure says so, never for want of a certificate.
+func guestListen(o guestOptions, stderr io.Writer) (ln net.Listener, config *tls.Config, target guest.Target, err error) {
+	switch {
+	case (o.tlsCert == "") != (o.tlsKey == ""):
+		return nil, nil, target, errors.New("--tls-cert and --tls-key go together: give both, or neither for a self-signed certificate")
+	case o.insecure && o.tlsCert != "":
+		return nil, nil, target, errors.New("--insecure serves plain HTTP, --tls-cert TLS: give one")
+	}
+	var cert tls.Certificate
+	if o.tlsCert != "" {
+		// Loaded before listening, so that a bad file fails at once.
+		if cert, err = tls.LoadX509KeyPair(o.tlsCert, o.tlsKey); err != nil {
+			return nil, nil, target, fmt.Errorf("--tls-cert, --tls-key: %w", err)
+		}
+	}
+	if ln, err = net.Listen("tcp", o.listen); err != nil {
+		return nil, nil, target, err
+	}
+	target = guest.Target{Scheme: "https", Host: ln.Addr().String()}
+	if o.insecure {
+		target.Scheme = "http"
+		if msg := exposure(ln.Addr()); msg != "" {
+			fmt.Fprintf(stderr, "warning: %s\n", msg)
+		}
+		return ln, nil, target, nil
+	}
+	if o.tlsCert == "" {
+		if cert, _, err = guest.SelfSigned(certHosts(o.listen, ln.Addr())...); err != nil {
+			ln.Close()
+			return nil, nil, target, err
+		}
+	}
+	target.Fingerprint = guest.Fingerprint(cert.Certificate[0])
+	fmt.Fprintf(stderr, "fingerprint sha256=%s\n", target.Fingerprint)
+	return ln, &tls.Config{Certificates: []tls.Certificate{cert}}, target, nil
+}
+
+// certHosts returns the names and addresses a self-signed certificate is
+// made for: the host of --listen as given and the address listened on,
+// or, on every interface, this machine's name and addresses. A pinning
+// client looks at none of them; other clients (curl --cacert) do.
+func certHosts(listen string, addr net.Addr) []string {
+	host, _, _ := net.SplitHostPort(listen)
+	hosts := []string{host}
+	ta, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return hosts
+	}
+	if !ta.IP.IsUnspecified() {
+		return append(hosts, ta.IP.String())
+	}
+	if name, err := os.Hostname(); err == nil {
+		hosts = append(hosts, name)
+	}
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if ipn, ok := a.(*net.IPNet); ok {
+			hosts = append(hosts, ipn.IP.String())
+		}
+	}
+	return hosts
 }
 
 // guestToken returns the bearer token from --token-file, --token or
@@ -152,17 +243,18 @@ func guestToken(o guestOptions, env string, stderr io.Writer) (string, error) {
 	return token, nil
 }
 
-// exposure says what is wrong with serving the API, plain HTTP, on addr:
-// nothing for a loopback address.
+// exposure says what is wrong with serving the API in plain HTTP
+// (--insecure) on addr: nothing for a loopback address.
 func exposure(addr net.Addr) string {
 	ta, ok := addr.(*net.TCPAddr)
+	const why = "with --insecure the API is plain HTTP, so the token and everything else can be read on the network; drop --insecure to serve TLS, or listen on 127.0.0.1 and reach it through an SSH tunnel"
 	switch {
 	case !ok:
 		return ""
 	case ta.IP.IsLoopback():
 		return ""
 	case ta.IP == nil || ta.IP.IsUnspecified():
-		return fmt.Sprintf("listening on every network interface (%s): the API is plain HTTP, so the token and everything else can be read on the network; listen on 127.0.0.1 and reach it through an SSH tunnel, or keep the network private", addr)
+		return fmt.Sprintf("listening on every network interface (%s): %s", addr, why)
 	}
-	return fmt.Sprintf("listening on %s, not a loopback address: the API is plain HTTP, so the token and everything else can be read on the network; listen on 127.0.0.1 and reach it through an SSH tunnel, or keep the network private", addr)
+	return fmt.Sprintf("listening on %s, not a loopback address: %s", addr, why)
 }

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net"
@@ -213,6 +215,125 @@ func TestGuestExposure(t *testing.T) {
 		}
 		if tc.warn != "" && !strings.Contains(got, "plain HTTP") {
 			t.Errorf("%s: warning %q does not say why", tc.addr, got)
+		}
+	}
+}
+
+// TestGuestListen checks how the daemon serves for each choice of
+// --listen, --insecure, --tls-cert and --tls-key: TLS unless --insecure,
+// on every address, with the fingerprint printed and in the target, and a
+// warning for plain HTTP off loopback; and that a runner can dial the
+// target it prints.
+func TestGuestListen(t *testing.T) {
+	dir := t.TempDir()
+	cert, fingerprint, err := guest.SelfSigned("guest.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}), 0o644)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600)
+	tests := []struct {
+		name   string
+		o      guestOptions
+		scheme string // "": refused
+		says   []string
+		err    string
+	}{
+		{name: "loopback: TLS", o: guestOptions{listen: "127.0.0.1:0"}, scheme: "https", says: []string{"fingerprint sha256="}},
+		{name: "every interface: TLS", o: guestOptions{listen: "0.0.0.0:0"}, scheme: "https", says: []string{"fingerprint sha256="}},
+		{name: "a certificate of one's own", o: guestOptions{listen: "127.0.0.1:0", tlsCert: certFile, tlsKey: keyFile}, scheme: "https", says: []string{"fingerprint sha256=" + fingerprint}},
+		{name: "loopback, --insecure", o: guestOptions{listen: "127.0.0.1:0", insecure: true}, scheme: "http"},
+		{name: "every interface, --insecure", o: guestOptions{listen: "0.0.0.0:0", insecure: true}, scheme: "http", says: []string{"warning: listening on every network interface", "plain HTTP"}},
+		{name: "a certificate without a key", o: guestOptions{listen: "0.0.0.0:0", tlsCert: certFile}, err: "--tls-cert and --tls-key go together"},
+		{name: "a key without a certificate", o: guestOptions{listen: "0.0.0.0:0", tlsKey: keyFile}, err: "--tls-cert and --tls-key go together"},
+		{name: "--insecure and a certificate", o: guestOptions{listen: "0.0.0.0:0", insecure: true, tlsCert: certFile, tlsKey: keyFile}, err: "give one"},
+		{name: "a missing certificate", o: guestOptions{listen: "0.0.0.0:0", tlsCert: filepath.Join(dir, "none"), tlsKey: keyFile}, err: "--tls-cert, --tls-key: open"},
+		{name: "a key of another certificate", o: guestOptions{listen: "0.0.0.0:0", tlsCert: certFile, tlsKey: certFile}, err: "--tls-cert, --tls-key"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			ln, config, target, err := guestListen(tc.o, &stderr)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one saying %q", err, tc.err)
+				}
+				if ln != nil {
+					t.Error("listening after an error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			out := stderr.String()
+			for _, s := range tc.says {
+				if !strings.Contains(out, s) {
+					t.Errorf("stderr %q does not say %q", out, s)
+				}
+			}
+			if len(tc.says) == 0 && out != "" {
+				t.Errorf("stderr %q, want nothing", out)
+			}
+			if target.Scheme != tc.scheme || (config != nil) != (tc.scheme == "https") {
+				t.Fatalf("target %s, TLS %v; want %s", target, config != nil, tc.scheme)
+			}
+			if tc.scheme == "https" {
+				if !strings.Contains(out, "fingerprint sha256="+target.Fingerprint+"\n") || guest.Fingerprint(config.Certificates[0].Certificate[0]) != target.Fingerprint {
+					t.Errorf("stderr %q, target %s: not the served certificate's fingerprint", out, target)
+				}
+				if strings.Contains(out, "plain HTTP") {
+					t.Errorf("stderr %q warns of plain HTTP over TLS", out)
+				}
+			}
+			// Dial the target as printed, over loopback.
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- (&guest.Server{Token: "tok", TLS: config}).Serve(ctx, ln) }()
+			defer func() { cancel(); <-done }()
+			_, port, _ := net.SplitHostPort(target.Host)
+			target.Host = net.JoinHostPort("127.0.0.1", port)
+			c, err := guest.Dial(ctx, target.String(), "tok")
+			if err != nil {
+				t.Fatalf("Dial(%s): %v", target, err)
+			}
+			c.Close()
+		})
+	}
+}
+
+// TestGuestRefusesBeforeDesktop checks that the command refuses TLS
+// options it cannot serve, on a public address, before it starts a
+// desktop, and never falls back to plain HTTP.
+func TestGuestRefusesBeforeDesktop(t *testing.T) {
+	none := filepath.Join(t.TempDir(), "none")
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--tls-cert", none}, "--tls-cert and --tls-key go together"},
+		{[]string{"--tls-cert", none, "--tls-key", none}, "--tls-cert, --tls-key: open " + none},
+		{[]string{"--insecure", "--tls-cert", "a", "--tls-key", "b"}, "--insecure serves plain HTTP, --tls-cert TLS: give one"},
+	} {
+		c := newGuestCommand()
+		// No token: a new one would be printed if the refusal came late.
+		c.SetArgs(append([]string{"--local", "--listen", "0.0.0.0:0"}, tc.args...))
+		var stderr bytes.Buffer
+		c.SetOut(io.Discard)
+		c.SetErr(&stderr)
+		start := time.Now()
+		err := c.Execute()
+		if err == nil || !strings.Contains(err.Error(), tc.says) || time.Since(start) > 2*time.Second {
+			t.Errorf("guest %s: %v after %s, want a refusal saying %q at once", tc.args, err, time.Since(start), tc.says)
+		}
+		if out := stderr.String(); strings.Contains(out, "desktop") || strings.Contains(out, "token:") {
+			t.Errorf("guest %s printed %q", tc.args, out)
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
 )
 
@@ -66,7 +67,7 @@ func Run(t *testing.T, e env.Env) {
 		if err := e.Reset(ctx(t), env.Setup{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.ReadFile(ctx(t), "~/ran.txt"); !errors.Is(err, check.ErrNotExist) {
+		if _, err := e.ReadFile(ctx(t), "~/ran.txt"); !errors.Is(err, observe.ErrNotFound) {
 			t.Errorf("after a reset, a file of the last task: %v", err)
 		}
 	})
@@ -92,7 +93,7 @@ func Run(t *testing.T, e env.Env) {
 		if b, err := e.ReadFile(ctx(t), "~/f/x.bin"); err != nil || !bytes.Equal(b, []byte{0, 1, 2}) {
 			t.Fatalf("ReadFile = %v, %v", b, err)
 		}
-		if _, err := e.ReadFile(ctx(t), "~/missing"); !errors.Is(err, check.ErrNotExist) {
+		if _, err := e.ReadFile(ctx(t), "~/missing"); !errors.Is(err, observe.ErrNotFound) {
 			t.Fatalf("missing file: %v", err)
 		}
 		for _, p := range []string{"/etc/passwd", "~/../../etc/shadow"} {
@@ -105,7 +106,7 @@ func Run(t *testing.T, e env.Env) {
 		err := e.Reset(ctx(t), env.Setup{Steps: []task.Step{
 			{Run: &task.Run{Command: `yad --title=Conformance --text=Proceed --button=Yes:0 --button=Later:5; echo $? > ~/rc`, Background: true}},
 			{WaitWindow: &task.WaitWindow{Title: "Conformance", Timeout: check.Duration(30 * time.Second)}},
-			{WaitElement: &task.WaitElement{Element: check.ElementQuery{Role: "push button", Name: "Later"}}},
+			{WaitElement: &task.WaitElement{Element: observe.ElementQuery{Role: "push button", Name: "Later"}}},
 		}})
 		if err != nil {
 			t.Fatal(err)
@@ -114,7 +115,7 @@ func Run(t *testing.T, e env.Env) {
 		if err != nil || len(ws) == 0 || !strings.Contains(ws[0].Title, "Conformance") {
 			t.Fatalf("Windows = %+v, %v", ws, err)
 		}
-		els, err := e.Elements(ctx(t), check.ElementQuery{Role: "push button", Name: "Later"})
+		els, err := e.Elements(ctx(t), observe.ElementQuery{Role: "push button", Name: "Later"})
 		if err != nil || len(els) != 1 {
 			t.Fatalf("Elements = %+v, %v", els, err)
 		}

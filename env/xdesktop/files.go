@@ -12,8 +12,8 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/observe"
 )
 
 // The files an agent can reach (ReadFile, WriteFile, setup steps) are
@@ -121,7 +121,7 @@ func (d *Desktop) fileError(p string, err error) error {
 	case errors.Is(err, errEscapes()):
 		return fmt.Errorf("%w: %q leads outside the allowed folders %v", env.ErrForbidden, p, d.roots[:len(allowed)])
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s: %w", p, check.ErrNotExist)
+		return fmt.Errorf("%s: %w", p, observe.ErrNotFound)
 	}
 	return fmt.Errorf("%s: %w", p, err)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
 )
 
@@ -186,7 +187,7 @@ func (d *Desktop) step(ctx context.Context, s env.Setup, spec task.StepSpec) err
 	return fmt.Errorf("unknown step %T", spec)
 }
 
-func describeQuery(q check.ElementQuery) string {
+func describeQuery(q observe.ElementQuery) string {
 	return strings.TrimSpace(fmt.Sprintf("%s %q", q.Role, q.Name))
 }
 

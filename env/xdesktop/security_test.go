@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
 )
 
@@ -37,6 +37,7 @@ func init() {
 		os.Exit(0)
 	}
 	if os.Getenv(ownerVar) != "" {
+		Watchdog()
 		d, err := Start(context.Background(), Config{NoWM: true})
 		if err != nil {
 			fmt.Println("error", err)
@@ -336,7 +337,7 @@ func TestReadRacingLinkSwapNeverLeaks(t *testing.T) {
 		switch {
 		case err == nil:
 			read++
-		case errors.Is(err, env.ErrForbidden), errors.Is(err, check.ErrNotExist):
+		case errors.Is(err, env.ErrForbidden), errors.Is(err, observe.ErrNotFound):
 		default:
 			t.Fatalf("read %d of %s: %v", i, p, err)
 		}

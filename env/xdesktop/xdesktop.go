@@ -354,14 +354,14 @@ func (d *Desktop) Windows(ctx context.Context) ([]env.Window, error) {
 }
 
 // Elements finds accessibility elements.
-func (d *Desktop) Elements(ctx context.Context, q check.ElementQuery) ([]check.Element, error) {
+func (d *Desktop) Elements(ctx context.Context, q observe.ElementQuery) ([]observe.Element, error) {
 	t, err := d.Tree(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []check.Element
+	var out []observe.Element
 	for _, n := range t.Find(q.App, q.Role, q.Name, q.Text, q.Contains) {
-		out = append(out, check.Element{App: n.App, Role: n.Role, Name: n.Name, Text: n.Text, Box: n.Box, States: n.States})
+		out = append(out, observe.Element{App: n.App, Role: n.Role, Name: n.Name, Text: n.Text, Box: n.Box, States: n.States})
 	}
 	return out, nil
 }
@@ -403,9 +403,9 @@ func (c *capped) Write(p []byte) (int, error) {
 
 // Run runs a shell command in the desktop's session, in its home folder,
 // and ends its whole process group at the timeout.
-func (d *Desktop) Run(ctx context.Context, cmd string, timeout time.Duration) (check.CommandResult, error) {
+func (d *Desktop) Run(ctx context.Context, cmd string, timeout time.Duration) (observe.CommandResult, error) {
 	if err := d.alive(); err != nil {
-		return check.CommandResult{}, err
+		return observe.CommandResult{}, err
 	}
 	if timeout <= 0 {
 		timeout = check.DefaultCommandTimeout
@@ -413,7 +413,7 @@ func (d *Desktop) Run(ctx context.Context, cmd string, timeout time.Duration) (c
 	var out, errb capped
 	p, err := d.s.start("command", []string{"/bin/bash", "-c", cmd}, d.s.home, nil, &out, &errb)
 	if err != nil {
-		return check.CommandResult{}, err
+		return observe.CommandResult{}, err
 	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -421,12 +421,12 @@ func (d *Desktop) Run(ctx context.Context, cmd string, timeout time.Duration) (c
 	case <-p.done:
 	case <-timer.C:
 		stop(p, 200*time.Millisecond)
-		return check.CommandResult{}, fmt.Errorf("command %q timed out after %s", cmd, timeout)
+		return observe.CommandResult{}, fmt.Errorf("command %q timed out after %s", cmd, timeout)
 	case <-ctx.Done():
 		stop(p, 200*time.Millisecond)
-		return check.CommandResult{}, ctx.Err()
+		return observe.CommandResult{}, ctx.Err()
 	}
-	res := check.CommandResult{Stdout: out.buf.String(), Stderr: errb.buf.String(), ExitCode: p.cmd.ProcessState.ExitCode()}
+	res := observe.CommandResult{Stdout: out.buf.String(), Stderr: errb.buf.String(), ExitCode: p.cmd.ProcessState.ExitCode()}
 	if out.cut {
 		res.Stdout += "\n[output cut at 1 MiB]"
 	}

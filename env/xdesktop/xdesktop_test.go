@@ -236,7 +236,7 @@ func TestResetRestoresDesktop(t *testing.T) {
 	if err := d.Reset(ctx(t), env.Setup{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.ReadFile(ctx(t), "~/left.txt"); !errors.Is(err, check.ErrNotExist) {
+	if _, err := d.ReadFile(ctx(t), "~/left.txt"); !errors.Is(err, observe.ErrNotFound) {
 		t.Fatalf("a file from before the reset: %v", err)
 	}
 	for range 30 {
@@ -396,16 +396,16 @@ func TestDragAndScroll(t *testing.T) {
 	d := start(t)
 	if err := d.Reset(ctx(t), env.Setup{Steps: []task.Step{
 		{Run: &task.Run{Command: "yad --title=Level --scale --min-value=0 --max-value=100 --value=50 > ~/value.txt", Background: true}},
-		{WaitElement: &task.WaitElement{Element: check.ElementQuery{Role: "slider"}, Timeout: check.Duration(30 * time.Second)}},
+		{WaitElement: &task.WaitElement{Element: observe.ElementQuery{Role: "slider"}, Timeout: check.Duration(30 * time.Second)}},
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	els, err := d.Elements(ctx(t), check.ElementQuery{Role: "slider"})
+	els, err := d.Elements(ctx(t), observe.ElementQuery{Role: "slider"})
 	if err != nil || len(els) != 1 {
 		t.Fatalf("slider: %+v %v", els, err)
 	}
 	value := func() string {
-		els, _ := d.Elements(ctx(t), check.ElementQuery{Role: "slider"})
+		els, _ := d.Elements(ctx(t), observe.ElementQuery{Role: "slider"})
 		if len(els) == 0 {
 			return ""
 		}
