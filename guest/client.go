@@ -66,7 +66,7 @@ func (e *daemonError) Unwrap() []error {
 	return []error{e.sentinel, e.cause}
 }
 
-func (c *Client) errorf(sentinel, cause error, format string, args ...any) error {
+func daemonErrorf(sentinel, cause error, format string, args ...any) error {
 	return &daemonError{msg: fmt.Sprintf(format, args...), sentinel: sentinel, cause: cause}
 }
 
@@ -91,7 +91,7 @@ func Dial(ctx context.Context, target, token string) (*Client, error) {
 	// A daemon from before the version handshake answers without the
 	// header (and 404 here); so does something that is not a daemon.
 	if hdr != nil && hdr.Get(APIHeader) == "" {
-		return nil, c.errorf(ErrVersion, nil, "guest at %s does not say which API version it speaks (a proctor from before version 1, or not a proctor daemon); this proctor speaks %s (upgrade one of them)", c.base, c.api)
+		return nil, daemonErrorf(ErrVersion, nil, "guest at %s does not say which API version it speaks (a proctor from before version 1, or not a proctor daemon); this proctor speaks %s (upgrade one of them)", c.base, c.api)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("guest at %s: %w", c.base, err)
@@ -153,13 +153,13 @@ func (c *Client) transportError(method, path string, err error) error {
 	case errors.As(err, &de):
 		return de
 	case strings.Contains(inner.Error(), httpsToHTTP):
-		return c.errorf(ErrTLSMismatch, err, "guest at %s speaks plain HTTP (started with --insecure?): use http://%s, or restart it without --insecure", c.base, c.target.Host)
+		return daemonErrorf(ErrTLSMismatch, err, "guest at %s speaks plain HTTP (started with --insecure?): use http://%s, or restart it without --insecure", c.base, c.target.Host)
 	case errors.As(err, &rh):
-		return c.errorf(ErrTLSMismatch, err, "guest at %s does not speak TLS (%v): is it a proctor daemon?", c.base, inner)
+		return daemonErrorf(ErrTLSMismatch, err, "guest at %s does not speak TLS (%v): is it a proctor daemon?", c.base, inner)
 	case errors.As(err, &cv):
-		return c.errorf(ErrFingerprint, err, "guest at %s: its certificate is not one this machine trusts (%v): pin it with the https://…#sha256=… address the daemon printed at start", c.base, cv.Err)
+		return daemonErrorf(ErrFingerprint, err, "guest at %s: its certificate is not one this machine trusts (%v): pin it with the https://…#sha256=… address the daemon printed at start", c.base, cv.Err)
 	}
-	return c.errorf(env.ErrClosed, err, "guest at %s: cannot reach the daemon (%s %s): %v", c.base, method, path, inner)
+	return daemonErrorf(env.ErrClosed, err, "guest at %s: cannot reach the daemon (%s %s): %v", c.base, method, path, inner)
 }
 
 // httpToHTTPS is in what net/http answers a plain HTTP request on a TLS
@@ -224,20 +224,20 @@ func (c *Client) call(ctx context.Context, method, path string, in, out any, hdr
 	}
 	// Checked first: a daemon of another version may answer anything.
 	if v := resp.Header.Get(APIHeader); v != "" && v != c.api {
-		return c.errorf(ErrVersion, nil, "guest at %s speaks API version %s; this proctor speaks %s (upgrade one of them)", c.base, short(v), c.api)
+		return daemonErrorf(ErrVersion, nil, "guest at %s speaks API version %s; this proctor speaks %s (upgrade one of them)", c.base, short(v), c.api)
 	}
 	if resp.StatusCode >= 300 {
 		var e apiError
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		switch {
 		case resp.StatusCode == http.StatusBadRequest && bytes.Contains(b, httpToHTTPS):
-			return c.errorf(ErrTLSMismatch, nil, "guest at %s speaks TLS: use https://%s#sha256=… with the fingerprint the daemon printed at start", c.base, c.target.Host)
+			return daemonErrorf(ErrTLSMismatch, nil, "guest at %s speaks TLS: use https://%s#sha256=… with the fingerprint the daemon printed at start", c.base, c.target.Host)
 		case json.Unmarshal(b, &e) != nil || e.Kind == "":
 			return fmt.Errorf("guest: %s %s: %s: %s", method, path, resp.Status, bytes.TrimSpace(b))
 		case e.Kind == "unauthorized":
-			return c.errorf(ErrUnauthorized, nil, "guest at %s: %v", c.base, ErrUnauthorized)
+			return daemonErrorf(ErrUnauthorized, nil, "guest at %s: %v", c.base, ErrUnauthorized)
 		case e.Kind == "version": // without the header: not from this package's daemon
-			return c.errorf(ErrVersion, nil, "guest at %s: %s", c.base, e.Error)
+			return daemonErrorf(ErrVersion, nil, "guest at %s: %s", c.base, e.Error)
 		}
 		return kindError(e.Kind, e.Error)
 	}

@@ -252,7 +252,14 @@ func (s *Server) Handler() http.Handler {
 	})
 	// Anything else gets a JSON error too, not the mux's text.
 	mux.HandleFunc("/", noRoute)
-	return s.versioned(api, s.auth(mux))
+	paths := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/") { // "OPTIONS *" and the like: the mux would answer in text
+			writeError(w, http.StatusBadRequest, "bad_request", "the request target must be a path under /v1/")
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+	return s.versioned(api, s.auth(paths))
 }
 
 // routes lists each path's methods, for noRoute's 405.
