@@ -358,3 +358,15 @@ func TestSIGTERMStopsARun(t *testing.T) {
 		t.Fatalf("exit %d, stderr:\n%s\nwant exit 130 and how to resume", code, stderr.String())
 	}
 }
+
+// TestRunFromAnotherDirectory runs the built-in suite from a directory
+// with no suites/ folder: the suite built into the binary is used.
+func TestRunFromAnotherDirectory(t *testing.T) {
+	needDesktop(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Chdir(t.TempDir())
+	out, errs, code := runCLI(t, "", "run", "--agent", "replay", "--filter", "^(files-create-notes-txt|count-words-1)$", "--out", "run")
+	if code != 0 || !strings.Contains(out, "2/2") {
+		t.Fatalf("exit %d:\n%s\n%s", code, out, errs)
+	}
+}
