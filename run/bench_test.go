@@ -2,12 +2,18 @@ package run
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
+	"net"
+	"sort"
 	"testing"
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/agent"
+	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/env/xdesktop"
+	"github.com/proctor-eval/proctor/guest"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -31,26 +37,104 @@ func BenchmarkStepOverhead(b *testing.B) {
 			return agent.Turn{Actions: []action.Action{{Kind: action.Move, Point: action.At(float64(step%50), 7)}}}, nil
 		}}, nil
 	}
-	for _, mode := range []ObsMode{ObsScreenshot, ObsMarks} {
-		b.Run(string(mode), func(b *testing.B) {
-			var perStep []float64
-			for b.Loop() {
-				st, err := store.Open(b.TempDir())
-				if err != nil {
-					b.Fatal(err)
-				}
-				cfg := Config{Suite: s, Tasks: []*task.Task{&long}, Agent: instant, Obs: mode, Parallel: 1,
-					NewEnv: newDesktop, Store: st, EarlyStop: -1}
-				rs, err := Run(context.Background(), cfg)
-				st.Close()
-				if err != nil || len(rs) != 1 || rs[0].Steps != 40 {
-					b.Fatalf("%+v %v", rs, err)
-				}
-				perStep = append(perStep, float64(rs[0].Duration)/float64(rs[0].Steps)/float64(time.Millisecond))
-			}
-			b.ReportMetric(median(perStep), "ms/step")
-		})
+	benchSteps(b, s, &long, instant, map[string]func(context.Context) (env.Env, error){"local": newDesktop})
+}
+
+// BenchmarkStepOverheadTLSGuest is BenchmarkStepOverhead through a guest
+// daemon served over TLS on loopback (pinned certificate, bearer token),
+// against a local desktop in the same run: what the daemon adds per step.
+func BenchmarkStepOverheadTLSGuest(b *testing.B) {
+	need(b)
+	s, ps := task.Load("../testdata/runner")
+	if len(ps) > 0 {
+		b.Fatal(ps)
 	}
+	base, _ := s.Task("editor-type")
+	long := *base
+	long.MaxStepsValue = 40
+	long.ID = "overhead"
+	instant := func() (agent.Agent, error) {
+		return &scriptedAgent{next: func(step int) (agent.Turn, error) {
+			return agent.Turn{Actions: []action.Action{{Kind: action.Move, Point: action.At(float64(step%50), 7)}}}, nil
+		}}, nil
+	}
+	tlsGuest := func(ctx context.Context) (env.Env, error) {
+		d, err := xdesktop.Start(ctx, xdesktop.Config{})
+		if err != nil {
+			return nil, err
+		}
+		cert, fp, err := guest.SelfSigned("127.0.0.1")
+		if err != nil {
+			return nil, err
+		}
+		srv := &guest.Server{Env: d, Token: "bench-token", TLS: &tls.Config{Certificates: []tls.Certificate{cert}}}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		sctx, stop := context.WithCancel(context.Background())
+		go srv.Serve(sctx, ln)
+		c, err := guest.Dial(ctx, "https://"+ln.Addr().String()+"#sha256="+fp, "bench-token")
+		if err != nil {
+			stop()
+			d.Close()
+			return nil, err
+		}
+		return closeAll{c, func() { stop(); d.Close() }}, nil
+	}
+	benchSteps(b, s, &long, instant, map[string]func(context.Context) (env.Env, error){"local": newDesktop, "tls-guest": tlsGuest})
+}
+
+// closeAll is an environment whose Close also ends what serves it.
+type closeAll struct {
+	env.Env
+	end func()
+}
+
+func (c closeAll) Close() error {
+	err := c.Env.Close()
+	c.end()
+	return err
+}
+
+// benchSteps runs the 40-step task on each kind of environment, in each
+// observation mode, and reports the median harness time per step.
+func benchSteps(b *testing.B, s *task.Suite, long *task.Task, instant agent.Factory, envs map[string]func(context.Context) (env.Env, error)) {
+	names := make([]string, 0, len(envs))
+	for n := range envs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		for _, mode := range []ObsMode{ObsScreenshot, ObsMarks} {
+			sub := string(mode)
+			if len(envs) > 1 {
+				sub = name + "/" + sub
+			}
+			benchMode(b, sub, s, long, instant, mode, envs[name])
+		}
+	}
+}
+
+func benchMode(b *testing.B, sub string, s *task.Suite, long *task.Task, instant agent.Factory, mode ObsMode, newEnv func(context.Context) (env.Env, error)) {
+	b.Run(sub, func(b *testing.B) {
+		var perStep []float64
+		for b.Loop() {
+			st, err := store.Open(b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg := Config{Suite: s, Tasks: []*task.Task{long}, Agent: instant, Obs: mode, Parallel: 1,
+				NewEnv: newEnv, Store: st, EarlyStop: -1}
+			rs, err := Run(context.Background(), cfg)
+			st.Close()
+			if err != nil || len(rs) != 1 || rs[0].Steps != 40 {
+				b.Fatalf("%+v %v", rs, err)
+			}
+			perStep = append(perStep, float64(rs[0].Duration)/float64(rs[0].Steps)/float64(time.Millisecond))
+		}
+		b.ReportMetric(median(perStep), "ms/step")
+	})
 }
 
 // BenchmarkTasksPerMinute runs the runnable suite twice over with the

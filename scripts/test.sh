@@ -38,5 +38,7 @@ go run ./cmd/proctor tasks lint testdata/example testdata/runner suites/desktop
 ci_subset='^(calc-product|dialog-answer-install-now|editor-write-1|files-create-notes-txt|count-words-1|append-milk-(gui|cli)|form-contact-rosa|sheet-total-q1|sheet-best-q1|sheet-sort-regions|sheet-to-slides-infeasible|doc-heading-title|doc-replace-spelling|doc-qa-smallest-region|web-order-team|web-stock-odense-units|web-depots-in-6-days-to-editor|gimp-flip|gimp-draw-horizontal-line|report-q4-summary|carry-product-37x43-to-editor|terminal-download-infeasible)$'
 echo "== proctor validate suites/desktop (CI subset: every app and level)"
 go run ./cmd/proctor validate suites/desktop --parallel 2 --filter "$ci_subset" >/dev/null
+echo "== proctor validate suites/desktop (CI subset) on two guest daemons over TLS"
+bash scripts/guests-validate.sh "$ci_subset"
 echo "== go test -race"
 go test -race -count=1 ./...
