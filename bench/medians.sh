@@ -14,7 +14,10 @@ awk '
 		if (u == "ns/op") ns[name] = ns[name] " " $i
 		else if (u == "B/op") by[name] = $i
 		else if (u == "allocs/op") al[name] = $i
-		else if (u ~ /^[A-Za-z]/ && $i ~ /^[0-9.]+$/) { ex[name] = ex[name] " " $i; exu[name] = u }
+		else if (u ~ /^[A-Za-z]/ && $i ~ /^[0-9.]+$/) {
+			if (!((name, u) in ex)) units[name] = units[name] " " u
+			ex[name, u] = ex[name, u] " " $i
+		}
 	}
 	if (!(name in seen)) { order[++n] = name; seen[name] = 1 }
 }
@@ -27,7 +30,9 @@ END {
 	printf "%-48s %14s %10s %10s  %s\n", "benchmark", "median ns/op", "B/op", "allocs/op", "other (median)"
 	for (i = 1; i <= n; i++) {
 		k = order[i]
-		extra = (k in ex) ? sprintf("%g %s", median(ex[k]), exu[k]) : ""
+		extra = ""
+		m = split(units[k], us, " ")
+		for (j = 1; j <= m; j++) extra = extra sprintf("%g %s  ", median(ex[k, us[j]]), us[j])
 		printf "%-48s %14.0f %10s %10s  %s\n", k, median(ns[k]), by[k], al[k], extra
 	}
 }'

@@ -130,6 +130,23 @@ type Server struct {
 	IdleTimeout       time.Duration // to wait for the next request on a kept-alive connection
 	MaxConns          int           // connections served at once; more wait to be accepted
 	MaxBody           int64         // request body bytes
+
+	// marksTree is the tree the last set-of-mark screenshot was made from,
+	// kept for the request right after it if that reads the tree: the
+	// runner reads the tree just after the marks, and a local desktop hands
+	// it over with the screenshot. Any other request drops it, since it may
+	// change the screen.
+	marksMu   sync.Mutex
+	marksTree *observe.Tree
+}
+
+// takeMarksTree returns the kept tree, if any, and drops it.
+func (s *Server) takeMarksTree() *observe.Tree {
+	s.marksMu.Lock()
+	defer s.marksMu.Unlock()
+	t := s.marksTree
+	s.marksTree = nil
+	return t
 }
 
 func orDefault[T comparable](v, def T) T {
@@ -256,6 +273,9 @@ func (s *Server) Handler() http.Handler {
 		if !strings.HasPrefix(r.URL.Path, "/") { // "OPTIONS *" and the like: the mux would answer in text
 			writeError(w, http.StatusBadRequest, "bad_request", "the request target must be a path under /v1/")
 			return
+		}
+		if r.URL.Path != PathTree {
+			s.takeMarksTree()
 		}
 		mux.ServeHTTP(w, r)
 	})
@@ -507,6 +527,9 @@ func (s *Server) screenshot(w http.ResponseWriter, r *http.Request) {
 	if o.Marks {
 		b, _ := json.Marshal(shot.Marks)
 		w.Header().Set(MarksHeader, string(b))
+		s.marksMu.Lock()
+		s.marksTree = shot.Tree
+		s.marksMu.Unlock()
 	}
 	w.Header().Set("Content-Type", "image/"+shot.Format)
 	w.Write(shot.Data)
@@ -515,10 +538,13 @@ func (s *Server) screenshot(w http.ResponseWriter, r *http.Request) {
 // tree replies with the raw tree as JSON, or with format=text the
 // filtered, linearised table a model reads.
 func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
-	t, err := s.Env.Tree(r.Context())
-	if err != nil {
-		fail(w, err)
-		return
+	t := s.takeMarksTree()
+	if t == nil {
+		var err error
+		if t, err = s.Env.Tree(r.Context()); err != nil {
+			fail(w, err)
+			return
+		}
 	}
 	if r.URL.Query().Get("format") == "text" {
 		info, err := s.Env.Info(r.Context())

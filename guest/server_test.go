@@ -323,3 +323,60 @@ func TestRequestLogHasNoToken(t *testing.T) {
 		t.Errorf("request log, 4 lines without the token:\n%s", got)
 	}
 }
+
+// treeCounter counts tree reads and hands a tree with set-of-mark shots.
+type treeCounter struct {
+	*rootEnv
+	reads int
+}
+
+func (e *treeCounter) Tree(ctx context.Context) (*observe.Tree, error) {
+	e.reads++
+	return &observe.Tree{}, nil
+}
+
+func (e *treeCounter) Screenshot(ctx context.Context, o env.ShotOptions) (env.Shot, error) {
+	shot, err := e.rootEnv.Screenshot(ctx, o)
+	if o.Marks {
+		shot.Tree = &observe.Tree{}
+	}
+	return shot, err
+}
+
+// TestMarksTreeServedOnce: the tree a set-of-mark screenshot was made from
+// answers the tree request right after it, without reading the tree
+// again; any other request in between, or a second tree request, reads it.
+func TestMarksTreeServedOnce(t *testing.T) {
+	e := &treeCounter{rootEnv: newRootEnv(t)}
+	s := &Server{Env: e, Token: "tok"}
+	h := s.Handler()
+	get := func(method, target, body string) {
+		t.Helper()
+		r := httptest.NewRequest(method, target, strings.NewReader(body))
+		r.Header.Set("Authorization", "Bearer tok")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusOK {
+			t.Fatalf("%s %s: %d %s", method, target, w.Code, w.Body)
+		}
+	}
+	steps := []struct {
+		method, target, body string
+		reads                int // tree reads so far
+	}{
+		{"GET", PathScreenshot + "?marks=1", "", 0},
+		{"GET", PathTree, "", 0}, // the marks' tree
+		{"GET", PathTree, "", 1}, // read again
+		{"GET", PathScreenshot + "?marks=1", "", 1},
+		{"POST", PathDo, `{"actions":[{"kind":"move","point":{"x":1,"y":1}}]}`, 1},
+		{"GET", PathTree, "", 2}, // the screen may have changed
+		{"GET", PathScreenshot, "", 2},
+		{"GET", PathTree, "", 3}, // no marks, no tree kept
+	}
+	for i, st := range steps {
+		get(st.method, st.target, st.body)
+		if e.reads != st.reads {
+			t.Fatalf("after request %d (%s %s): %d tree reads, want %d", i+1, st.method, st.target, e.reads, st.reads)
+		}
+	}
+}

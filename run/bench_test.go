@@ -118,7 +118,7 @@ func benchSteps(b *testing.B, s *task.Suite, long *task.Task, instant agent.Fact
 
 func benchMode(b *testing.B, sub string, s *task.Suite, long *task.Task, instant agent.Factory, mode ObsMode, newEnv func(context.Context) (env.Env, error)) {
 	b.Run(sub, func(b *testing.B) {
-		var perStep []float64
+		var perStep, envPerStep []float64
 		for b.Loop() {
 			st, err := store.Open(b.TempDir())
 			if err != nil {
@@ -127,13 +127,25 @@ func benchMode(b *testing.B, sub string, s *task.Suite, long *task.Task, instant
 			cfg := Config{Suite: s, Tasks: []*task.Task{long}, Agent: instant, Obs: mode, Parallel: 1,
 				NewEnv: newEnv, Store: st, EarlyStop: -1}
 			rs, err := Run(context.Background(), cfg)
-			st.Close()
 			if err != nil || len(rs) != 1 || rs[0].Steps != 40 {
 				b.Fatalf("%+v %v", rs, err)
 			}
 			perStep = append(perStep, float64(rs[0].Duration)/float64(rs[0].Steps)/float64(time.Millisecond))
+			// The environment's share of each step (observe and act),
+			// without the episode's reset and checks.
+			steps, err := st.Steps(long.ID, 0)
+			st.Close()
+			if err != nil || len(steps) == 0 {
+				b.Fatalf("steps: %v", err)
+			}
+			var sum time.Duration
+			for _, s := range steps {
+				sum += s.EnvLatency
+			}
+			envPerStep = append(envPerStep, float64(sum)/float64(len(steps))/float64(time.Millisecond))
 		}
 		b.ReportMetric(median(perStep), "ms/step")
+		b.ReportMetric(median(envPerStep), "env-ms/step")
 	})
 }
 
