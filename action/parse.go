@@ -106,10 +106,6 @@ func shorten(s string, n int) string {
 	return string(r[:n]) + "..."
 }
 
-func perr(f Format, part, format string, args ...any) *ParseError {
-	return &ParseError{Format: f, Part: part, Reason: fmt.Sprintf(format, args...)}
-}
-
 // codeBlock is one fenced block of a reply.
 type codeBlock struct {
 	lang string

@@ -324,13 +324,6 @@ func (p *pyParser) isOp(s string) bool {
 	t := p.peek()
 	return t.kind == tOp && t.text == s
 }
-func (p *pyParser) expectOp(s string) error {
-	t := p.next()
-	if t.kind != tOp || t.text != s {
-		return fmt.Errorf("line %d: expected %q, found %s", t.line, s, describeTok(t))
-	}
-	return nil
-}
 
 func describeTok(t token) string {
 	switch t.kind {

@@ -152,6 +152,3 @@ func AgentsFault(err error) bool {
 	}
 	return false
 }
-
-// IsNotFound reports whether err means a missing element, window or file.
-func IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }

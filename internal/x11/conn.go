@@ -43,16 +43,6 @@ type Conn struct {
 	server  string
 }
 
-// Dial connects to display (":5") with the credentials of $XAUTHORITY, if
-// any, and checks that XTEST is available.
-func Dial(display string) (*Conn, error) {
-	x, err := xgb.NewConnDisplay(display)
-	if err != nil {
-		return nil, fmt.Errorf("connect to X display %s: %w", display, err)
-	}
-	return setup(x, display)
-}
-
 // DialCookie connects to the local display (":5") presenting cookie as
 // its MIT-MAGIC-COOKIE-1, and checks that XTEST is available.
 //

@@ -3,6 +3,7 @@ package x11
 import (
 	"bufio"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 )
 
@@ -264,4 +266,14 @@ func TestDialCookie(t *testing.T) {
 			t.Errorf("DialCookie(%q) succeeded", bad)
 		}
 	}
+}
+
+// Dial connects (in tests, to an Xvfb without access control) to display (":5") with the credentials of $XAUTHORITY, if
+// any, and checks that XTEST is available.
+func Dial(display string) (*Conn, error) {
+	x, err := xgb.NewConnDisplay(display)
+	if err != nil {
+		return nil, fmt.Errorf("connect to X display %s: %w", display, err)
+	}
+	return setup(x, display)
 }
