@@ -24,20 +24,7 @@ import (
 // act, record the step and its screenshot.
 func BenchmarkStepOverhead(b *testing.B) {
 	need(b)
-	s, ps := task.Load("../testdata/runner")
-	if len(ps) > 0 {
-		b.Fatal(ps)
-	}
-	base, _ := s.Task("editor-type") // an editor on screen: real pixels and a real tree
-	long := *base
-	long.MaxStepsValue = 40
-	long.ID = "overhead"
-	instant := func() (agent.Agent, error) {
-		return &scriptedAgent{next: func(step int) (agent.Turn, error) {
-			return agent.Turn{Actions: []action.Action{{Kind: action.Move, Point: action.At(float64(step%50), 7)}}}, nil
-		}}, nil
-	}
-	benchSteps(b, s, &long, instant, map[string]func(context.Context) (env.Env, error){"local": newDesktop})
+	benchSteps(b, map[string]func(context.Context) (env.Env, error){"local": newDesktop})
 }
 
 // BenchmarkStepOverheadTLSGuest is BenchmarkStepOverhead through a guest
@@ -45,19 +32,6 @@ func BenchmarkStepOverhead(b *testing.B) {
 // against a local desktop in the same run: what the daemon adds per step.
 func BenchmarkStepOverheadTLSGuest(b *testing.B) {
 	need(b)
-	s, ps := task.Load("../testdata/runner")
-	if len(ps) > 0 {
-		b.Fatal(ps)
-	}
-	base, _ := s.Task("editor-type")
-	long := *base
-	long.MaxStepsValue = 40
-	long.ID = "overhead"
-	instant := func() (agent.Agent, error) {
-		return &scriptedAgent{next: func(step int) (agent.Turn, error) {
-			return agent.Turn{Actions: []action.Action{{Kind: action.Move, Point: action.At(float64(step%50), 7)}}}, nil
-		}}, nil
-	}
 	tlsGuest := func(ctx context.Context) (env.Env, error) {
 		d, err := xdesktop.Start(ctx, xdesktop.Config{})
 		if err != nil {
@@ -82,7 +56,7 @@ func BenchmarkStepOverheadTLSGuest(b *testing.B) {
 		}
 		return closeAll{c, func() { stop(); d.Close() }}, nil
 	}
-	benchSteps(b, s, &long, instant, map[string]func(context.Context) (env.Env, error){"local": newDesktop, "tls-guest": tlsGuest})
+	benchSteps(b, map[string]func(context.Context) (env.Env, error){"local": newDesktop, "tls-guest": tlsGuest})
 }
 
 // closeAll is an environment whose Close also ends what serves it.
@@ -97,9 +71,24 @@ func (c closeAll) Close() error {
 	return err
 }
 
-// benchSteps runs the 40-step task on each kind of environment, in each
-// observation mode, and reports the median harness time per step.
-func benchSteps(b *testing.B, s *task.Suite, long *task.Task, instant agent.Factory, envs map[string]func(context.Context) (env.Env, error)) {
+// benchSteps runs a 40-step task with an editor on screen (real pixels
+// and a real tree) and an agent that answers at once (a pointer move), on
+// each kind of environment, in each observation mode, and reports the
+// median harness time per step.
+func benchSteps(b *testing.B, envs map[string]func(context.Context) (env.Env, error)) {
+	s, ps := task.Load("../testdata/runner")
+	if len(ps) > 0 {
+		b.Fatal(ps)
+	}
+	base, _ := s.Task("editor-type")
+	long := *base
+	long.MaxStepsValue = 40
+	long.ID = "overhead"
+	instant := func() (agent.Agent, error) {
+		return &scriptedAgent{next: func(step int) (agent.Turn, error) {
+			return agent.Turn{Actions: []action.Action{{Kind: action.Move, Point: action.At(float64(step%50), 7)}}}, nil
+		}}, nil
+	}
 	names := make([]string, 0, len(envs))
 	for n := range envs {
 		names = append(names, n)
@@ -111,7 +100,7 @@ func benchSteps(b *testing.B, s *task.Suite, long *task.Task, instant agent.Fact
 			if len(envs) > 1 {
 				sub = name + "/" + sub
 			}
-			benchMode(b, sub, s, long, instant, mode, envs[name])
+			benchMode(b, sub, s, &long, instant, mode, envs[name])
 		}
 	}
 }
