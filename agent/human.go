@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/proctor-eval/proctor/action"
 )
@@ -17,16 +18,38 @@ import (
 type Human struct {
 	In  io.Reader
 	Out io.Writer
-	r   *bufio.Reader
 	t   Task
+
+	once  sync.Once
+	lines chan line // one reader for the whole run: a line typed while no
+	// step waits is kept for the next, never read by two goroutines
+}
+
+type line struct {
+	text string
+	err  error
+}
+
+// read reads the person's lines for as long as the input lasts.
+func (h *Human) read() {
+	r := bufio.NewReader(h.In)
+	for {
+		s, err := r.ReadString('\n')
+		h.lines <- line{s, err}
+		if err != nil {
+			close(h.lines)
+			return
+		}
+	}
 }
 
 // Start shows the task.
 func (h *Human) Start(_ context.Context, t Task) error {
 	h.t = t
-	if h.r == nil {
-		h.r = bufio.NewReader(h.In)
-	}
+	h.once.Do(func() {
+		h.lines = make(chan line, 1)
+		go h.read()
+	})
 	fmt.Fprintf(h.Out, "\nTask %s: %s\n", t.ID, t.Instruction)
 	return nil
 }
@@ -35,22 +58,17 @@ func (h *Human) Start(_ context.Context, t Task) error {
 func (h *Human) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, error) {
 	for {
 		fmt.Fprint(h.Out, "Do the task on the desktop, then type DONE, FAIL or ANS <answer>: ")
-		type res struct {
-			line string
-			err  error
-		}
-		ch := make(chan res, 1)
-		go func() {
-			line, err := h.r.ReadString('\n')
-			ch <- res{line, err}
-		}()
-		var r res
+		var r line
 		select {
-		case r = <-ch:
+		case l, ok := <-h.lines:
+			if !ok {
+				return Turn{}, fmt.Errorf("the person's input ended: %w", io.EOF)
+			}
+			r = l
 		case <-ctx.Done():
 			return Turn{}, ctx.Err()
 		}
-		line := strings.TrimSpace(r.line)
+		line := strings.TrimSpace(r.text)
 		if line == "" && r.err != nil {
 			return Turn{}, fmt.Errorf("the person's input ended: %w", r.err)
 		}

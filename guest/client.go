@@ -233,7 +233,13 @@ func (c *Client) call(ctx context.Context, method, path string, in, out any, hdr
 		case resp.StatusCode == http.StatusBadRequest && bytes.Contains(b, httpToHTTPS):
 			return daemonErrorf(ErrTLSMismatch, nil, "guest at %s speaks TLS: use https://%s#sha256=… with the fingerprint the daemon printed at start", c.base, c.target.Host)
 		case json.Unmarshal(b, &e) != nil || e.Kind == "":
-			return fmt.Errorf("guest: %s %s: %s: %s", method, path, resp.Status, bytes.TrimSpace(b))
+			// Not the daemon's JSON (a proxy, say): a little of it, so
+			// that nothing a stranger echoes fills a run's records.
+			msg := string(bytes.TrimSpace(b))
+			if len(msg) > 300 {
+				msg = strings.ToValidUTF8(msg[:300], "") + "…"
+			}
+			return fmt.Errorf("guest: %s %s: %s: %s", method, path, resp.Status, msg)
 		case e.Kind == "unauthorized":
 			return daemonErrorf(ErrUnauthorized, nil, "guest at %s: %v", c.base, ErrUnauthorized)
 		case e.Kind == "version": // without the header: not from this package's daemon

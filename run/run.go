@@ -101,6 +101,7 @@ type Config struct {
 type job struct {
 	t      *task.Task
 	repeat int
+	lost   int // places that left the pool while running it
 }
 
 // typ is the environment type the job needs.
@@ -156,9 +157,9 @@ func Run(ctx context.Context, cfg Config) ([]store.Result, error) {
 		for _, t := range cfg.Tasks {
 			switch outcome, ok := finished[t.ID][rep]; {
 			case !ok:
-				jobs = append(jobs, job{t, rep})
+				jobs = append(jobs, job{t: t, repeat: rep})
 			case outcome == string(check.Error):
-				jobs = append(jobs, job{t, rep})
+				jobs = append(jobs, job{t: t, repeat: rep})
 				rerun++
 			}
 		}
@@ -190,6 +191,9 @@ type place struct {
 	size action.Size // what e was started at
 	info env.Info
 	lost error // set when the place left the pool
+	// startTimeout bounds starting the environment (a daemon that
+	// accepts the connection and never answers, a desktop that hangs).
+	startTimeout time.Duration
 }
 
 func (p *place) env() env.Env {
@@ -219,7 +223,9 @@ func (p *place) serves(j job) bool {
 // start starts the place's environment at size and reads its Info.
 func (p *place) start(ctx context.Context, size action.Size) error {
 	p.close()
-	e, err := p.src.Start(ctx, size)
+	sctx, cancel := context.WithTimeout(ctx, p.startTimeout)
+	defer cancel()
+	e, err := p.src.Start(sctx, size)
 	if err != nil {
 		return err
 	}
@@ -277,28 +283,64 @@ func (e Error) Error() string { return string(e) }
 const ErrNoEnvironment Error = "no environment"
 
 // queue hands out the episodes; a worker takes the first its place can
-// serve, and one whose environment is gone puts its episode back.
+// serve, and one whose environment is gone puts its episode back. A
+// worker with nothing to take waits while episodes are in flight, since
+// one may come back to it.
 type queue struct {
-	mu   sync.Mutex
-	jobs []job
+	mu       sync.Mutex
+	cond     sync.Cond
+	jobs     []job
+	inflight int
+	closed   bool
 }
 
+func newQueue(jobs []job) *queue {
+	q := &queue{jobs: jobs}
+	q.cond.L = &q.mu
+	return q
+}
+
+// pop takes the first job ok accepts; false when there is none and none
+// can come back, or the queue was closed.
 func (q *queue) pop(ok func(job) bool) (job, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for i, j := range q.jobs {
-		if ok(j) {
-			q.jobs = append(q.jobs[:i:i], q.jobs[i+1:]...)
-			return j, true
+	for !q.closed {
+		for i, j := range q.jobs {
+			if ok(j) {
+				q.jobs = append(q.jobs[:i:i], q.jobs[i+1:]...)
+				q.inflight++
+				return j, true
+			}
 		}
+		if q.inflight == 0 {
+			break
+		}
+		q.cond.Wait()
 	}
 	return job{}, false
 }
 
-func (q *queue) push(j job) {
+// done ends a popped job; back puts it back instead.
+func (q *queue) done()      { q.end(nil) }
+func (q *queue) back(j job) { q.end(&j) }
+
+func (q *queue) end(j *job) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.jobs = append(q.jobs, j)
+	if j != nil {
+		q.jobs = append(q.jobs, *j)
+	}
+	q.inflight--
+	q.cond.Broadcast()
+}
+
+// close wakes every waiting worker for good (an interrupt).
+func (q *queue) close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	q.cond.Broadcast()
 }
 
 func (q *queue) drain() []job {
@@ -329,7 +371,7 @@ func sources(cfg Config) []env.Source {
 func preflight(ctx context.Context, cfg Config, jobs []job) ([]*place, error) {
 	var places []*place
 	for _, src := range sources(cfg) {
-		places = append(places, &place{src: src})
+		places = append(places, &place{src: src, startTimeout: cfg.ResetTimeout})
 	}
 	var problems []string
 	seen := map[string]bool{}
@@ -353,6 +395,9 @@ func preflight(ctx context.Context, cfg Config, jobs []job) ([]*place, error) {
 	}
 	var started []*place
 	for _, p := range places {
+		if len(started) == len(jobs) {
+			break // more places than episodes: the rest would idle
+		}
 		for _, j := range jobs {
 			if p.serves(j) {
 				if err := p.start(ctx, j.size()); err != nil {
@@ -425,7 +470,7 @@ func runJobs(ctx context.Context, cfg Config, jobs []job, pr *progress) error {
 			p.close()
 		}
 	}()
-	q := &queue{jobs: jobs}
+	q := newQueue(jobs)
 	errc := make(chan error, len(places))
 	var wg sync.WaitGroup
 	for _, p := range places {
@@ -445,6 +490,7 @@ func runJobs(ctx context.Context, cfg Config, jobs []job, pr *progress) error {
 					res, err = runEpisode(ctx, cfg, p, j, pr)
 				}
 				if ctx.Err() != nil {
+					q.done()
 					return // interrupted: the episode is not recorded, a resume reruns it
 				}
 				if err != nil {
@@ -453,14 +499,27 @@ func runJobs(ctx context.Context, cfg Config, jobs []job, pr *progress) error {
 					if cfg.Lost != nil {
 						cfg.Lost(p.src.Name, err.Error())
 					}
-					q.push(j) // another place of the pool takes it
-					return
+					if j.lost++; j.lost < 2 {
+						q.back(j) // another place of the pool takes it
+						return
+					}
+					// A second place lost on one episode: the episode, not
+					// the places, is the likelier cause; it ends as an error
+					// instead of emptying the pool.
+					res = baseResult(j)
+					res.Outcome, res.Reason = string(check.Error), fmt.Sprintf("infrastructure fault: %d environments were lost running it, the last: %v", j.lost, err)
+					res.Finished = time.Now().UTC()
 				}
-				if err := cfg.Store.SaveResult(res); err != nil {
+				err = cfg.Store.SaveResult(res)
+				q.done()
+				if err != nil {
 					errc <- err
 					return
 				}
 				pr.done(res)
+				if p.lost != nil {
+					return
+				}
 			}
 		}()
 	}
@@ -472,6 +531,7 @@ func runJobs(ctx context.Context, cfg Config, jobs []job, pr *progress) error {
 	select {
 	case <-done:
 	case <-ctx.Done():
+		q.close()
 		// Every call honours ctx; an environment stuck in a call anyway is
 		// closed under it, and the run returns even if that does not help.
 		select {
@@ -491,6 +551,9 @@ func runJobs(ctx context.Context, cfg Config, jobs []job, pr *progress) error {
 	case err := <-errc:
 		return err
 	default:
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
 	// Episodes left when no place can take them are recorded as errors,
 	// so the run ends with a complete table and --resume retries them.
@@ -584,11 +647,20 @@ func signature(acts []action.Action) string {
 	return strings.Join(parts, "; ")
 }
 
+// errAbandoned marks an agent call that did not return after its context
+// ended: the agent may still be running it, so it is not called again.
+const errAbandoned Error = "the agent did not return when its call was cancelled"
+
+// abandonGrace is how long an agent gets to return once its call's
+// context has ended.
+const abandonGrace = 2 * time.Second
+
 // callAgent calls f with a context bounded by the agent timeout and by
-// ctx, and returns when f does or when that context ends, whichever comes
-// first: an agent that ignores its context cannot hold an episode past
-// its deadline. A call that outlives the agent timeout is a transient
-// fault.
+// ctx, and returns when f does or soon after that context ends: an agent
+// that ignores its context cannot hold an episode past its deadline. A
+// call that outlives the agent timeout is a transient fault; one that does
+// not return within abandonGrace after its context ended also matches
+// errAbandoned.
 func callAgent[T any](ctx context.Context, timeout time.Duration, f func(context.Context) (T, error)) (T, error) {
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -602,18 +674,23 @@ func callAgent[T any](ctx context.Context, timeout time.Duration, f func(context
 		c <- answer{v, err}
 	}()
 	var zero T
+	var a answer
 	select {
-	case a := <-c:
-		if a.err != nil && ctx.Err() == nil && cctx.Err() != nil {
-			return zero, agent.Transient(fmt.Errorf("no answer within the agent timeout of %s: %w", timeout, a.err))
+	case a = <-c:
+		if a.err == nil || cctx.Err() == nil {
+			return a.v, a.err
 		}
-		return a.v, a.err
 	case <-cctx.Done():
-		if ctx.Err() == nil {
-			return zero, agent.Transient(fmt.Errorf("no answer within the agent timeout of %s", timeout))
+		select {
+		case a = <-c:
+		case <-time.After(abandonGrace):
+			a.err = errAbandoned
 		}
-		return zero, ctx.Err()
 	}
+	if ctx.Err() != nil {
+		return zero, fmt.Errorf("%w (%w)", ctx.Err(), a.err)
+	}
+	return zero, agent.Transient(fmt.Errorf("no answer within the agent timeout of %s: %w", timeout, a.err))
 }
 
 // checkActions cuts a turn's actions at the first that is invalid or
@@ -652,7 +729,9 @@ func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, e
 	if err != nil {
 		return res, infraError{fmt.Errorf("reset: %w", err)}
 	}
-	info, err := e.Info(ctx)
+	ictx, cancel := context.WithTimeout(ctx, cfg.ResetTimeout)
+	info, err := e.Info(ictx)
+	cancel()
 	if err != nil {
 		return res, infraError{err}
 	}
@@ -671,11 +750,24 @@ func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, e
 	}
 	at := agent.Task{ID: t.ID, Instruction: t.Instruction, Apps: t.AllApps(), Screen: info.Screen,
 		MaxSteps: t.MaxSteps(), Demonstrations: t.Demonstrations, Gold: t.Gold}
+	abandoned := false // an agent that did not return is not called again
 	defer func() {
+		if abandoned {
+			return
+		}
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		callAgent(sctx, 10*time.Second, func(c context.Context) (struct{}, error) { return struct{}{}, ag.Stop(c) })
 	}()
+	// alive probes the environment after the wall time ended one of its
+	// calls: a dead or stuck environment is an infrastructure fault, not
+	// the agent's lack of time.
+	alive := func() bool {
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		_, err := e.Info(pctx)
+		return err == nil
+	}
 
 	var history []agent.Turn
 	var traj check.Trajectory
@@ -686,12 +778,13 @@ func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, e
 	feedback := ""
 	steps := 0
 	maxSteps := t.MaxSteps()
-	err = retry(ectx, cfg, func() error {
+	transient, err := retry(ectx, cfg, func() error {
 		_, err := callAgent(ectx, cfg.AgentTimeout, func(c context.Context) (struct{}, error) { return struct{}{}, ag.Start(c, at) })
 		return err
 	})
+	abandoned = errors.Is(err, errAbandoned)
 	switch {
-	case err != nil && timeUp():
+	case err != nil && !transient && timeUp():
 		reason, maxSteps = limitReason("while the agent was starting"), 0
 	case err != nil:
 		return res, infraError{fmt.Errorf("agent start: %w", err)}
@@ -705,17 +798,17 @@ func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, e
 			reason = limitReason("before step " + fmt.Sprint(step))
 			break
 		}
-		steps = step
 		rec := store.Step{Task: t.ID, Repeat: j.repeat, Index: step}
 		envStart := time.Now()
 		obs, err := observeEnv(ectx, cfg, e, info.Screen)
 		if err != nil {
-			if timeUp() {
+			if timeUp() && alive() {
 				reason = limitReason(fmt.Sprintf("while observing (step %d)", step))
 				break
 			}
 			return res, infraError{fmt.Errorf("step %d: observe: %w", step, err)}
 		}
+		steps = step
 		obs.Step, obs.Feedback = step, feedback
 		rec.EnvLatency = time.Since(envStart)
 		if obs.Screenshot != nil {
@@ -725,22 +818,29 @@ func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, e
 		}
 		rec.Tree = obs.Tree
 		var turn agent.Turn
-		err = retry(ectx, cfg, func() error {
+		transient, err := retry(ectx, cfg, func() error {
 			var err error
 			turn, err = callAgent(ectx, cfg.AgentTimeout, func(c context.Context) (agent.Turn, error) { return ag.Next(c, obs, history) })
 			return err
 		})
+		abandoned = abandoned || errors.Is(err, errAbandoned)
 		if err != nil {
 			switch {
+			case transient || errors.Is(err, agent.ErrTransient) || ctx.Err() != nil:
+				// The service failed (before the wall time ran out, if it
+				// did): the episode runs again, with a fresh agent.
+				return res, infraError{fmt.Errorf("step %d: agent: %w", step, err)}
 			case timeUp():
 				reason = limitReason(fmt.Sprintf("while the agent was thinking (step %d)", step))
 				rec.EnvError = "no answer: " + reason
-				cfg.Store.SaveStep(rec)
-			case errors.Is(err, agent.ErrTransient) || ctx.Err() != nil:
-				return res, infraError{fmt.Errorf("step %d: agent: %w", step, err)}
+				if err := cfg.Store.SaveStep(rec); err != nil {
+					return res, infraError{err}
+				}
 			default:
 				res.Outcome, res.Reason = string(check.Error), fmt.Sprintf("step %d: the agent failed: %v", step, err)
-				cfg.Store.SaveStep(rec)
+				if err := cfg.Store.SaveStep(rec); err != nil {
+					return res, infraError{err}
+				}
 				res.Steps, res.Duration, res.Finished = step, time.Since(start), time.Now().UTC()
 				return res, nil
 			}
@@ -754,7 +854,9 @@ func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, e
 		if timeUp() { // the answer came too late to be acted on
 			reason = limitReason(fmt.Sprintf("while the agent was thinking (step %d)", step))
 			rec.EnvError = "not performed: " + reason
-			cfg.Store.SaveStep(rec)
+			if err := cfg.Store.SaveStep(rec); err != nil {
+				return res, infraError{err}
+			}
 			break
 		}
 		feedback = ""
@@ -794,7 +896,7 @@ func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, e
 			rec.EnvError = err.Error()
 			feedback = err.Error() // the agent's mistake: it hears about it
 			final = nil
-		case timeUp():
+		case timeUp() && alive():
 			reason = limitReason(fmt.Sprintf("while acting (step %d)", step))
 			rec.EnvError = reason
 			stop = true
@@ -857,22 +959,28 @@ func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, e
 	return res, nil
 }
 
-// retry calls f, retrying transient failures with backoff a few times.
-func retry(ctx context.Context, cfg Config, f func() error) error {
+// retry calls f, retrying transient failures with backoff a few times,
+// but never an agent whose call was abandoned. It says whether any attempt
+// failed transiently: a service that failed so before the wall time ran
+// out is at fault, not the agent.
+func retry(ctx context.Context, cfg Config, f func() error) (transient bool, err error) {
 	wait := cfg.Backoff
-	var err error
 	for attempt := 0; attempt < 4; attempt++ {
 		if err = f(); err == nil || !errors.Is(err, agent.ErrTransient) {
-			return err
+			return transient, err
+		}
+		transient = true
+		if errors.Is(err, errAbandoned) {
+			return transient, err
 		}
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
-			return err
+			return transient, err
 		}
 		wait *= 2
 	}
-	return err
+	return transient, err
 }
 
 // observeEnv builds the observation of the mode.

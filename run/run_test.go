@@ -652,3 +652,92 @@ func TestPreflightRefusesWhatThePoolCannotRun(t *testing.T) {
 		})
 	}
 }
+
+// TestQueueKeepsWorkersForReturningJobs: a worker with nothing to take
+// waits while a job is in flight, and takes it when its place gives it
+// back; once nothing is queued or in flight, every worker stops.
+func TestQueueKeepsWorkersForReturningJobs(t *testing.T) {
+	q := newQueue([]job{{repeat: 7}})
+	every := func(job) bool { return true }
+	a, ok := q.pop(every)
+	if !ok {
+		t.Fatal("the first worker got nothing")
+	}
+	got := make(chan job, 1)
+	go func() {
+		if j, ok := q.pop(every); ok {
+			got <- j
+			q.done()
+		}
+		close(got)
+	}()
+	select {
+	case <-got:
+		t.Fatal("the second worker took a job while none was queued")
+	case <-time.After(100 * time.Millisecond):
+	}
+	q.back(a) // the first worker's place died
+	if j, ok := <-got; !ok || j.repeat != 7 {
+		t.Fatalf("the second worker got %+v, %v; want the job given back", j, ok)
+	}
+	if _, ok := q.pop(every); ok {
+		t.Fatal("a job was handed out twice")
+	}
+}
+
+// countingSleeper ignores its context, as a broken agent may; it counts
+// the calls it gets.
+type countingSleeper struct {
+	next, stop *atomic.Int32
+}
+
+func (a countingSleeper) Start(context.Context, agent.Task) error { return nil }
+func (a countingSleeper) Stop(context.Context) error {
+	a.stop.Add(1)
+	return nil
+}
+func (a countingSleeper) Next(context.Context, agent.Observation, []agent.Turn) (agent.Turn, error) {
+	a.next.Add(1)
+	time.Sleep(time.Hour)
+	return agent.Turn{}, nil
+}
+
+// TestAbandonedAgentIsNotCalledAgain: an agent that does not return when
+// its call times out may still be running it, so it is neither asked
+// again nor stopped; the episode is an infrastructure fault.
+func TestAbandonedAgentIsNotCalledAgain(t *testing.T) {
+	need(t)
+	s := only(suite(t), "shell-write")
+	var next, stop atomic.Int32
+	cfg := config(t, s, func() (agent.Agent, error) { return countingSleeper{&next, &stop}, nil })
+	cfg.Parallel, cfg.AgentTimeout, cfg.Retries = 1, 200*time.Millisecond, -1
+	rs, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || rs[0].Outcome != "error" || !strings.Contains(rs[0].Reason, "did not return") {
+		t.Fatalf("results %+v, want an error saying the agent did not return", rs)
+	}
+	if next.Load() != 1 || stop.Load() != 0 {
+		t.Fatalf("Next called %d times and Stop %d; want 1 and 0", next.Load(), stop.Load())
+	}
+}
+
+// TestFailingServiceIsNotTheAgentsFault: a model service that keeps
+// failing until the wall time runs out is an error, not uncompleted.
+func TestFailingServiceIsNotTheAgentsFault(t *testing.T) {
+	need(t)
+	s := only(suite(t), "shell-write")
+	short := *s.Tasks[0]
+	short.TimeLimit = check.Duration(2 * time.Second)
+	s.Tasks = []*task.Task{&short}
+	cfg := config(t, s, scripted(func(int) (agent.Turn, error) { return agent.Turn{}, agent.Transient(errors.New("503 overloaded")) }))
+	cfg.Parallel, cfg.Backoff, cfg.Retries = 1, time.Second, -1
+	rs, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || rs[0].Outcome != "error" || !strings.Contains(rs[0].Reason, "503 overloaded") {
+		t.Fatalf("results %+v, want an error naming the service's failure", rs)
+	}
+}

@@ -362,6 +362,10 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 		}
 	}
 	fmt.Fprintf(stderr, "run %s: %d tasks x %d on %s, agent %s, observation %s\n", dir, len(tasks), rc.Repeat, strings.Join(names, ", "), rc.Agent, rc.Obs)
+	agentTimeout := rc.AgentTimeout
+	if interactiveAgent(rc.Agent) {
+		agentTimeout = 1000 * time.Hour // a person takes the time the task's wall time gives
+	}
 	_, err = run.Run(ctx, run.Config{
 		Suite: s, Tasks: tasks, Agent: factory, AgentName: rc.Agent, Obs: obs, Sources: sources, Repeat: rc.Repeat,
 		Lost: func(name, reason string) {
@@ -370,7 +374,7 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 				fmt.Fprintf(stderr, "the run folder does not record it: %v\n", err)
 			}
 		},
-		Store: st, Harness: version, CostBudget: rc.MaxCost, AgentTimeout: rc.AgentTimeout, Progress: stderr,
+		Store: st, Harness: version, CostBudget: rc.MaxCost, AgentTimeout: agentTimeout, Progress: stderr,
 	})
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "interrupted; continue with: proctor run --resume %s\n", dir)

@@ -6,12 +6,16 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/xdesktop"
 	"github.com/proctor-eval/proctor/guest"
 )
+
+// dialTimeout bounds reaching a guest daemon while the pool is made.
+const dialTimeout = 30 * time.Second
 
 // builtin is the one table of providers. A new kind of environment adds
 // its entry here.
@@ -50,11 +54,15 @@ var builtin = []Provider{
 			if o.Token == "" {
 				return nil, errors.New("no token for the guest daemon: give --token-file FILE or set $PROCTOR_TOKEN")
 			}
-			c, err := guest.Dial(ctx, arg, o.Token)
+			// A daemon that takes the connection and never answers must
+			// not hold the run before it starts.
+			dctx, cancel := context.WithTimeout(ctx, dialTimeout)
+			defer cancel()
+			c, err := guest.Dial(dctx, arg, o.Token)
 			if err != nil {
 				return nil, err
 			}
-			info, err := c.Info(ctx)
+			info, err := c.Info(dctx)
 			if err != nil {
 				c.Close()
 				return nil, fmt.Errorf("guest %s: %w", where(arg), err)
