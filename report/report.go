@@ -228,7 +228,7 @@ func Write(w io.Writer, rs []*Report, format string) error {
 		for k := range keys {
 			order = append(order, k)
 		}
-		sort.Strings(order)
+		sort.Slice(order, func(i, j int) bool { return score.Before(d, order[i], order[j]) })
 		var brows [][]string
 		for _, k := range order {
 			brows = append(brows, row(orDash(k), func(r *Report) string {

@@ -61,3 +61,29 @@ func TestMakeAndWrite(t *testing.T) {
 		t.Fatal("an unknown format was accepted")
 	}
 }
+
+// TestLevelsInOrder: the text and Markdown breakdowns list levels from
+// paper to gold, not by name.
+func TestLevelsInOrder(t *testing.T) {
+	var rs []store.Result
+	for i, l := range []string{"gold", "bronze", "paper", "wood", "silver"} {
+		rs = append(rs, store.Result{Task: l, Repeat: i, Level: l, Weight: 1, Outcome: "success"})
+	}
+	r := Make("runs/x", store.Run{ID: "x"}, rs)
+	for _, format := range []string{"text", "markdown"} {
+		var b bytes.Buffer
+		if err := Write(&b, []*Report{r}, format); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		at := strings.Index(out, "By level")
+		last := -1
+		for _, l := range []string{"paper", "wood", "bronze", "silver", "gold"} {
+			i := strings.Index(out[at:], l)
+			if i < 0 || i < last {
+				t.Fatalf("%s: %s out of order in:\n%s", format, l, out[at:])
+			}
+			last = i
+		}
+	}
+}

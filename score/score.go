@@ -113,15 +113,19 @@ func Breakdown(rs []Result, d Dimension) []Group {
 	for k, g := range by {
 		out = append(out, Group{Key: k, Summary: Summarize(g)})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if d == ByLevel {
-			if ri, rj := task.LevelRank(out[i].Key), task.LevelRank(out[j].Key); ri != rj {
-				return ri < rj
-			}
-		}
-		return out[i].Key < out[j].Key
-	})
+	sort.Slice(out, func(i, j int) bool { return Before(d, out[i].Key, out[j].Key) })
 	return out
+}
+
+// Before orders the keys of a dimension: levels from paper to gold, any
+// other dimension by name. Every list of groups uses it.
+func Before(d Dimension, a, b string) bool {
+	if d == ByLevel {
+		if ra, rb := task.LevelRank(a), task.LevelRank(b); ra != rb {
+			return ra < rb
+		}
+	}
+	return a < b
 }
 
 // Stat is a mean and a sample standard deviation.
