@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/proctor-eval/proctor/store"
@@ -12,6 +13,7 @@ import (
 // exportLine is one episode in the JSONL export.
 type exportLine struct {
 	Run         string       `json:"run"`
+	Dir         string       `json:"dir"` // the run folder, which screenshot paths are under
 	Task        string       `json:"task"`
 	Repeat      int          `json:"repeat"`
 	Instruction string       `json:"instruction"`
@@ -35,51 +37,65 @@ type exportStep struct {
 
 func newExportCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "export RUN",
-		Short: "Write a run's trajectories as JSON Lines",
-		Long: `Export prints one JSON object a line for every episode of a run: the
+		Use:   "export RUN...",
+		Short: "Write runs' trajectories as JSON Lines",
+		Long: `Export prints one JSON object a line for every episode of the runs: the
 instruction, every step's observation (screenshot path under the run folder
 and accessibility table), the raw model output, the actions parsed and what
 the environment performed, and the outcome. The lines can serve as a
-training set.`,
-		Example: `  proctor export runs/20261122-010000-replay > trajectories.jsonl`,
-		Args:    cobra.ExactArgs(1),
+training set. Each line names its run and run folder.`,
+		Example: `  proctor export runs/20261122-010000-replay > trajectories.jsonl
+  proctor export runs/* > all.jsonl`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := store.Open(args[0])
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			run, err := st.Run()
-			if err != nil {
-				return err
-			}
-			rs, err := st.Results()
-			if err != nil {
-				return err
-			}
 			enc := json.NewEncoder(cmd.OutOrStdout())
-			for _, r := range rs {
-				steps, err := st.Steps(r.Task, r.Repeat)
-				if err != nil {
-					return err
-				}
-				line := exportLine{Run: run.ID, Task: r.Task, Repeat: r.Repeat, Instruction: r.Instruction, Outcome: r.Outcome,
-					Reason: r.Reason, Answer: r.Answer, Milestone: r.Milestone, Steps: []exportStep{}}
-				for _, s := range steps {
-					es := exportStep{Index: s.Index, Tree: s.Tree, Output: s.Raw, Actions: s.Actions, Performed: s.Done,
-						ParseError: s.ParseError, EnvError: s.EnvError}
-					if s.Shot != "" {
-						es.Screenshot = filepath.Join(store.ShotDir, s.Shot)
-					}
-					line.Steps = append(line.Steps, es)
-				}
-				if err := enc.Encode(line); err != nil {
+			for _, dir := range args {
+				if err := exportRun(enc, dir); err != nil {
 					return err
 				}
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "%d episodes\n", len(rs))
+			fmt.Fprintf(cmd.ErrOrStderr(), "%d run(s) exported\n", len(args))
 			return nil
 		},
 	}
+}
+
+// exportRun writes the lines of one run folder.
+func exportRun(enc *json.Encoder, dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, store.DBFile)); err != nil {
+		return fmt.Errorf("%s: no run there (%v)", dir, err)
+	}
+	st, err := store.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	run, err := st.Run()
+	if err != nil {
+		return err
+	}
+	rs, err := st.Results()
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		steps, err := st.Steps(r.Task, r.Repeat)
+		if err != nil {
+			return err
+		}
+		line := exportLine{Run: run.ID, Dir: dir, Task: r.Task, Repeat: r.Repeat, Instruction: r.Instruction, Outcome: r.Outcome,
+			Reason: r.Reason, Answer: r.Answer, Milestone: r.Milestone, Steps: []exportStep{}}
+		for _, s := range steps {
+			es := exportStep{Index: s.Index, Tree: s.Tree, Output: s.Raw, Actions: s.Actions, Performed: s.Done,
+				ParseError: s.ParseError, EnvError: s.EnvError}
+			if s.Shot != "" {
+				es.Screenshot = filepath.Join(store.ShotDir, s.Shot)
+			}
+			line.Steps = append(line.Steps, es)
+		}
+		if err := enc.Encode(line); err != nil {
+			return err
+		}
+	}
+	return nil
 }

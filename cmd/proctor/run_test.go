@@ -59,8 +59,20 @@ func TestRunReportExport(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || first.Instruction == "" || len(first.Steps) == 0 || first.Steps[0].Screenshot == "" {
 		t.Fatalf("export line %+v (%v)", first, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, first.Steps[0].Screenshot)); err != nil {
+	if _, err := os.Stat(filepath.Join(first.Dir, first.Steps[0].Screenshot)); err != nil {
 		t.Fatalf("exported screenshot path: %v", err)
+	}
+	// Several runs at once; a folder without a run is named, not made.
+	out, _, code = runCLI(t, "", "export", dir, dir)
+	if n := strings.Count(strings.TrimSpace(out), "\n") + 1; code != 0 || n != 10 {
+		t.Fatalf("export of two runs: exit %d, %d lines", code, n)
+	}
+	missing := filepath.Join(t.TempDir(), "nothing")
+	if _, errs, code := runCLI(t, "", "export", missing); code == 0 || !strings.Contains(errs, "no run there") {
+		t.Fatalf("export of a missing run: %d %s", code, errs)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Fatal("export made the folder it was asked to read")
 	}
 	// A second run into the same folder is refused; --resume finds nothing to do.
 	if _, errs, code := runCLI(t, "", "run", "--agent", "replay", "--suite", "../../testdata/runner", "--out", dir); code == 0 || !strings.Contains(errs, "already holds a run") {
