@@ -75,7 +75,7 @@ type Means struct {
 
 // Load reads a run folder.
 func Load(dir string) (*Report, error) {
-	st, err := store.Open(dir)
+	st, err := store.OpenRun(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -117,6 +117,15 @@ CREATE TABLE IF NOT EXISTS rescore (
 	PRIMARY KEY (task, repeat, at));
 `
 
+// OpenRun opens the run folder dir, which must hold a run: reading a
+// folder never makes it.
+func OpenRun(dir string) (*Store, error) {
+	if _, err := os.Stat(filepath.Join(dir, DBFile)); err != nil {
+		return nil, fmt.Errorf("%s: no run there (%v)", dir, err)
+	}
+	return Open(dir)
+}
+
 // Open opens (creating when needed) the run folder dir.
 func Open(dir string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(dir, ShotDir), 0o755); err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/proctor-eval/proctor/store"
@@ -62,10 +61,7 @@ training set. Each line names its run and run folder.`,
 
 // exportRun writes the lines of one run folder.
 func exportRun(enc *json.Encoder, dir string) error {
-	if _, err := os.Stat(filepath.Join(dir, store.DBFile)); err != nil {
-		return fmt.Errorf("%s: no run there (%v)", dir, err)
-	}
-	st, err := store.Open(dir)
+	st, err := store.OpenRun(dir)
 	if err != nil {
 		return err
 	}
