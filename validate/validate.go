@@ -132,7 +132,13 @@ func Violations(rows []Row) int {
 }
 
 // Write prints the rows as a table, violations marked.
-func Write(w io.Writer, rows []Row) {
+func Write(w io.Writer, rows []Row) { write(w, rows, 90) }
+
+// WriteVerbose prints the table with every reason whole.
+func WriteVerbose(w io.Writer, rows []Row) { write(w, rows, 0) }
+
+// write prints the table, cutting reasons to width characters (0: whole).
+func write(w io.Writer, rows []Row, width int) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TASK\tTRAJECTORY\tWANT\tGOT\tOK\tREASON")
 	for _, r := range rows {
@@ -140,9 +146,9 @@ func Write(w io.Writer, rows []Row) {
 		if !r.OK {
 			mark = "VIOLATION"
 		}
-		reason := r.Reason
-		if len([]rune(reason)) > 90 {
-			reason = string([]rune(reason)[:89]) + "…"
+		reason := strings.Join(strings.Fields(r.Reason), " ")
+		if width > 0 && len([]rune(reason)) > width {
+			reason = string([]rune(reason)[:width-1]) + "…"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Task, r.Trajectory, r.Want, r.Got, mark, reason)
 	}

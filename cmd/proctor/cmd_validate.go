@@ -17,7 +17,7 @@ func newValidateCommand() *cobra.Command {
 	var parallel int
 	var envs envOptions
 	var out, filter string
-	var asJSON bool
+	var asJSON, verbose bool
 	c := &cobra.Command{
 		Use:   "validate [SUITE]",
 		Short: "Prove each task's checks: gold passes, doing nothing and wrong trajectories fail",
@@ -81,6 +81,8 @@ proves nothing.`,
 			if asJSON {
 				b, _ := json.MarshalIndent(rows, "", "  ")
 				fmt.Fprintln(cmd.OutOrStdout(), string(b))
+			} else if verbose {
+				validate.WriteVerbose(cmd.OutOrStdout(), rows)
 			} else {
 				validate.Write(cmd.OutOrStdout(), rows)
 			}
@@ -98,5 +100,6 @@ proves nothing.`,
 	c.Flags().StringVar(&out, "out", "", "folder for the episodes (default a new temporary folder)")
 	c.Flags().StringVar(&filter, "filter", "", "validate only tasks whose id matches this regular expression")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the rows as JSON")
+	c.Flags().BoolVarP(&verbose, "verbose", "v", false, "print every reason whole (the table cuts them at 90 characters)")
 	return c
 }
