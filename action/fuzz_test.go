@@ -38,7 +38,9 @@ func FuzzScreenAgent(f *testing.F) {
 }
 
 func FuzzOSAtlas(f *testing.F) {
-	fuzzParser(f, FormatOSAtlas, "CLICK <point>[[101, 872]]</point>", "TYPE [hello]", "SCROLL [UP]")
+	fuzzParser(f, FormatOSAtlas, "CLICK <point>[[101, 872]]</point>", "TYPE [hello]", "SCROLL [UP]",
+		"Click the box.\nDOUBLE_CLICK <point>[[1, 2]]</point>\nPRESS_PAGE DOWN\nHOTKEY [ctrl+c]", "DRAG <point>[[1, 2]]</point> <point>[[3, 4]]</point>",
+		"```WAIT 3```\nPRESS_BACK\nOPEN_APP [x]\nCOMPLETE")
 }
 
 func FuzzUITARS(f *testing.F) {
@@ -58,7 +60,8 @@ func FuzzOpenAI(f *testing.F) {
 
 func FuzzBrowserUse(f *testing.F) {
 	fuzzParser(f, FormatBrowserUse, `{"action":[{"click_element_by_index":{"index":1}}]}`,
-		`{"action":[{"input_text":{"index":2,"text":"x"}},{"done":{"text":"ok","success":true}}]}`)
+		`{"action":[{"input_text":{"index":2,"text":"x"}},{"done":{"text":"ok","success":true}}]}`,
+		`I see [1, 2]. {"action":[{"go_back":{}}`, "```json\n{\"action\":[{\"go_back\":{}}]}\n```\n{\"action\": [")
 }
 
 func FuzzProBench(f *testing.F) {

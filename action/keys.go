@@ -28,6 +28,12 @@ var keyAliases = map[string]string{
 	"bracketright": "]",
 }
 
+// keypadKeys maps the names after "KP_" in X keypad keysyms.
+var keypadKeys = map[string]string{
+	"add": "+", "subtract": "-", "multiply": "*", "divide": "/", "decimal": ".", "separator": ",",
+	"equal": "=", "space": "space", "tab": "tab", "begin": "home",
+}
+
 var namedKeys = map[string]bool{
 	"ctrl": true, "alt": true, "shift": true, "super": true, "enter": true, "tab": true, "esc": true,
 	"backspace": true, "delete": true, "space": true, "up": true, "down": true, "left": true,
@@ -58,6 +64,19 @@ func NormalizeKey(name string) (key string, ok bool) {
 	}
 	if namedKeys[l] {
 		return l, true
+	}
+	// X keypad keysyms: KP_0..KP_9, KP_Enter, KP_Add, KP_Page_Down...
+	if rest, found := strings.CutPrefix(l, "kp_"); found && rest != "" {
+		if len(rest) == 1 && rest[0] >= '0' && rest[0] <= '9' {
+			return rest, true
+		}
+		if c, found := keypadKeys[rest]; found {
+			return c, true
+		}
+		if utf8.RuneCountInString(rest) > 1 {
+			return NormalizeKey(rest)
+		}
+		return "", false
 	}
 	if l[0] == 'f' && len(l) <= 3 {
 		n := 0

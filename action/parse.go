@@ -1,6 +1,7 @@
 package action
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -65,22 +66,46 @@ func Parse(f Format, reply string, o Options) ([]Action, error) {
 	}
 	acts, err := p(reply, o)
 	if err != nil {
+		var pe *ParseError
+		if errors.As(err, &pe) && len(pe.Actions) > 0 {
+			pe.Actions, _ = validOnly(pe.Actions)
+		}
 		return nil, err
 	}
-	for i, a := range acts {
-		if err := a.Validate(); err != nil {
-			return nil, &ParseError{Format: f, Part: a.String(), Reason: fmt.Sprintf("action %d: %v", i+1, err)}
-		}
+	if good, bad := validOnly(acts); bad >= 0 {
+		a := acts[bad]
+		return nil, &ParseError{Format: f, Part: a.String(), Reason: fmt.Sprintf("action %d: %v", bad+1, a.Validate()), Actions: good}
 	}
 	return acts, nil
 }
 
-// ParseError says which part of a reply was rejected and why.
+// validOnly returns the valid actions of acts and the index of the first
+// invalid one, or -1.
+func validOnly(acts []Action) ([]Action, int) {
+	first := -1
+	good := make([]Action, 0, len(acts))
+	for i, a := range acts {
+		if a.Validate() != nil {
+			if first < 0 {
+				first = i
+			}
+			continue
+		}
+		good = append(good, a)
+	}
+	return good, first
+}
+
+// ParseError says which part of a reply was rejected and why. Parse returns
+// no actions with an error; when only part of a reply was rejected (one bad
+// object among several), Actions holds the valid actions understood in the
+// rest of it, in order, for callers that want to report or use them.
 type ParseError struct {
-	Format Format
-	Line   int    // 1-based line in the reply or code block, 0 when unknown
-	Part   string // the rejected text, shortened
-	Reason string
+	Format  Format
+	Line    int    // 1-based line in the reply or code block, 0 when unknown
+	Part    string // the rejected text, shortened
+	Reason  string
+	Actions []Action // the actions understood elsewhere in the reply, if any
 }
 
 func (e *ParseError) Error() string {
@@ -119,9 +144,17 @@ func codeBlocks(reply string) []codeBlock {
 	var out []codeBlock
 	for _, m := range fenceRE.FindAllStringSubmatch(reply, -1) {
 		lang, body := m[1], m[2]
-		// "```DONE```" has no newline: the word is the body, not a language.
-		if !strings.Contains(m[0], "\n") && body == "" {
-			lang, body = "", m[1]
+		// "```DONE```" has no newline: the word is the body, not a language;
+		// so is "```ANS 42```" or "```WAIT 3```", a special code with its
+		// argument.
+		if !strings.Contains(m[0], "\n") {
+			if body == "" {
+				lang, body = "", m[1]
+			} else if joined := m[1] + " " + body; m[1] != "" {
+				if _, ok := special(joined); ok {
+					lang, body = "", joined
+				}
+			}
 		}
 		out = append(out, codeBlock{lang: strings.ToLower(lang), body: body})
 	}

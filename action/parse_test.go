@@ -187,7 +187,7 @@ func TestParseAnthropic(t *testing.T) {
 		{name: "scroll left", in: `{"action":"scroll","scroll_direction":"left","scroll_amount":2}`, want: []string{"scroll dx=-2 dy=0"}},
 		{name: "hold_key", in: `{"action":"hold_key","text":"shift","duration":1}`, want: []string{"key_down shift", "wait 1s", "key_up shift"}},
 		{name: "wait", in: `{"action":"wait","duration":2}`, want: []string{"wait 2s"}},
-		{name: "screenshot only", in: `{"action":"screenshot"}`, err: "holds no action"},
+		{name: "screenshot only", in: `{"action":"screenshot"}`, want: nil}, // a no-op step
 		{name: "unknown", in: `{"action":"zoom","region":[0,0,1,1]}`, err: `unknown action "zoom"`},
 		{name: "bad coordinate", in: `{"action":"left_click","coordinate":[1]}`, err: "coordinate must be an [x, y] pair"},
 		{name: "bad direction", in: `{"action":"scroll","scroll_direction":"in"}`, err: "unknown scroll_direction"},
