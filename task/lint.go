@@ -16,12 +16,12 @@ func (s *Suite) lint(f *fileCtx, t *Task) Problems {
 	}
 	if t.App != "" {
 		if _, ok := s.App(t.App); !ok {
-			add([]any{"app"}, "unknown app %q (known: %s; a suite may declare more in %s)", t.App, strings.Join(s.AppNames(), ", "), SuiteFile)
+			add([]any{"app"}, "%s", s.unknownApp(t.App))
 		}
 	}
 	for i, a := range t.Apps {
 		if _, ok := s.App(a); !ok {
-			add([]any{"apps", i}, "unknown app %q (known: %s; a suite may declare more in %s)", a, strings.Join(s.AppNames(), ", "), SuiteFile)
+			add([]any{"apps", i}, "%s", s.unknownApp(a))
 		}
 	}
 	size, err := t.Environment.Size()

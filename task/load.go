@@ -111,6 +111,9 @@ type loaded struct {
 type fileCtx struct {
 	name string
 	ast  *ast.File
+	// valid, when set, names the valid fields of the object at path for
+	// an unknown field's message.
+	valid func(path []any) string
 }
 
 // locate finds the line and column of the node at path, or of its nearest
@@ -137,6 +140,14 @@ func (f *fileCtx) locate(path []any) (int, int) {
 			continue
 		}
 		tok := node.GetToken()
+		if _, isMap := node.(*ast.MappingNode); isMap && n > 0 {
+			// A nested mapping's token is its first entry's; point at its key.
+			if k, ok := path[n-1].(string); ok {
+				if line, col := f.keyIn(path[:n-1], k); line > 0 {
+					return line, col
+				}
+			}
+		}
 		if n > 0 {
 			if _, isKey := path[n-1].(string); isKey {
 				// Point at the key rather than its value when they differ.
@@ -148,6 +159,34 @@ func (f *fileCtx) locate(path []any) (int, int) {
 		return tok.Position.Line, tok.Position.Column
 	}
 	return 1, 1
+}
+
+// keyIn finds the key k in the mapping at path.
+func (f *fileCtx) keyIn(path []any, k string) (int, int) {
+	b := (&yaml.PathBuilder{}).Root()
+	for _, p := range path {
+		switch v := p.(type) {
+		case int:
+			b = b.Index(uint(v))
+		default:
+			b = b.Child(fmt.Sprint(v))
+		}
+	}
+	node, err := b.Build().FilterFile(f.ast)
+	if err != nil {
+		return 0, 0
+	}
+	m, ok := node.(*ast.MappingNode)
+	if !ok {
+		return 0, 0
+	}
+	for _, v := range m.Values {
+		if v.Key != nil && v.Key.String() == k && v.Key.GetToken() != nil {
+			pos := v.Key.GetToken().Position
+			return pos.Line, pos.Column
+		}
+	}
+	return 0, 0
 }
 
 // keyToken walks back from a mapping value's first token to its key, or
@@ -179,12 +218,6 @@ func (f *fileCtx) schemaProblems(err error) []Problem {
 	var out []Problem
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
 		path := make([]any, 0, len(e.InstanceLocation)+1)
 		for i, tok := range e.InstanceLocation {
 			if n, err := strconv.Atoi(tok); err == nil && i > 0 {
@@ -193,11 +226,39 @@ func (f *fileCtx) schemaProblems(err error) []Problem {
 				path = append(path, tok)
 			}
 		}
+		if k, ok := e.ErrorKind.(*kind.PropertyNames); ok {
+			// Its causes are about the name alone, with no place of their own.
+			var why []string
+			var leaves func(e *jsonschema.ValidationError)
+			leaves = func(e *jsonschema.ValidationError) {
+				if len(e.Causes) == 0 {
+					why = append(why, e.ErrorKind.LocalizedString(printer))
+				}
+				for _, c := range e.Causes {
+					leaves(c)
+				}
+			}
+			leaves(e)
+			out = append(out, f.problem(append(path, k.Property), "%q is not a valid name here: %s", k.Property, strings.Join(why, "; ")))
+			return
+		}
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
 		msg := e.ErrorKind.LocalizedString(printer)
 		switch k := e.ErrorKind.(type) {
 		case *kind.AdditionalProperties:
+			valid := ""
+			if f.valid != nil {
+				if v := f.valid(path); v != "" {
+					valid = " (valid: " + v + ")"
+				}
+			}
 			for _, prop := range k.Properties {
-				out = append(out, f.problem(append(path, prop), "unknown field %q", prop))
+				out = append(out, f.problem(append(path, prop), "unknown field %q%s", prop, valid))
 			}
 			return
 		case *kind.Required:

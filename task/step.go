@@ -108,6 +108,9 @@ func timeoutOK(d check.Duration) error {
 
 // Validate checks that the app is known.
 func (l Launch) Validate(s *Suite) error {
+	if _, bad := s.badApps[l.App]; bad {
+		return fmt.Errorf("app: %s", s.unknownApp(l.App))
+	}
 	if _, ok := s.App(l.App); !ok {
 		return fmt.Errorf("app: unknown app %q (known: %s)", l.App, strings.Join(s.AppNames(), ", "))
 	}
@@ -160,6 +163,9 @@ func (o Open) Validate(s *Suite) error {
 		return err
 	}
 	if o.App != "" {
+		if _, bad := s.badApps[o.App]; bad {
+			return fmt.Errorf("app: %s", s.unknownApp(o.App))
+		}
 		if _, ok := s.App(o.App); !ok {
 			return fmt.Errorf("app: unknown app %q", o.App)
 		}

@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/goccy/go-yaml"
 )
 
 // Files of a suite directory.
@@ -30,6 +28,9 @@ type AppSpec struct {
 	// the app starts, unless already there: settings that spare first-run
 	// dialogs and tips, so episodes start the same way.
 	Files map[string]string `json:"files,omitempty"`
+	// Env holds environment variables the app starts with, on top of the
+	// desktop's.
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // libreofficeProfile turns off LibreOffice's first-run infobar, tip of
@@ -75,10 +76,18 @@ type Suite struct {
 	Apps        map[string]AppSpec `json:"apps,omitempty"`
 	Tasks       []*Task            `json:"-"`
 	assets      map[string]bool
+	// badApps are the apps suite.yaml declares with problems, by the line
+	// of their entry: they are reported there once, and left out of Apps.
+	badApps map[string]int
 }
 
-// App looks an app up among the suite's and the built-in ones.
+// App looks an app up among the suite's and the built-in ones. An app
+// whose entry in suite.yaml has problems is not found, even where a
+// built-in one has its name.
 func (s *Suite) App(name string) (AppSpec, bool) {
+	if _, bad := s.badApps[name]; bad {
+		return AppSpec{}, false
+	}
 	if a, ok := s.Apps[name]; ok {
 		return a, true
 	}
@@ -137,12 +146,7 @@ func Load(path string) (*Suite, Problems) {
 	var probs Problems
 	suiteFile := filepath.Join(s.Dir, SuiteFile)
 	if b, err := readLimited(suiteFile); err == nil {
-		// Checked against the limits before the decoder expands it.
-		if _, p := parseYAML(suiteFile, b); p != nil {
-			probs = append(probs, *p)
-		} else if err := yaml.UnmarshalWithOptions(b, s, yaml.DisallowUnknownField()); err != nil {
-			probs = append(probs, yamlProblem(suiteFile, err))
-		}
+		probs = append(probs, s.parseSuiteFile(suiteFile, b)...)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		probs = append(probs, Problem{File: suiteFile, Msg: err.Error()})
 	}

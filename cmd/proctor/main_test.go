@@ -64,6 +64,7 @@ func TestCLI(t *testing.T) {
 			stdout: []string{`"id": "terminal-count-rows"`, `"accepted": [`}, stderr: []string{"max steps 5, wall time 1m40s, weight 0.5"}},
 		{name: "show missing", args: []string{"tasks", "show", "../../testdata/example", "nope"}, code: 1, stderr: []string{`no task "nope"`}},
 		{name: "schema", args: []string{"tasks", "schema"}, stdout: []string{`"$schema": "https://json-schema.org/draft/2020-12/schema"`}},
+		{name: "suite schema", args: []string{"tasks", "schema", "--suite"}, stdout: []string{`"apps"`, `"env"`, `"window"`}},
 		{name: "parse arg", args: []string{"parse", "--format", "pyautogui", "```python\npyautogui.click(1, 2)\n```\nDONE"}, stdout: []string{"click (1,2)"}},
 		{name: "parse stdin", args: []string{"parse", "-f", "anthropic"}, stdin: `{"action":"key","text":"ctrl+s"}`, stdout: []string{"hotkey ctrl+s"}},
 		{name: "parse json", args: []string{"parse", "-f", "uitars", "--json", "Action: click(start_box='(500,500)')"}, stdout: []string{`"unit": "k"`}},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -107,7 +108,7 @@ func (d *Desktop) step(ctx context.Context, s env.Setup, spec task.StepSpec) err
 		if err := d.prepare(app); err != nil {
 			return err
 		}
-		argv := strings.Fields(app.Command)
+		argv := appArgv(app)
 		for _, a := range st.Args {
 			argv = append(argv, d.expand(a))
 		}
@@ -169,7 +170,7 @@ func (d *Desktop) step(ctx context.Context, s env.Setup, spec task.StepSpec) err
 			if err := d.prepare(app); err != nil {
 				return err
 			}
-			return d.Launch(append(strings.Fields(app.Command), target)...)
+			return d.Launch(append(appArgv(app), target)...)
 		}
 		return d.Launch("xdg-open", target)
 	case task.WaitWindow:
@@ -234,9 +235,40 @@ func (d *Desktop) poll(ctx context.Context, timeout time.Duration, what string, 
 	}
 }
 
+// validVarName reports whether k is a shell variable name, which env(1)
+// takes for nothing else.
+func validVarName(k string) bool {
+	for i, r := range k {
+		if !(r == '_' || 'A' <= r && r <= 'Z' || 'a' <= r && r <= 'z' || i > 0 && '0' <= r && r <= '9') {
+			return false
+		}
+	}
+	return k != ""
+}
+
+// appArgv is the app's command line, run through env(1) with the app's
+// variables when it has some.
+func appArgv(app task.AppSpec) []string {
+	argv := strings.Fields(app.Command)
+	if len(app.Env) == 0 {
+		return argv
+	}
+	vars := make([]string, 0, len(app.Env))
+	for k, v := range app.Env {
+		vars = append(vars, k+"="+v)
+	}
+	sort.Strings(vars)
+	return append(append([]string{"env"}, vars...), argv...)
+}
+
 // prepare writes the app's settings files into the home folder, where
-// they are not there yet.
+// they are not there yet, and checks its variables.
 func (d *Desktop) prepare(app task.AppSpec) error {
+	for k := range app.Env {
+		if !validVarName(k) || k == MarkerVar {
+			return fmt.Errorf("app environment variable %q is not allowed", k)
+		}
+	}
 	for rel, content := range app.Files {
 		if _, err := d.writeFile("~/"+rel, []byte(content), nil, true); err != nil {
 			return err

@@ -1,0 +1,177 @@
+package task
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/goccy/go-yaml"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+)
+
+// SuiteSchema is the JSON Schema of a suite's suite.yaml.
+//
+//go:embed suite_schema.json
+var SuiteSchema []byte
+
+// SuiteSchemaURL is the suite schema's $id.
+const SuiteSchemaURL = "https://proctor.dev/schema/suite.json"
+
+var compiledSuite = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(SuiteSchema))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(SuiteSchemaURL, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(SuiteSchemaURL)
+})
+
+// fieldNames lists the JSON names of a struct type's fields, in order.
+func fieldNames(v any) []string {
+	t := reflect.TypeOf(v)
+	var out []string
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// appFields are the fields of an app entry in suite.yaml.
+var appFields = fieldNames(AppSpec{})
+
+// suiteFields names the valid fields where suite.yaml has an unknown one.
+func suiteFields(path []any) string {
+	switch {
+	case len(path) == 0:
+		return strings.Join(fieldNames(Suite{}), ", ")
+	case len(path) == 2 && path[0] == "apps":
+		return strings.Join(appFields, ", ")
+	}
+	return ""
+}
+
+// parseSuiteFile validates suite.yaml against SuiteSchema and fills the
+// suite's name, description and apps. An app entry with problems is
+// reported once, where it stands, and left out of Apps; tasks that name
+// it are told to look there (see lint).
+func (s *Suite) parseSuiteFile(name string, src []byte) Problems {
+	// Checked against the limits before the decoder expands it.
+	tree, p := parseYAML(name, src)
+	if p != nil {
+		return Problems{*p}
+	}
+	if len(tree.Docs) > 1 {
+		return Problems{{File: name, Line: 1, Msg: SuiteFile + " holds one document; remove the other"}}
+	}
+	f := &fileCtx{name: name, ast: tree, valid: suiteFields}
+	js, err := yaml.YAMLToJSON(src)
+	if err != nil {
+		return Problems{yamlProblem(name, err)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return Problems{{File: name, Line: 1, Msg: "not a YAML mapping: " + err.Error()}}
+	}
+	if doc == nil {
+		return nil // an empty suite.yaml
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return Problems{{File: name, Line: 1, Msg: SuiteFile + " must be a mapping with name, description and apps"}}
+	}
+	sch, err := compiledSuite()
+	if err != nil {
+		return Problems{{File: name, Msg: "the suite schema does not compile: " + err.Error()}}
+	}
+	var probs Problems
+	bad := map[string]bool{}
+	if err := sch.Validate(obj); err != nil {
+		probs = f.schemaProblems(err)
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			badApps(ve, bad)
+		}
+	}
+	if v, ok := obj["name"].(string); ok {
+		s.Name = v
+	}
+	if v, ok := obj["description"].(string); ok {
+		s.Description = v
+	}
+	apps, _ := obj["apps"].(map[string]any)
+	for app, raw := range apps {
+		if bad[app] {
+			continue
+		}
+		var spec AppSpec
+		b, err := json.Marshal(raw)
+		if err == nil {
+			d := json.NewDecoder(bytes.NewReader(b))
+			d.DisallowUnknownFields()
+			err = d.Decode(&spec)
+		}
+		if err != nil {
+			// The schema should have caught it; say so where the app stands.
+			probs = append(probs, f.problem([]any{"apps", app}, "%v", err))
+			bad[app] = true
+			continue
+		}
+		if s.Apps == nil {
+			s.Apps = map[string]AppSpec{}
+		}
+		s.Apps[app] = spec
+	}
+	for app := range bad {
+		if s.badApps == nil {
+			s.badApps = map[string]int{}
+		}
+		s.badApps[app] = appLine(f, app)
+	}
+	sort.SliceStable(probs, func(i, j int) bool { return probs[i].Line < probs[j].Line })
+	return probs
+}
+
+// badApps marks the apps whose entries the validation error is about.
+func badApps(e *jsonschema.ValidationError, bad map[string]bool) {
+	loc := e.InstanceLocation
+	if len(loc) >= 2 && loc[0] == "apps" {
+		bad[loc[1]] = true
+		return
+	}
+	if k, ok := e.ErrorKind.(*kind.PropertyNames); ok && len(loc) == 1 && loc[0] == "apps" {
+		bad[k.Property] = true
+		return
+	}
+	for _, c := range e.Causes {
+		badApps(c, bad)
+	}
+}
+
+// unknownApp explains a task's app that s does not know.
+func (s *Suite) unknownApp(name string) string {
+	if line, ok := s.badApps[name]; ok {
+		return fmt.Sprintf("app %q is declared in %s:%d but has problems (see there)", name, SuiteFile, line)
+	}
+	return fmt.Sprintf("unknown app %q (known: %s; a suite may declare more in %s)", name, strings.Join(s.AppNames(), ", "), SuiteFile)
+}
+
+// appLine is the line of the app's key under apps in suite.yaml.
+func appLine(f *fileCtx, app string) int {
+	line, _ := f.locate([]any{"apps", app})
+	return line
+}

@@ -1,0 +1,156 @@
+package task
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+func writeSuite(t *testing.T, suite string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, SuiteFile), []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("testdata/badapp/uses-good.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = []byte(strings.ReplaceAll(strings.ReplaceAll(string(b), "app: good", "app: xterm"), "uses-good", "uses-xterm"))
+	if err := os.WriteFile(filepath.Join(dir, "uses-xterm.yaml"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func problemLines(ps Problems) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.String()
+	}
+	return out
+}
+
+// TestSuiteSchemaMatchesAppSpec keeps the published suite schema and the
+// Go types in step.
+func TestSuiteSchemaMatchesAppSpec(t *testing.T) {
+	var sch struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Defs       struct {
+			App struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+			} `json:"app"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(SuiteSchema, &sch); err != nil {
+		t.Fatal(err)
+	}
+	keys := func(m map[string]json.RawMessage) []string {
+		var out []string
+		for k := range m {
+			out = append(out, k)
+		}
+		sort.Strings(out)
+		return out
+	}
+	sorted := func(xs []string) []string { xs = slices.Clone(xs); sort.Strings(xs); return xs }
+	if got, want := keys(sch.Defs.App.Properties), sorted(fieldNames(AppSpec{})); !slices.Equal(got, want) {
+		t.Errorf("schema app fields %v, AppSpec fields %v", got, want)
+	}
+	if got, want := keys(sch.Properties), sorted(fieldNames(Suite{})); !slices.Equal(got, want) {
+		t.Errorf("schema suite fields %v, Suite fields %v", got, want)
+	}
+	if _, err := compiledSuite(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSuiteFileSchemaErrorsHavePlaces checks that suite.yaml is
+// validated against SuiteSchema, with FILE:LINE:COL.
+func TestSuiteFileSchemaErrorsHavePlaces(t *testing.T) {
+	for _, tc := range []struct{ name, suite, want string }{
+		{"missing command", "apps:\n  foo:\n    package: foo\n", `suite.yaml:2:3: apps.foo: missing required field "command"`},
+		{"wrong type", "name: [a, b]\n", `suite.yaml:1:1: name: got array, want string`},
+		{"top-level field", "name: x\ncolour: red\n", `suite.yaml:2:1: colour: unknown field "colour" (valid: name, description, apps)`},
+		{"env value", "apps:\n  foo:\n    command: foo\n    env:\n      N: 3\n", `suite.yaml:5:7: apps.foo.env.N: got number, want string`},
+		{"env name", "apps:\n  foo:\n    command: foo\n    env:\n      A-B: x\n", `suite.yaml:5:7: apps.foo.env.A-B: "A-B" is not a valid name here: 'A-B' does not match pattern`},
+		{"marker", "apps:\n  foo:\n    command: foo\n    env:\n      PROCTOR_DESKTOP: x\n", `suite.yaml:5:7: apps.foo.env.PROCTOR_DESKTOP: "PROCTOR_DESKTOP" is not a valid name here`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeSuite(t, tc.suite)
+			_, ps := Load(dir)
+			lines := problemLines(ps)
+			if len(lines) == 0 || !strings.HasPrefix(lines[0], filepath.Join(dir, tc.want)) {
+				t.Fatalf("problems:\n%s\nwant first to start with %s", strings.Join(lines, "\n"), tc.want)
+			}
+		})
+	}
+}
+
+// TestSuiteUnknownAppFieldListsValid: an unknown field in an app entry
+// names the valid ones.
+func TestSuiteUnknownAppFieldListsValid(t *testing.T) {
+	_, ps := Load("testdata/badapp")
+	want := `testdata/badapp/suite.yaml:10:5: apps.foo.window_title: unknown field "window_title" (valid: command, package, window, files, env)`
+	if lines := problemLines(ps); !slices.Contains(lines, want) {
+		t.Fatalf("problems:\n%s\nwant %s", strings.Join(lines, "\n"), want)
+	}
+}
+
+// TestBadAppReportedOnce: a bad app entry is reported at suite.yaml, and
+// the tasks that use it point there instead of calling it unknown; the
+// suite's good apps, env included, still load.
+func TestBadAppReportedOnce(t *testing.T) {
+	s, ps := Load("testdata/badapp")
+	lines := problemLines(ps)
+	inSuite := 0
+	for _, l := range lines {
+		if strings.Contains(l, "unknown app") {
+			t.Errorf("a task calls a declared app unknown: %s", l)
+		}
+		if strings.HasPrefix(l, "testdata/badapp/suite.yaml:") {
+			inSuite++
+		}
+	}
+	if inSuite != 2 { // foo and xterm, once each
+		t.Errorf("%d problems in suite.yaml, want 2:\n%s", inSuite, strings.Join(lines, "\n"))
+	}
+	want := `testdata/badapp/uses-foo-1.yaml:5:1: app: app "foo" is declared in suite.yaml:8 but has problems (see there)`
+	if !slices.Contains(lines, want) {
+		t.Errorf("problems:\n%s\nwant %s", strings.Join(lines, "\n"), want)
+	}
+	// A bad entry of a built-in app's name does not silently fall back.
+	if _, ok := s.App("xterm"); ok {
+		t.Error("xterm's bad suite entry fell back to the built-in app")
+	}
+	if len(s.Tasks) != 1 || s.Tasks[0].ID != "uses-good" {
+		t.Fatalf("tasks %v, want uses-good only", s.Tasks)
+	}
+}
+
+// TestAppEnvLoads: env in an app entry loads and lints.
+func TestAppEnvLoads(t *testing.T) {
+	dir := writeSuite(t, "apps:\n  good:\n    command: good-tool\n    env:\n      GREETING: hello\n      LANG: de_DE.UTF-8\n")
+	b, _ := os.ReadFile("testdata/badapp/uses-good.yaml")
+	if err := os.WriteFile(filepath.Join(dir, "uses-good.yaml"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, ps := Load(dir)
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	app, ok := s.App("good")
+	if !ok || app.Env["GREETING"] != "hello" || app.Env["LANG"] != "de_DE.UTF-8" {
+		t.Fatalf("good = %+v, %v", app, ok)
+	}
+}
+
+func TestEmptySuiteFile(t *testing.T) {
+	if _, ps := Load(writeSuite(t, "# nothing yet\n")); len(ps) > 0 {
+		t.Fatal(ps)
+	}
+}
