@@ -290,3 +290,28 @@ func TestStringsAcceptsNumbers(t *testing.T) {
 		t.Fatal("an object was accepted as an answer")
 	}
 }
+
+// TestExactIgnoresTrailingLineBreaksOnBothSides: an expected value written
+// as a YAML block (ending in a line break) matches a probe printed with or
+// without one; other spaces still count.
+func TestExactIgnoresTrailingLineBreaksOnBothSides(t *testing.T) {
+	ev := &Recorded{Files: map[string][]byte{"~/a.txt": []byte("ok\n"), "~/b.txt": []byte("ok"), "~/c.txt": []byte("ok \n")}}
+	for _, tc := range []struct {
+		file, expected string
+		pass           bool
+	}{
+		{"~/a.txt", "ok\n", true},
+		{"~/b.txt", "ok\n", true},
+		{"~/a.txt", "ok", true},
+		{"~/a.txt", "ok\r\n", true},
+		{"~/c.txt", "ok\n", false},
+	} {
+		c, err := Compile(Spec{Kind: Exact, Probe: &Probe{File: tc.file}, Expected: tc.expected, CaseSense: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := c.Evaluate(context.Background(), ev, nil); r.Pass != tc.pass {
+			t.Errorf("%s against %q: pass %v (%s), want %v", tc.file, tc.expected, r.Pass, r.Reason, tc.pass)
+		}
+	}
+}

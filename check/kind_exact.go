@@ -78,7 +78,9 @@ func evalExact(_ context.Context, c *Check, in input) (bool, string, error) {
 		wb, _ := json.Marshal(want)
 		return failf("JSON %s is not %s", quote(strings.TrimSpace(val)), quote(string(wb)))
 	default:
-		want := fmt.Sprint(s.Expected)
+		// Trailing line breaks are ignored on both sides (a command's
+		// output, a YAML block scalar); every other space counts.
+		want := strings.TrimRight(fmt.Sprint(s.Expected), "\r\n")
 		got := strings.TrimRight(val, "\r\n")
 		if c.fold(got) == c.fold(want) {
 			return pass("value equals %s", quote(want))
