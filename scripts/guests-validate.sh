@@ -15,6 +15,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM # exit runs the cleanup: the guests stop with the script
 go build -buildvcs=auto -o "$work/proctor" ./cmd/proctor
 (umask 077; head -c 24 /dev/urandom | base64 > "$work/token")
 for i in 1 2; do
