@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -209,6 +210,25 @@ func (f *fileCtx) problem(path []any, format string, args ...any) Problem {
 
 var printer = message.NewPrinter(language.English)
 
+// placeOf is where a validation error stands. The validator hands a
+// propertyNames error its working location without copying it (every
+// other error gets a copy), so later siblings may have written over it.
+// Its place is rebuilt from the enclosing error's copy (the object's
+// parent) and the schema's own path, ".../properties/NAME/propertyNames".
+func placeOf(e *jsonschema.ValidationError, parent []string) []string {
+	loc := e.InstanceLocation
+	if _, ok := e.ErrorKind.(*kind.PropertyNames); !ok || len(loc) == 0 || len(parent) != len(loc)-1 {
+		return loc
+	}
+	m := propertyNamesURL.FindStringSubmatch(e.SchemaURL)
+	if m == nil {
+		return loc
+	}
+	return append(slices.Clone(parent), m[1])
+}
+
+var propertyNamesURL = regexp.MustCompile(`/properties/([^/]+)/propertyNames$`)
+
 // schemaProblems flattens a validation error into its leaf causes.
 func (f *fileCtx) schemaProblems(err error) []Problem {
 	var ve *jsonschema.ValidationError
@@ -216,10 +236,10 @@ func (f *fileCtx) schemaProblems(err error) []Problem {
 		return []Problem{{File: f.name, Msg: err.Error()}}
 	}
 	var out []Problem
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
+	var walk func(e *jsonschema.ValidationError, parent []string)
+	walk = func(e *jsonschema.ValidationError, parent []string) {
 		path := make([]any, 0, len(e.InstanceLocation)+1)
-		for i, tok := range e.InstanceLocation {
+		for i, tok := range placeOf(e, parent) {
 			if n, err := strconv.Atoi(tok); err == nil && i > 0 {
 				path = append(path, n)
 			} else {
@@ -244,7 +264,7 @@ func (f *fileCtx) schemaProblems(err error) []Problem {
 		}
 		if len(e.Causes) > 0 {
 			for _, c := range e.Causes {
-				walk(c)
+				walk(c, e.InstanceLocation)
 			}
 			return
 		}
@@ -270,7 +290,7 @@ func (f *fileCtx) schemaProblems(err error) []Problem {
 		}
 		out = append(out, f.problem(path, "%s", msg))
 	}
-	walk(ve)
+	walk(ve, nil)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
 	return out
 }

@@ -104,7 +104,7 @@ func (s *Suite) parseSuiteFile(name string, src []byte) Problems {
 		probs = f.schemaProblems(err)
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
-			badApps(ve, bad)
+			badApps(ve, nil, bad)
 		}
 	}
 	if v, ok := obj["name"].(string); ok {
@@ -147,8 +147,8 @@ func (s *Suite) parseSuiteFile(name string, src []byte) Problems {
 }
 
 // badApps marks the apps whose entries the validation error is about.
-func badApps(e *jsonschema.ValidationError, bad map[string]bool) {
-	loc := e.InstanceLocation
+func badApps(e *jsonschema.ValidationError, parent []string, bad map[string]bool) {
+	loc := placeOf(e, parent)
 	if len(loc) >= 2 && loc[0] == "apps" {
 		bad[loc[1]] = true
 		return
@@ -158,7 +158,7 @@ func badApps(e *jsonschema.ValidationError, bad map[string]bool) {
 		return
 	}
 	for _, c := range e.Causes {
-		badApps(c, bad)
+		badApps(c, e.InstanceLocation, bad)
 	}
 }
 
