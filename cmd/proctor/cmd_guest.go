@@ -218,20 +218,7 @@ func guestToken(o guestOptions, env string, stderr io.Writer) (string, error) {
 	case o.tokenFile != "" && o.token != "":
 		return "", errors.New("--token and --token-file: give one")
 	case o.tokenFile != "":
-		b, err := os.ReadFile(o.tokenFile)
-		if err != nil {
-			return "", fmt.Errorf("--token-file: %w", err)
-		}
-		token := strings.TrimSpace(string(b))
-		if token == "" {
-			return "", fmt.Errorf("--token-file: %s is empty", o.tokenFile)
-		}
-		// Only a warning: mounted secrets (Kubernetes, Docker) are often
-		// readable by all, inside a container nobody else uses.
-		if fi, err := os.Stat(o.tokenFile); err == nil && fi.Mode().Perm()&0o077 != 0 {
-			fmt.Fprintf(stderr, "warning: --token-file %s is readable by other users (mode %v); chmod 600 it\n", o.tokenFile, fi.Mode().Perm())
-		}
-		return token, nil
+		return readTokenFile(o.tokenFile, stderr)
 	case o.token != "":
 		fmt.Fprintln(stderr, "warning: --token is visible to every user in ps; prefer --token-file or PROCTOR_TOKEN")
 		return o.token, nil
@@ -240,6 +227,25 @@ func guestToken(o guestOptions, env string, stderr io.Writer) (string, error) {
 	}
 	token := guest.NewToken()
 	fmt.Fprintf(stderr, "token: %s\n", token)
+	return token, nil
+}
+
+// readTokenFile reads a bearer token from --token-file, trimmed; the
+// daemon and the runner read it the same way.
+func readTokenFile(path string, stderr io.Writer) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("--token-file: %w", err)
+	}
+	token := strings.TrimSpace(string(b))
+	if token == "" {
+		return "", fmt.Errorf("--token-file: %s is empty", path)
+	}
+	// Only a warning: mounted secrets (Kubernetes, Docker) are often
+	// readable by all, inside a container nobody else uses.
+	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		fmt.Fprintf(stderr, "warning: --token-file %s is readable by other users (mode %v); chmod 600 it\n", path, fi.Mode().Perm())
+	}
 	return token, nil
 }
 

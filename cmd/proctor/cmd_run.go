@@ -322,7 +322,7 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	if err := preflight(s, tasks, o.envs.hasLocal()); err != nil {
 		return err
 	}
-	sources, err := o.envs.sources(ctx, rc.Parallel, nil)
+	sources, err := o.envs.sources(ctx, rc.Parallel, stderr)
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ proves nothing.`,
 			if err := preflight(s, tasks, envs.hasLocal()); err != nil {
 				return err
 			}
-			sources, err := envs.sources(cmd.Context(), parallel, nil)
+			sources, err := envs.sources(cmd.Context(), parallel, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -23,19 +22,16 @@ func (o *envOptions) flags(f *pflag.FlagSet) {
 	f.StringVar(&o.tokenFile, "token-file", "", "file holding the guest daemons' bearer token (default $PROCTOR_TOKEN)")
 }
 
-// sources makes the pool's places from the flags.
-func (o *envOptions) sources(ctx context.Context, parallel int, log io.Writer) ([]env.Source, error) {
+// sources makes the pool's places from the flags; warnings go to stderr.
+func (o *envOptions) sources(ctx context.Context, parallel int, stderr io.Writer) ([]env.Source, error) {
 	token := os.Getenv("PROCTOR_TOKEN")
 	if o.tokenFile != "" {
-		b, err := os.ReadFile(o.tokenFile)
-		if err != nil {
-			return nil, fmt.Errorf("--token-file: %w", err)
-		}
-		if token = strings.TrimSpace(string(b)); token == "" {
-			return nil, fmt.Errorf("--token-file: %s is empty", o.tokenFile)
+		var err error
+		if token, err = readTokenFile(o.tokenFile, stderr); err != nil {
+			return nil, err
 		}
 	}
-	return provider.Parse(ctx, o.specs, provider.Options{Parallel: parallel, Token: token, Log: log})
+	return provider.Parse(ctx, o.specs, provider.Options{Parallel: parallel, Token: token})
 }
 
 // hasLocal reports whether the pool has local desktops, whose

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
 	"time"
 
@@ -54,6 +53,10 @@ var builtin = []Provider{
 			if o.Token == "" {
 				return nil, errors.New("no token for the guest daemon: give --token-file FILE or set $PROCTOR_TOKEN")
 			}
+			target, err := guest.ParseTarget(arg)
+			if err != nil {
+				return nil, err
+			}
 			// A daemon that takes the connection and never answers must
 			// not hold the run before it starts.
 			dctx, cancel := context.WithTimeout(ctx, dialTimeout)
@@ -65,14 +68,14 @@ var builtin = []Provider{
 			info, err := c.Info(dctx)
 			if err != nil {
 				c.Close()
-				return nil, fmt.Errorf("guest %s: %w", where(arg), err)
+				return nil, fmt.Errorf("guest %s: %w", target.Base(), err)
 			}
 			kind := info.Kind
 			if kind == "" {
 				kind = "x11"
 			}
 			first := c
-			return []env.Source{{Name: "guest " + where(arg), Type: kind, Size: info.Screen,
+			return []env.Source{{Name: "guest " + target.Base(), Type: kind, Size: info.Screen,
 				Start: func(ctx context.Context, _ action.Size) (env.Env, error) {
 					if first != nil { // the client made while parsing, once
 						c := first
@@ -83,13 +86,4 @@ var builtin = []Provider{
 				}}}, nil
 		},
 	},
-}
-
-// where names a daemon by its address, without the fingerprint.
-func where(target string) string {
-	u, err := url.Parse(target)
-	if err != nil || u.Host == "" {
-		return target
-	}
-	return u.Scheme + "://" + u.Host
 }

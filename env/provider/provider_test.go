@@ -22,6 +22,7 @@ func TestParse(t *testing.T) {
 		{[]string{"vm=host"}, Options{}, "", `unknown environment provider "vm" (known: local, guest=https://HOST:PORT#sha256=FINGERPRINT)`},
 		{[]string{"guest"}, Options{Token: "t"}, "", "say where the daemon is"},
 		{[]string{"guest=https://127.0.0.1:1"}, Options{}, "", "no token for the guest daemon: give --token-file FILE or set $PROCTOR_TOKEN"},
+		{[]string{"guest=ftp://127.0.0.1:1"}, Options{Token: "t"}, "", `scheme "ftp"`},
 	}
 	for _, tc := range tests {
 		srcs, err := Parse(context.Background(), tc.specs, tc.o)
@@ -48,8 +49,8 @@ func TestParse(t *testing.T) {
 	}
 }
 
-func TestWhereHidesTheFingerprint(t *testing.T) {
-	if got := where("https://10.0.0.5:7400#sha256=abcdef"); got != "https://10.0.0.5:7400" {
-		t.Errorf("where = %q", got)
+func TestRedactHidesUserInfo(t *testing.T) {
+	if got := redact("guest=https://me:secret@10.0.0.5:7400"); strings.Contains(got, "secret") || !strings.Contains(got, "10.0.0.5:7400") {
+		t.Errorf("redact = %q", got)
 	}
 }
