@@ -423,7 +423,8 @@ func ParseScreenAgent(reply string, o Options) ([]Action, error) {
 	unit := unitOr(o, Pixels)
 	// Markdown-escaped underscores (action\_type) are undone first, as
 	// ScreenAgent's own parser does; "\_" is no valid JSON escape anyway.
-	reply = strings.ReplaceAll(reply, `\_`, "_")
+	// A backslash that is itself escaped ("C:\\_tmp" in JSON) stays.
+	reply = unescapeUnderscores(reply)
 	return parseObjects(FormatScreenAgent, reply, func(j *jobj) ([]Action, error) {
 		switch t := j.str("action_type"); t {
 		case "MouseAction":
@@ -542,6 +543,30 @@ func ParseScreenAgent(reply string, o Options) ([]Action, error) {
 			return nil, fmt.Errorf("unknown action_type %q", t)
 		}
 	})
+}
+
+// unescapeUnderscores removes the backslash of each "\_" that ends an odd
+// run of backslashes: an even run is escaped backslashes followed by an
+// underscore, valid JSON to keep.
+func unescapeUnderscores(s string) string {
+	if !strings.Contains(s, `\_`) {
+		return s
+	}
+	out := make([]byte, 0, len(s))
+	run := 0 // backslashes just before s[i]
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\':
+			run++
+		case c == '_' && run%2 == 1:
+			out = out[:len(out)-1] // the escaping backslash
+			run = 0
+		default:
+			run = 0
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
 }
 
 // ParseAnthropic parses the input of Anthropic's computer-use tool (a bare
@@ -722,8 +747,10 @@ func ParseOpenAI(reply string, o Options) ([]Action, error) {
 				a.Button = Right
 			case "wheel", "middle":
 				a.Button = Middle
-			case "back", "forward":
+			case "back":
 				return []Action{{Kind: Back}}, nil
+			case "forward":
+				return nil, fmt.Errorf("button %q has no action in the unified space", b)
 			default:
 				return nil, fmt.Errorf("unknown button %q", b)
 			}

@@ -275,12 +275,15 @@ var (
 // ParseUITARS parses UI-TARS output: "Thought: ...\nAction: click(start_box='(x,y)')".
 // Boxes may be points or (x1,y1,x2,y2) boxes (their centre is used), with or
 // without <|box_start|> markers or <point> tags. Coordinates are thousandths
-// unless Options say otherwise.
+// unless Options say otherwise. Only what follows the first "Action:" line
+// is read, so the thought is never an action; several actions go on lines
+// of their own (each may repeat the label), and an error names the line of
+// the first one not understood.
 func ParseUITARS(reply string, o Options) ([]Action, error) {
 	unit := unitOr(o, Thousand)
-	src := reply
-	if m := uitarsActionRE.FindStringSubmatch(reply); m != nil {
-		src = m[1]
+	src, base := reply, 0 // base: the lines of the reply before src
+	if m := uitarsActionRE.FindStringSubmatchIndex(reply); m != nil {
+		src, base = reply[m[2]:m[3]], strings.Count(reply[:m[2]], "\n")
 	}
 	toks, err := pyLex(src)
 	if err != nil {
@@ -288,6 +291,14 @@ func ParseUITARS(reply string, o Options) ([]Action, error) {
 	}
 	p := &pyParser{toks: toks}
 	var out []Action
+	// bad names the line of the action that was not understood.
+	bad := func(line int, err error) error {
+		part := src
+		if lines := strings.Split(src, "\n"); line >= 1 && line <= len(lines) {
+			part = lines[line-1]
+		}
+		return &ParseError{Format: FormatUITARS, Line: base + line, Part: part, Reason: err.Error(), Actions: out}
+	}
 	for p.peek().kind != tEOF {
 		if t := p.peek(); t.kind == tNewline || t.kind == tOp && t.text == ";" {
 			p.next()
@@ -299,13 +310,20 @@ func ParseUITARS(reply string, o Options) ([]Action, error) {
 			out = append(out, a)
 			continue
 		}
+		// Each action may repeat the "Action:" label.
+		if t := p.peek(); t.kind == tName && t.text == "Action" && p.toks[p.pos+1].kind == tOp && p.toks[p.pos+1].text == ":" {
+			p.next()
+			p.next()
+			continue
+		}
+		line := p.peek().line
 		c, err := p.call()
 		if err != nil {
-			return nil, &ParseError{Format: FormatUITARS, Part: src, Reason: err.Error()}
+			return nil, bad(line, err)
 		}
 		acts, err := uitarsAction(c, unit)
 		if err != nil {
-			return nil, &ParseError{Format: FormatUITARS, Part: src, Reason: err.Error()}
+			return nil, bad(line, err)
 		}
 		out = append(out, acts...)
 	}
@@ -451,14 +469,20 @@ func uitarsAction(c pyCall, unit Unit) ([]Action, error) {
 		if !ok {
 			return nil, fmt.Errorf("unknown scroll direction %q", d)
 		}
-		if v, has := a.get(0, "start_box"); has {
+		// UI-TARS 1.0 writes start_box, 1.5 point (the position is optional).
+		v, has := a.get(0, "start_box")
+		for _, name := range []string{"start_point", "point"} {
+			if !has {
+				v, has = a.c.kw[name]
+			}
+		}
+		if has {
 			pt, err := uitarsPoint(v, true, "start_box", unit)
 			if err != nil {
 				return nil, err
 			}
 			act.Point = pt
 		}
-		a.used["point"] = true
 		out = []Action{act}
 	case "wait":
 		out = []Action{{Kind: Wait, Duration: DefaultWait}}
@@ -547,7 +571,16 @@ func ParseProBench(reply string, o Options) ([]Action, error) {
 			}
 			out = append(out, Action{Kind: Swipe, Point: &Point{X: n[0], Y: n[1], Unit: unit}, To: &Point{X: n[2], Y: n[3], Unit: unit}, Duration: 0.5})
 		case "TYPE":
-			t := inner
+			// One bracket on each side encloses the text; brackets of the
+			// text itself stay ("TYPE [f(x)]" types f(x)).
+			t := strings.TrimSpace(rest)
+			if t != "" && strings.IndexByte("([<", t[0]) >= 0 {
+				t = t[1:]
+			}
+			if t != "" && strings.IndexByte(")]>", t[len(t)-1]) >= 0 {
+				t = t[:len(t)-1]
+			}
+			t = strings.TrimSpace(t)
 			if len(t) >= 2 && (t[0] == '"' || t[0] == '\'') && t[len(t)-1] == t[0] {
 				t = t[1 : len(t)-1]
 			}

@@ -89,8 +89,9 @@ func Performed(steps []store.Step) ([]action.Action, error) {
 }
 
 // CCScores computes the CC-Score of the run in dir against the gold
-// solutions of the suite's tasks.
-func CCScores(dir string, s *task.Suite) (*CC, error) {
+// solutions of the suite's tasks. A gold solution worth no points (only
+// waits) gives no score, as in the reference, and counts as unscored.
+func CCScores(dir string, s *task.Suite, o score.CCOptions) (*CC, error) {
 	st, err := store.Open(dir)
 	if err != nil {
 		return nil, err
@@ -124,7 +125,10 @@ func CCScores(dir string, s *task.Suite) (*CC, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: task %s #%d: %w", dir, r.Task, r.Repeat, err)
 		}
-		res := score.CCScore(t.Gold, pred, size)
+		res := score.CCScoreWith(t.Gold, pred, size, o)
+		if !res.Scored {
+			cc.Unscored++
+		}
 		all = append(all, res)
 		byTask[r.Task] = append(byTask[r.Task], res)
 	}

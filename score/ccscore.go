@@ -12,6 +12,30 @@ import (
 // aligned with it earns the points whose attributes agree. The alignment
 // keeps both sequences' order and maximises the total (a weighted longest
 // common subsequence), and the score is the total over the gold points.
+//
+// The rules follow ScreenAgent's reference implementation (client/action.py
+// of its repository): a predicted scroll, or a move that names no button,
+// has no button, so it never earns a gold click's button point; a
+// predicted mouse action of any type earns the position point when its
+// position lies in the gold box; keys are compared in ScreenAgent's
+// spelling (Control_L+c, Return); a gold sequence worth no points has no
+// score. CCOptions names the one variant kept from Proctor's own rules.
+// Where parsing has normalised what the reference reads raw, the rules
+// differ: a click that names no button is a left click (the unified
+// space cannot tell it from one that names "left"), and keys are spelled
+// from their canonical names (see screenAgentKeys).
+
+// CCOptions chooses how CC-Score compares actions. The zero value follows
+// ScreenAgent's reference implementation.
+type CCOptions struct {
+	// CanonicalKeys compares the keys of keyboard actions by Proctor's
+	// canonical names joined with "+" ("ctrl+c", "enter") instead of
+	// ScreenAgent's spelling ("Control_L+c", "Return"). Canonical names
+	// are short, so the long shared name of a modifier does not lift the
+	// BLEU of two different combinations ("Control_L+c" against
+	// "Control_L+v" is 0.89, "ctrl+c" against "ctrl+v" 0.76).
+	CanonicalKeys bool
+}
 
 // Action categories of CC-Score.
 const (
@@ -32,8 +56,14 @@ type ccView struct {
 	situation string        // reflect: success or fail
 }
 
-func view(a action.Action) ccView {
-	v := ccView{cat: catOther, button: a.MouseButton()}
+func view(a action.Action, o CCOptions) ccView {
+	v := ccView{cat: catOther}
+	switch a.Kind {
+	case action.Click, action.Drag, action.MouseDown, action.MouseUp:
+		v.button = a.MouseButton() // the unified space's left when unset
+	case action.Move:
+		v.button = a.Button // a move presses nothing; a named button is kept
+	}
 	switch a.Kind {
 	case action.Click:
 		v.cat, v.point = catMouse, a.Point
@@ -46,7 +76,7 @@ func view(a action.Action) ccView {
 	case action.Move:
 		v.cat, v.mouseType, v.point = catMouse, "move", a.Point
 	case action.Scroll:
-		v.cat = catMouse
+		v.cat, v.point = catMouse, a.Point
 		switch {
 		case a.DY < 0 || a.Pages < 0:
 			v.mouseType = "scroll_up"
@@ -60,7 +90,12 @@ func view(a action.Action) ccView {
 	case action.Type:
 		v.cat, v.text = catKeyboard, a.Text
 	case action.Key, action.Hotkey, action.KeyDown, action.KeyUp:
-		v.cat, v.text = catKeyboard, strings.Join(a.Keys, "+")
+		v.cat = catKeyboard
+		if o.CanonicalKeys {
+			v.text = strings.Join(a.Keys, "+")
+		} else {
+			v.text = screenAgentKeys(a.Keys)
+		}
 	case action.Wait:
 		v.cat = catWait
 	case action.Plan:
@@ -91,7 +126,7 @@ func (v ccView) hasPosition() bool { return v.hasButton() || v.mouseType == "mov
 // scrolls 2, keyboard actions 2 (type, keys or text), plans 2, reflections
 // 1 (the situation), waits 0, and any other action 2 (kind, detail).
 func Points(gold action.Action) float64 {
-	v := view(gold)
+	v := view(gold, CCOptions{})
 	switch v.cat {
 	case catMouse:
 		switch {
@@ -156,10 +191,14 @@ func compare(g, p action.Action, gv, pv ccView, s action.Size, sims map[[2]strin
 		at.mouseTypeOK = b2i(gv.mouseType == pv.mouseType)
 		score += float64(at.mouseTypeOK)
 		if gv.hasButton() {
+			// A prediction without a button (a scroll, a move) has an
+			// empty one, which no gold button equals.
 			at.buttonOK = b2i(gv.button == pv.button)
 			score += float64(at.buttonOK)
 		}
 		if gv.hasPosition() {
+			// Whatever the predicted mouse type, its position counts
+			// when it lies in the gold box.
 			at.positionOK = 0
 			if inside(g, gv.point, pv.point, s) {
 				at.positionOK = 1
@@ -211,23 +250,32 @@ type Pair struct {
 
 // CCResult is the CC-Score of one predicted sequence.
 type CCResult struct {
-	Score  float64 `json:"score"`  // in [0, 1]; 0 when the gold is worth no points
+	// Score is in [0, 1] when Scored; a gold sequence worth no points
+	// (only waits) has no score, as in ScreenAgent's reference, and
+	// Score is then 0 and Scored false.
+	Score  float64 `json:"score"`
+	Scored bool    `json:"scored"`
 	Earned float64 `json:"earned"` // points earned by the best alignment
 	Points float64 `json:"points"` // points the gold sequence is worth
 	Pairs  []Pair  `json:"pairs"`
 }
 
-// CCScore aligns pred with gold, keeping both orders, to maximise the
+// CCScore is CCScoreWith under ScreenAgent's reference rules.
+func CCScore(gold, pred []action.Action, s action.Size) CCResult {
+	return CCScoreWith(gold, pred, s, CCOptions{})
+}
+
+// CCScoreWith aligns pred with gold, keeping both orders, to maximise the
 // summed similarity, and normalises by the gold points. Coordinates are
 // compared in pixels on a screen of size s.
-func CCScore(gold, pred []action.Action, s action.Size) CCResult {
+func CCScoreWith(gold, pred []action.Action, s action.Size, o CCOptions) CCResult {
 	n, m := len(gold), len(pred)
 	gv, pv := make([]ccView, n), make([]ccView, m)
 	for i, g := range gold {
-		gv[i] = view(g)
+		gv[i] = view(g, o)
 	}
 	for j, p := range pred {
-		pv[j] = view(p)
+		pv[j] = view(p, o)
 	}
 	sims := map[[2]string]float64{}
 	sim := make([][]float64, n)
@@ -254,7 +302,7 @@ func CCScore(gold, pred []action.Action, s action.Size) CCResult {
 		res.Points += Points(g)
 	}
 	if res.Points > 0 {
-		res.Score = res.Earned / res.Points
+		res.Score, res.Scored = res.Earned/res.Points, true
 	}
 	// Walk back, preferring a diagonal step so that every gold action
 	// facing a predicted one is paired (sub-metrics count mismatches too).
@@ -278,7 +326,7 @@ func CCScore(gold, pred []action.Action, s action.Size) CCResult {
 
 // CCMetrics are CC-Score and its sub-metrics over many sequences.
 type CCMetrics struct {
-	CCScore          float64 `json:"cc_score"`           // mean CC-Score over sequences
+	CCScore          float64 `json:"cc_score"`           // mean CC-Score over the scored sequences
 	PlanBLEU         float64 `json:"plan_bleu"`          // mean text similarity of aligned plans
 	ActionTypeF1     float64 `json:"action_type_f1"`     // macro F1 of action categories
 	MouseTypeF1      float64 `json:"mouse_type_f1"`      // macro F1 of mouse action types
@@ -286,17 +334,25 @@ type CCMetrics struct {
 	MousePositionAcc float64 `json:"mouse_position_acc"` // share of positions inside the gold box
 	KeyboardBLEU     float64 `json:"keyboard_bleu"`      // mean similarity of keys or text
 	ReflectF1        float64 `json:"reflect_f1"`         // macro F1 of the situation assessments
-	Sequences        int     `json:"sequences"`
+	Sequences        int     `json:"sequences"`          // sequences with a score
+	// NoPoints counts the sequences whose gold is worth no points: they
+	// have no score and are left out of every figure above.
+	NoPoints int `json:"no_points"`
 }
 
-// Aggregate computes the sub-metrics over the aligned pairs of many results.
+// Aggregate computes the sub-metrics over the aligned pairs of many
+// results; results without a score are only counted (NoPoints).
 func Aggregate(results []CCResult) CCMetrics {
 	var m CCMetrics
-	m.Sequences = len(results)
 	var typeG, typeP, mtG, mtP, btG, btP, rfG, rfP []string
 	var planSum, kbSum float64
 	var planN, kbN, posN, posOK int
 	for _, r := range results {
+		if !r.Scored {
+			m.NoPoints++
+			continue
+		}
+		m.Sequences++
 		m.CCScore += r.Score
 		for _, p := range r.Pairs {
 			if p.gv.cat != catReflect && p.gv.cat != catWait {
@@ -325,8 +381,8 @@ func Aggregate(results []CCResult) CCMetrics {
 			}
 		}
 	}
-	if len(results) > 0 {
-		m.CCScore /= float64(len(results))
+	if m.Sequences > 0 {
+		m.CCScore /= float64(m.Sequences)
 	}
 	if planN > 0 {
 		m.PlanBLEU = planSum / float64(planN)

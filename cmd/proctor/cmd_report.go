@@ -6,13 +6,14 @@ import (
 	"path/filepath"
 
 	"github.com/proctor-eval/proctor/report"
+	"github.com/proctor-eval/proctor/score"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/spf13/cobra"
 )
 
 func newReportCommand() *cobra.Command {
 	var format, suite string
-	var ccscore bool
+	var ccscore, canonicalKeys bool
 	c := &cobra.Command{
 		Use:   "report RUN [RUN...]",
 		Short: "Report the scores of one or more runs, side by side",
@@ -43,7 +44,7 @@ come from the suite each run was made with, or --suite.`,
 					return fmt.Errorf("%s: %w", dir, err)
 				}
 				if ccscore {
-					if r.CC, err = ccScores(dir, suite); err != nil {
+					if r.CC, err = ccScores(dir, suite, score.CCOptions{CanonicalKeys: canonicalKeys}); err != nil {
 						return err
 					}
 				}
@@ -54,12 +55,13 @@ come from the suite each run was made with, or --suite.`,
 	}
 	c.Flags().StringVar(&format, "format", "text", "text, markdown or json")
 	c.Flags().BoolVar(&ccscore, "ccscore", false, "score the performed actions against the tasks' gold solutions (CC-Score)")
+	c.Flags().BoolVar(&canonicalKeys, "ccscore-canonical-keys", false, "with --ccscore: compare keys by Proctor's names (ctrl+c) instead of ScreenAgent's keysym spellings (Control_L+c)")
 	c.Flags().StringVar(&suite, "suite", "", "with --ccscore: the suite with the gold solutions (default: the one each run was made with)")
 	return c
 }
 
 // ccScores computes a run's CC-Score with the gold solutions of its suite.
-func ccScores(dir, suite string) (*report.CC, error) {
+func ccScores(dir, suite string, o score.CCOptions) (*report.CC, error) {
 	if _, err := os.Stat(filepath.Join(dir, store.DBFile)); err != nil {
 		return nil, fmt.Errorf("%s: no run there (%v)", dir, err)
 	}
@@ -72,5 +74,5 @@ func ccScores(dir, suite string) (*report.CC, error) {
 	if err != nil {
 		return nil, err
 	}
-	return report.CCScores(dir, s)
+	return report.CCScores(dir, s, o)
 }
