@@ -66,6 +66,10 @@ type Turn struct {
 	ParseError string        `json:"parse_error,omitempty"`
 	Usage      Usage         `json:"usage"`
 	Latency    time.Duration `json:"latency"`
+	// Space is the coordinate space of the turn's points: the size of the
+	// screenshot the model was shown (and so its scale to the screen) and
+	// the unit it wrote; nil for agents that answer in screen pixels.
+	Space *Space `json:"space,omitempty"`
 }
 
 // Agent proposes actions. Next is called once a step; the runner performs

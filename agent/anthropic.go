@@ -26,6 +26,7 @@ type Anthropic struct {
 	task     Task
 	messages []anthropic.BetaMessageParam
 	pending  []string // tool_use ids awaiting a result
+	space    Space    // the declared display on the last screen seen
 }
 
 // NewAnthropic makes the agent; the key is read from cfg.APIKeyEnv
@@ -72,9 +73,33 @@ func imageBlock(obs Observation) (anthropic.BetaImageBlockParam, bool) {
 	return img, true
 }
 
+// spaceOn returns the display declared to the model on the observation's
+// screen (AnthropicSpace), made once per screen size.
+func (a *Anthropic) spaceOn(obs Observation) (Space, error) {
+	screen, err := screenOf(obs, a.task)
+	if err != nil {
+		return Space{}, err
+	}
+	if a.space.Screen != screen {
+		if a.space, err = AnthropicSpace(screen); err != nil {
+			return Space{}, err
+		}
+	}
+	return a.space, nil
+}
+
 // Next sends the observation (as the first message, or as the results of
-// the pending tool calls) and reads the model's tool calls.
+// the pending tool calls) and reads the model's tool calls. The model is
+// told of a display of the space's image size and sent the screenshot at
+// that size; its coordinates are mapped back to the screen.
 func (a *Anthropic) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, error) {
+	sp, err := a.spaceOn(obs)
+	if err != nil {
+		return Turn{}, err
+	}
+	if obs, err = sp.View(obs); err != nil {
+		return Turn{}, err
+	}
 	img, hasImg := imageBlock(obs)
 	if len(a.pending) == 0 {
 		blocks := []anthropic.BetaContentBlockParamUnion{anthropic.NewBetaTextBlock(a.firstText(obs))}
@@ -106,7 +131,7 @@ func (a *Anthropic) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, 
 		MaxTokens:   int64(a.cfg.MaxTokens),
 		Messages:    a.messages,
 		Temperature: anthropic.Float(a.cfg.Temperature),
-		Tools:       []anthropic.BetaToolUnionParam{anthropic.BetaToolUnionParamOfComputerUseTool20250124(int64(obs.Screen.H), int64(obs.Screen.W))},
+		Tools:       []anthropic.BetaToolUnionParam{anthropic.BetaToolUnionParamOfComputerUseTool20250124(int64(sp.Image.H), int64(sp.Image.W))},
 		Betas:       []anthropic.AnthropicBeta{anthropic.AnthropicBetaComputerUse2025_01_24},
 	})
 	if err != nil {
@@ -114,7 +139,7 @@ func (a *Anthropic) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, 
 		return Turn{}, classifyAnthropic(err)
 	}
 	a.messages = append(a.messages, resp.ToParam())
-	turn := Turn{Latency: time.Since(start)}
+	turn := Turn{Latency: time.Since(start), Space: &sp}
 	turn.Usage = a.cfg.Prices.Usage(a.cfg.Model, int(resp.Usage.InputTokens), int(resp.Usage.OutputTokens))
 	var text []string
 	var raws []string
@@ -137,7 +162,11 @@ func (a *Anthropic) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, 
 				turn.ParseError = err.Error()
 				continue
 			}
+			acts, err = sp.Actions(acts)
 			turn.Actions = append(turn.Actions, acts...)
+			if err != nil {
+				turn.ParseError = err.Error()
+			}
 		}
 	}
 	raw, _ := json.Marshal(map[string]any{"text": strings.Join(text, "\n"), "tool_calls": raws})
@@ -157,7 +186,7 @@ func (a *Anthropic) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, 
 // firstText opens the conversation.
 func (a *Anthropic) firstText(obs Observation) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Complete this task on the Linux desktop (screen %dx%d): %s\n", obs.Screen.W, obs.Screen.H, a.task.Instruction)
+	fmt.Fprintf(&b, "Complete this task on the Linux desktop (screen %dx%d): %s\n", a.space.Image.W, a.space.Image.H, a.task.Instruction)
 	b.WriteString("Use the computer tool. When the task is finished, reply without calling the tool; when it asks a question, reply with the answer only; when it cannot be done, reply FAIL.")
 	if a.cfg.Prompt.Demonstrations && len(a.task.Demonstrations) > 0 {
 		b.WriteString("\n\nHow similar tasks were done before:\n")

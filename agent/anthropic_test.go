@@ -1,11 +1,16 @@
 package agent
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"image"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -130,5 +135,153 @@ func TestAnthropicSlowReplyTimesOut(t *testing.T) {
 	_, err := a.Next(context.Background(), Observation{Step: 1, Screen: action.Size{W: 10, H: 10}}, nil)
 	if !errors.Is(err, ErrTransient) || !strings.Contains(err.Error(), "deadline") {
 		t.Fatalf("slow reply: %v, want a transient timeout", err)
+	}
+}
+
+// imageSizeIn decodes the base64 image of a request's JSON (the first
+// "data" field of an image source) and returns its size.
+func imageSizeIn(t *testing.T, v any) action.Size {
+	t.Helper()
+	var find func(v any) string
+	find = func(v any) string {
+		switch x := v.(type) {
+		case map[string]any:
+			if x["type"] == "base64" {
+				if d, ok := x["data"].(string); ok {
+					return d
+				}
+			}
+			if u, ok := x["image_url"].(string); ok && strings.HasPrefix(u, "data:") {
+				return u[strings.Index(u, ",")+1:]
+			}
+			if u, ok := x["url"].(string); ok && strings.HasPrefix(u, "data:") {
+				return u[strings.Index(u, ",")+1:]
+			}
+			for _, k := range sortedKeys(x) {
+				if d := find(x[k]); d != "" {
+					return d
+				}
+			}
+		case []any:
+			for _, e := range x {
+				if d := find(e); d != "" {
+					return d
+				}
+			}
+		}
+		return ""
+	}
+	data := find(v)
+	if data == "" {
+		t.Fatal("no image in the request")
+	}
+	b, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("the image in the request does not decode: %v", err)
+	}
+	return action.Size{W: cfg.Width, H: cfg.Height}
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// TestAnthropicDeclaresTheScaledDisplay drives the agent against a local
+// stand-in of the Messages API: the tool declares the scaled display, the
+// screenshots sent have its size, the model's points land on the intended
+// screen pixels and a point outside the display is refused, naming both
+// sizes.
+func TestAnthropicDeclaresTheScaledDisplay(t *testing.T) {
+	for _, tc := range []struct {
+		screen, display action.Size
+		click           string // the model's coordinate, in the display
+		want            string // the action on the screen
+	}{
+		// FWXGA: floor(683.5*1920/1366) = 960, floor(384.5*1080/768) = 540
+		{fullHD, wxga, "[683,384]", "click (960,540)"},
+		// shown as it is
+		{action.Size{W: 1280, H: 800}, action.Size{W: 1280, H: 800}, "[640,400]", "click (640,400)"},
+		// an odd shape: 1568x661, floor(100.5*2560/1568) = 164, floor(100.5*1080/661) = 164
+		{action.Size{W: 2560, H: 1080}, action.Size{W: 1568, H: 661}, "[100,100]", "click (164,164)"},
+	} {
+		t.Run(fmt.Sprintf("%dx%d", tc.screen.W, tc.screen.H), func(t *testing.T) {
+			var bodies []map[string]any
+			answers := []string{
+				message(toolUse("toolu_1", `{"action":"left_click","coordinate":`+tc.click+`}`)),
+				message(toolUse("toolu_2", fmt.Sprintf(`{"action":"left_click","coordinate":[%d,5]}`, tc.display.W))),
+				message(map[string]any{"type": "text", "text": "done"}),
+			}
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				var body map[string]any
+				json.NewDecoder(r.Body).Decode(&body)
+				bodies = append(bodies, body)
+				w.Header().Set("Content-Type", "application/json")
+				w.Write([]byte(answers[len(bodies)-1]))
+			}))
+			defer srv.Close()
+			t.Setenv("TEST_ANTHROPIC_KEY", "k")
+			a, err := NewAnthropic(ModelConfig{BaseURL: srv.URL, Model: "claude-sonnet-4-5", APIKeyEnv: "TEST_ANTHROPIC_KEY"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			a.Start(ctx, Task{Instruction: "Click the button.", Screen: tc.screen})
+			shot := screenshot(t, tc.screen, image.Rect(0, 0, 10, 10), "png")
+			obs := Observation{Step: 1, Screenshot: shot, Format: "png", Screen: tc.screen}
+			turn, err := a.Next(ctx, obs, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := actionsOf(turn); got != tc.want || turn.ParseError != "" {
+				t.Fatalf("turn 1: %s (%s), want %s", got, turn.ParseError, tc.want)
+			}
+			if turn.Space == nil || turn.Space.Image != tc.display || turn.Space.Screen != tc.screen {
+				t.Fatalf("recorded space %v", turn.Space)
+			}
+			tools, _ := json.Marshal(bodies[0]["tools"])
+			want := fmt.Sprintf(`"display_height_px":%d,"display_width_px":%d`, tc.display.H, tc.display.W)
+			if !strings.Contains(string(tools), want) {
+				t.Fatalf("tools %s, want %s", tools, want)
+			}
+			if got := imageSizeIn(t, bodies[0]["messages"]); got != tc.display {
+				t.Fatalf("first screenshot sent at %v, want %v", got, tc.display)
+			}
+			first, _ := json.Marshal(bodies[0]["messages"])
+			if !strings.Contains(string(first), fmt.Sprintf("screen %dx%d", tc.display.W, tc.display.H)) {
+				t.Errorf("the first message does not name the display: %.300s", first)
+			}
+			// The next screenshot, sent as the tool's result, has the display's size too.
+			obs.Step = 2
+			turn, err = a.Next(ctx, obs, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs := bodies[1]["messages"].([]any)
+			if got := imageSizeIn(t, msgs[len(msgs)-1]); got != tc.display {
+				t.Fatalf("tool result screenshot at %v, want %v", got, tc.display)
+			}
+			wantErr := fmt.Sprintf("point (%d, 5) is outside the model's %dx%d image (screen %dx%d)", tc.display.W, tc.display.W, tc.display.H, tc.screen.W, tc.screen.H)
+			if len(turn.Actions) != 0 || !strings.Contains(turn.ParseError, wantErr) {
+				t.Fatalf("turn 2: %s (%q), want the error %q", actionsOf(turn), turn.ParseError, wantErr)
+			}
+			// The model hears about it in the tool's result.
+			obs.Step, obs.Feedback = 3, "your last reply could not be used: "+turn.ParseError
+			if _, err := a.Next(ctx, obs, nil); err != nil {
+				t.Fatal(err)
+			}
+			last, _ := json.Marshal(bodies[2]["messages"].([]any)[4])
+			if !strings.Contains(string(last), wantErr) || !strings.Contains(string(last), `"is_error":true`) {
+				t.Fatalf("tool result %s", last)
+			}
+		})
 	}
 }

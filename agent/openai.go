@@ -26,6 +26,7 @@ type ModelConfig struct {
 	Prices      Prices
 	Timeout     time.Duration // per request; default DefaultTimeout
 	MaxRetries  int           // retries of 429 and 5xx inside one call (the SDK honours Retry-After); 0: 2, negative: none
+	Display     action.Size   // the display declared to a computer-use tool (openai-computer); zero: the screen
 }
 
 func (c *ModelConfig) defaults() {
@@ -64,6 +65,7 @@ type OpenAI struct {
 	client openai.Client
 	task   Task
 	system string
+	space  Space // the model's coordinate space on the last screen seen
 }
 
 // NewOpenAI makes the agent; the key is read from cfg.APIKeyEnv.
@@ -97,17 +99,62 @@ func (a *OpenAI) Next(ctx context.Context, obs Observation, history []Turn) (Tur
 	for i := max(0, len(history)-a.cfg.History); i < len(history); i++ {
 		past = append(past, history[i].Raw)
 	}
-	text, usage, latency, err := a.ask(ctx, a.system, past, ObservationText(obs), obs)
+	v, sp, err := a.view(obs)
 	if err != nil {
 		return Turn{}, err
 	}
-	turn := Turn{Raw: text, Thought: action.Thought(text), Usage: usage, Latency: latency}
-	acts, perr := action.Parse(a.cfg.Prompt.Format, text, action.Options{Unit: a.cfg.Prompt.Unit})
-	if perr != nil {
-		turn.ParseError = perr.Error()
+	text, usage, latency, err := a.ask(ctx, a.system, past, ObservationText(v), v)
+	if err != nil {
+		return Turn{}, err
 	}
-	turn.Actions = acts
+	turn := Turn{Raw: text, Thought: action.Thought(text), Usage: usage, Latency: latency, Space: &sp}
+	turn.Actions, turn.ParseError = parseIn(sp, a.cfg.Prompt.Format, text)
 	return turn, nil
+}
+
+// parseIn parses a reply of format f written in space sp and maps its
+// points to the screen. The error (a reply that does not parse, or a
+// point outside the model's image) is returned as text for the turn; the
+// actions before the faulty one are kept.
+func parseIn(sp Space, f action.Format, text string) ([]action.Action, string) {
+	acts, perr := action.Parse(f, text, action.Options{Unit: sp.Unit})
+	acts, merr := sp.Actions(acts)
+	switch {
+	case merr != nil:
+		return acts, merr.Error()
+	case perr != nil:
+		return acts, perr.Error()
+	}
+	return acts, ""
+}
+
+// spaceOn returns the model's coordinate space on the observation's
+// screen, made once per screen size.
+func (a *OpenAI) spaceOn(obs Observation) (Space, error) {
+	screen, err := screenOf(obs, a.task)
+	if err != nil {
+		return Space{}, err
+	}
+	if a.space.Screen == screen {
+		return a.space, nil
+	}
+	sp, err := SpaceFor(screen, a.cfg.Prompt)
+	if err != nil {
+		return Space{}, fmt.Errorf("coordinate space of the model: %w", err)
+	}
+	a.space = sp
+	return sp, nil
+}
+
+// view is obs as the model is shown it: the screenshot resized to the
+// model's image and the tree's positions in that image's pixels.
+func (a *OpenAI) view(obs Observation) (Observation, Space, error) {
+	sp, err := a.spaceOn(obs)
+	if err != nil {
+		return obs, sp, err
+	}
+	obs, err = sp.View(obs)
+	return obs, sp, err
 }
 
 // ask sends one chat request: the system prompt, the earlier replies (each

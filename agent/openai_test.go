@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -201,5 +202,94 @@ func TestPrices(t *testing.T) {
 	}
 	if u := p.Usage("gpt-5", 1_000_000, 500_000); u.Cost != 2 {
 		t.Fatalf("cost %v", u.Cost)
+	}
+}
+
+// TestOpenAICoordinateSpaces drives the openai agent, built by name with
+// each --unit, against a local stand-in: the screenshot in the request
+// has the size of the model's image, the system prompt names it, and the
+// model's point lands on the intended pixel of the screen.
+func TestOpenAICoordinateSpaces(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		unit      string
+		maxPixels int
+		screen    action.Size
+		reply     string
+		image     action.Size
+		prompt    string
+		want      string
+		parseErr  string
+	}{
+		{name: "px", unit: "px", screen: fullHD, reply: "pyautogui.click(960, 540)", image: fullHD,
+			prompt: "The screen is 1920x1080 pixels; write coordinates in pixels", want: "click (960,540)"},
+		// 0.5 * 1920 = 960, 0.25 * 1080 = 270
+		{name: "ratio", unit: "ratio", screen: fullHD, reply: "pyautogui.click(0.5, 0.25)", image: fullHD,
+			prompt: "fractions of the screen", want: "click (960,270)"},
+		// 500/1000 * 1920 = 960, 250/1000 * 1080 = 270
+		{name: "k", unit: "k", screen: fullHD, reply: "pyautogui.click(500, 250)", image: fullHD,
+			prompt: "thousandths", want: "click (960,270)"},
+		// 1932x1092: floor(966.5*1920/1932) = 960, floor(546.5*1080/1092) = 540
+		{name: "smart-resize", unit: "smart-resize", screen: fullHD, reply: "pyautogui.click(966, 546)", image: action.Size{W: 1932, H: 1092},
+			prompt: "shown to you as a 1932x1092 screenshot; write coordinates in pixels of that screenshot", want: "click (960,540)"},
+		// 1316x728: floor(658.5*1920/1316) = 960, floor(364.5*1080/728) = 540
+		{name: "smart-resize with a budget", unit: "smart-resize", maxPixels: 1280 * 28 * 28, screen: fullHD, reply: "pyautogui.click(658, 364)",
+			image: action.Size{W: 1316, H: 728}, prompt: "1316x728 screenshot", want: "click (960,540)"},
+		// 1372x756: floor(686.5*1366/1372) = 683, floor(378.5*768/756) = 384
+		{name: "smart-resize on an odd screen", unit: "smart-resize", screen: wxga, reply: "pyautogui.click(686, 378)",
+			image: action.Size{W: 1372, H: 756}, prompt: "1372x756 screenshot", want: "click (683,384)"},
+		// on the screen, not in the model's image: refused, naming both
+		{name: "smart-resize point outside the image", unit: "smart-resize", maxPixels: 1280 * 28 * 28, screen: fullHD,
+			// floor(10.5*1920/1316) = floor(15.32) = 15, floor(10.5*1080/728) = floor(15.58) = 15
+			reply: "pyautogui.click(10, 10)\npyautogui.click(1400, 20)", image: action.Size{W: 1316, H: 728}, prompt: "1316x728",
+			want: "click (15,15)", parseErr: "action 2 (click): point (1400, 20) is outside the model's 1316x728 image (screen 1920x1080)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStandIn(t, func(_ int, _ map[string]any, w http.ResponseWriter) {
+				reply(200, completion("```python\n"+tc.reply+"\n```", 10, 5))(w)
+			})
+			o := fullOptions(t, s.srv.URL)
+			o.Model.Unit, o.Model.MaxPixels = tc.unit, tc.maxPixels
+			o.Prompt = PromptConfig{Screenshot: true, Tree: true}
+			f, err := New("openai", o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, _ := f()
+			ctx := context.Background()
+			if err := a.Start(ctx, Task{Instruction: "Click.", Screen: tc.screen}); err != nil {
+				t.Fatal(err)
+			}
+			tree := "tag\tname\ttext\tx\ty\tw\th\npush-button\tOK\t\t960\t540\t90\t30\n"
+			obs := Observation{Step: 1, Screenshot: screenshot(t, tc.screen, image.Rect(0, 0, 4, 4), "png"), Format: "png", Screen: tc.screen, Tree: tree}
+			turn, err := a.Next(ctx, obs, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := actionsOf(turn); got != tc.want || turn.ParseError != tc.parseErr {
+				t.Fatalf("actions %s (%q), want %s (%q)", got, turn.ParseError, tc.want, tc.parseErr)
+			}
+			if turn.Space == nil || turn.Space.Image != tc.image {
+				t.Fatalf("recorded space %v, want image %v", turn.Space, tc.image)
+			}
+			msgs := s.requests[0]["messages"].([]any)
+			if got := imageSizeIn(t, msgs[len(msgs)-1]); got != tc.image {
+				t.Fatalf("screenshot sent at %v, want %v", got, tc.image)
+			}
+			if system := msgs[0].(map[string]any)["content"].(string); !strings.Contains(system, tc.prompt) {
+				t.Errorf("system prompt lacks %q: %s", tc.prompt, system)
+			}
+			// The tree's positions are in the image's pixels too (and stay
+			// in pixels for ratio and k, as the prompt says).
+			obsText, _ := json.Marshal(msgs[len(msgs)-1])
+			row := `OK\t\t960\t540`
+			if tc.image != tc.screen {
+				c := turn.Space.FromScreen(960, 540)
+				row = fmt.Sprintf(`OK\t\t%d\t%d`, int(c.X), int(c.Y))
+			}
+			if !strings.Contains(string(obsText), row) {
+				t.Errorf("tree row %s missing: %.200s", row, obsText)
+			}
+		})
 	}
 }

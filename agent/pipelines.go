@@ -42,6 +42,8 @@ Instead, answer DONE when the task is finished, FAIL when it cannot be done, WAI
 func groundingRules(f action.Format, unit action.Unit) string {
 	scale := "in pixels"
 	switch unit {
+	case SmartResize:
+		scale = "in pixels of the screenshot"
 	case action.Thousand:
 		scale = "from 0 to 1000 on each axis"
 	case action.Ratio:
@@ -65,6 +67,7 @@ func (p *PlannerGrounder) Start(ctx context.Context, t Task) error {
 	if p.grounder, err = NewOpenAI(p.Grounder); err != nil {
 		return fmt.Errorf("grounder: %w", err)
 	}
+	p.planner.task, p.grounder.task = t, t // their screen, for an observation that names none
 	p.task, p.plans = t, nil
 	return nil
 }
@@ -77,13 +80,17 @@ func (p *PlannerGrounder) Next(ctx context.Context, obs Observation, _ []Turn) (
 		system += "\n\nHow similar tasks were done before:\n" + strings.Join(p.task.Demonstrations, "\n")
 	}
 	past := p.plans[max(0, len(p.plans)-p.planner.cfg.History):]
-	plan, u1, l1, err := p.planner.ask(ctx, system, past, ObservationText(obs), obs)
+	pv, psp, err := p.planner.view(obs)
+	if err != nil {
+		return Turn{}, fmt.Errorf("planner: %w", err)
+	}
+	plan, u1, l1, err := p.planner.ask(ctx, system, past, ObservationText(pv), pv)
 	if err != nil {
 		return Turn{}, fmt.Errorf("planner: %w", err)
 	}
 	plan = strings.TrimSpace(plan)
 	p.plans = append(p.plans, plan)
-	turn := Turn{Raw: plan, Thought: action.Thought(plan), Usage: u1, Latency: l1}
+	turn := Turn{Raw: plan, Thought: action.Thought(plan), Usage: u1, Latency: l1, Space: &psp}
 	if codes := specialCodes(plan); codes != nil {
 		turn.Actions = codes
 		return turn, nil
@@ -93,17 +100,21 @@ func (p *PlannerGrounder) Next(ctx context.Context, obs Observation, _ []Turn) (
 		return turn, nil
 	}
 	g := p.grounder.cfg.Prompt
+	gv, gsp, err := p.grounder.view(obs)
+	if err != nil {
+		return Turn{}, fmt.Errorf("grounder: %w", err)
+	}
 	gsys := fmt.Sprintf("You locate elements on a screenshot of a %dx%d screen and answer with the action that carries out an instruction.\n%s",
-		obs.Screen.W, obs.Screen.H, groundingRules(g.Format, g.Unit))
-	ground, u2, l2, err := p.grounder.ask(ctx, gsys, nil, "Instruction: "+plan, obs)
+		gsp.Image.W, gsp.Image.H, groundingRules(g.Format, g.Unit))
+	ground, u2, l2, err := p.grounder.ask(ctx, gsys, nil, "Instruction: "+plan, gv)
 	if err != nil {
 		return Turn{}, fmt.Errorf("grounder: %w", err)
 	}
 	turn.Raw += "\n---\n" + ground
-	turn.Usage, turn.Latency = turn.Usage.Add(u2), turn.Latency+l2
-	acts, perr := action.Parse(g.Format, ground, action.Options{Unit: g.Unit})
-	if perr != nil {
-		turn.ParseError = "grounding: " + perr.Error()
+	turn.Usage, turn.Latency, turn.Space = turn.Usage.Add(u2), turn.Latency+l2, &gsp
+	acts, perr := parseIn(gsp, g.Format, ground)
+	if perr != "" {
+		turn.ParseError = "grounding: " + perr
 		return turn, nil
 	}
 	turn.Actions = append([]action.Action{{Kind: action.Plan, Text: plan}}, acts...)
@@ -138,29 +149,36 @@ func (r *Reflect) Start(ctx context.Context, t Task) error {
 	if r.MaxRetries == 0 {
 		r.MaxRetries = 3
 	}
+	m.task = t
 	r.m, r.task, r.plan, r.current, r.retries, r.acted, r.advice = m, t, nil, 0, 0, false, ""
 	return nil
 }
 
-func (r *Reflect) system(role string) string {
+// system is the system message of one role; the screen's size is the
+// size of the screenshot the model is shown.
+func (r *Reflect) system(role string, sp Space) string {
 	return fmt.Sprintf("You %s for an agent operating a Linux desktop (screen %dx%d). The task: %s",
-		role, r.task.Screen.W, r.task.Screen.H, r.task.Instruction)
+		role, sp.Image.W, sp.Image.H, r.task.Instruction)
 }
 
 // Next plans when there is no plan, reflects on the last action when
 // there was one, and acts on the current sub-task.
 func (r *Reflect) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, error) {
-	var turn Turn
+	v, sp, err := r.m.view(obs)
+	if err != nil {
+		return Turn{}, err
+	}
+	turn := Turn{Space: &sp}
 	ask := func(system, text string) (string, error) {
-		out, u, l, err := r.m.ask(ctx, system, nil, text, obs)
+		out, u, l, err := r.m.ask(ctx, system, nil, text, v)
 		turn.Usage, turn.Latency = turn.Usage.Add(u), turn.Latency+l
 		turn.Raw += out + "\n---\n"
 		return strings.TrimSpace(out), err
 	}
 	if r.acted {
 		r.acted = false
-		out, err := ask(r.system("judge the last action's result"),
-			fmt.Sprintf("The sub-task was: %s\nLooking at the screen now, answer on the first line one of sub_task_success, need_retry or need_reformulate, and on the next lines your advice.\n%s", r.plan[r.current], ObservationText(obs)))
+		out, err := ask(r.system("judge the last action's result", sp),
+			fmt.Sprintf("The sub-task was: %s\nLooking at the screen now, answer on the first line one of sub_task_success, need_retry or need_reformulate, and on the next lines your advice.\n%s", r.plan[r.current], ObservationText(v)))
 		if err != nil {
 			return Turn{}, err
 		}
@@ -196,7 +214,7 @@ func (r *Reflect) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, er
 		if r.advice != "" {
 			text += "\nAdvice from the last attempt: " + r.advice
 		}
-		out, err := ask(r.system("plan the work"), text+"\n"+ObservationText(obs))
+		out, err := ask(r.system("plan the work", sp), text+"\n"+ObservationText(v))
 		if err != nil {
 			return Turn{}, err
 		}
@@ -220,13 +238,13 @@ func (r *Reflect) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, er
 	if r.advice != "" && r.retries > 0 {
 		text += "\nAdvice: " + r.advice
 	}
-	out, err := ask(r.system("act")+"\n\n"+pyautoguiRules, text+"\n"+ObservationText(obs))
+	out, err := ask(r.system("act", sp)+"\n\n"+pyautoguiRules, text+"\n"+ObservationText(v))
 	if err != nil {
 		return Turn{}, err
 	}
-	acts, perr := action.Parse(action.FormatPyAutoGUI, out, action.Options{Unit: r.Model.Prompt.Unit})
-	if perr != nil {
-		turn.ParseError = perr.Error()
+	acts, perr := parseIn(sp, action.FormatPyAutoGUI, out)
+	if perr != "" {
+		turn.ParseError = perr
 		return turn, nil
 	}
 	r.acted = true
@@ -247,7 +265,7 @@ func init() {
 			}
 			m := o.Model
 			g := planner
-			g.Model, g.Prompt = m.GrounderModel, PromptConfig{Format: action.Format(m.GrounderFormat), Unit: action.Unit(m.GrounderUnit)}
+			g.Model, g.Prompt = m.GrounderModel, PromptConfig{Format: action.Format(m.GrounderFormat), Unit: action.Unit(m.GrounderUnit), MaxPixels: m.MaxPixels}
 			if m.GrounderBaseURL != "" {
 				g.BaseURL = m.GrounderBaseURL
 			}
@@ -257,9 +275,9 @@ func init() {
 				return nil, fmt.Errorf("--grounder-format %q: osatlas, uitars or pyautogui", m.GrounderFormat)
 			}
 			switch g.Prompt.Unit {
-			case "", action.Pixels, action.Ratio, action.Thousand:
+			case "", action.Pixels, action.Ratio, action.Thousand, SmartResize:
 			default:
-				return nil, fmt.Errorf("--grounder-unit %q: px, ratio or k", m.GrounderUnit)
+				return nil, fmt.Errorf("--grounder-unit %q: px, ratio, k or smart-resize", m.GrounderUnit)
 			}
 			if g.Model == "" {
 				return nil, errors.New("--agent planner-grounder needs --grounder-model")

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"image"
 	"net/http"
 	"strings"
 	"testing"
@@ -55,7 +56,8 @@ func TestPlannerGrounder(t *testing.T) {
 	}
 	obs := Observation{Step: 1, Screenshot: []byte("img"), Screen: action.Size{W: 1920, H: 1080}}
 	turn, err := p.Next(ctx, obs, nil)
-	if err != nil || actionsOf(turn) != `plan "Click the Save button in the toolbar." | click (500,250)k` {
+	// The grounder's thousandths land on the screen's pixels.
+	if err != nil || actionsOf(turn) != `plan "Click the Save button in the toolbar." | click (960,270)` {
 		t.Fatalf("turn 1: %s %v %s", actionsOf(turn), err, turn.ParseError)
 	}
 	if turn.Usage.InputTokens != 200 {
@@ -109,11 +111,51 @@ func TestReflectPipeline(t *testing.T) {
 		"You judge":             {"need_retry\nagain"},
 	})
 	r2.Model.BaseURL = s2.srv.URL + "/v1"
-	r2.Start(ctx, Task{Instruction: "OK."})
+	r2.Start(ctx, Task{Instruction: "OK.", Screen: action.Size{W: 100, H: 100}})
 	for i := 0; i < 4; i++ {
 		r2.Next(ctx, Observation{Step: i + 1}, nil)
 	}
 	if count2["You plan the work for"] < 2 {
 		t.Fatalf("after the retry cap the sub-task was not planned again (%d plans)", count2["You plan the work for"])
+	}
+}
+
+// TestPlannerGrounderSmartResize: a UI-TARS grounder answering in pixels
+// of its smart-resized screenshot, as ScienceBoard's grounders do, while
+// the planner sees the screen as it is.
+func TestPlannerGrounderSmartResize(t *testing.T) {
+	s, _ := routed(t, map[string][]string{
+		"You plan the work": {"Click the OK button."},
+		// 1932x1092: floor(966.5*1920/1932) = 960, floor(546.5*1080/1092) = 540
+		"You locate": {"Thought: the button is in the middle.\nAction: click(start_box='(966,546)')"},
+	})
+	t.Setenv("TEST_KEY", "test-key")
+	base := ModelConfig{BaseURL: s.srv.URL + "/v1", APIKeyEnv: "TEST_KEY", Prices: DefaultPrices}
+	planner, grounder := base, base
+	planner.Model, grounder.Model = "gpt-5", "ui-tars-1.5-7b"
+	grounder.Prompt = PromptConfig{Format: action.FormatUITARS, Unit: SmartResize}
+	p := &PlannerGrounder{Planner: planner, Grounder: grounder}
+	ctx := context.Background()
+	if err := p.Start(ctx, Task{Instruction: "Press OK.", Screen: fullHD}); err != nil {
+		t.Fatal(err)
+	}
+	obs := Observation{Step: 1, Screenshot: screenshot(t, fullHD, image.Rect(0, 0, 4, 4), "png"), Format: "png", Screen: fullHD}
+	turn, err := p.Next(ctx, obs, nil)
+	if err != nil || actionsOf(turn) != `plan "Click the OK button." | click (960,540)` || turn.ParseError != "" {
+		t.Fatalf("turn: %s %v %s", actionsOf(turn), err, turn.ParseError)
+	}
+	if turn.Space == nil || turn.Space.Image != (action.Size{W: 1932, H: 1092}) {
+		t.Fatalf("recorded space %v", turn.Space)
+	}
+	plannerMsgs := s.requests[0]["messages"].([]any)
+	grounderMsgs := s.requests[1]["messages"].([]any)
+	if got := imageSizeIn(t, plannerMsgs[len(plannerMsgs)-1]); got != fullHD {
+		t.Errorf("the planner was shown %v", got)
+	}
+	if got := imageSizeIn(t, grounderMsgs[len(grounderMsgs)-1]); got != (action.Size{W: 1932, H: 1092}) {
+		t.Errorf("the grounder was shown %v", got)
+	}
+	if sys := grounderMsgs[0].(map[string]any)["content"].(string); !strings.Contains(sys, "1932x1092") || !strings.Contains(sys, "in pixels of the screenshot") {
+		t.Errorf("grounder prompt %s", sys)
 	}
 }

@@ -17,8 +17,13 @@ import (
 // PromptConfig chooses the prompt.
 type PromptConfig struct {
 	Format action.Format // pyautogui (default) or json
-	// Unit is the convention of coordinates the model writes; empty: pixels.
+	// Unit is the convention of coordinates the model writes; empty:
+	// pixels. SmartResize means pixels of the screenshot after the smart
+	// resize, which the model is then shown.
 	Unit action.Unit
+	// MaxPixels is the pixel budget of the smart resize; 0:
+	// DefaultMaxPixels.
+	MaxPixels int
 	// Screenshot and Tree say what the observation holds.
 	Screenshot, Tree, Marks bool
 	// Demonstrations puts the task's demonstrations in the prompt.
@@ -61,6 +66,12 @@ func SystemPrompt(pc PromptConfig, t Task) string {
 	b.WriteString(strings.Join(parts, " and "))
 	fmt.Fprintf(&b, ", and you answer with the next actions. The screen is %dx%d pixels", t.Screen.W, t.Screen.H)
 	switch pc.Unit {
+	case SmartResize:
+		if sp, err := SpaceFor(t.Screen, pc); err == nil {
+			fmt.Fprintf(&b, ", shown to you as a %dx%d screenshot; write coordinates in pixels of that screenshot", sp.Image.W, sp.Image.H)
+		} else {
+			b.WriteString("; write coordinates in pixels of the screenshot")
+		}
 	case action.Ratio:
 		b.WriteString("; write coordinates as fractions of the screen from 0 to 1")
 	case action.Thousand:

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -22,11 +23,17 @@ import (
 // command's flags as a run records them (hence the JSON names), so that a
 // resumed run builds the same agent.
 type ModelOptions struct {
-	Model       string  `json:"model,omitempty"`
-	BaseURL     string  `json:"base_url,omitempty"`
-	APIKeyEnv   string  `json:"api_key_env,omitempty"`
-	Format      string  `json:"format,omitempty"`
-	Unit        string  `json:"unit,omitempty"`
+	Model     string `json:"model,omitempty"`
+	BaseURL   string `json:"base_url,omitempty"`
+	APIKeyEnv string `json:"api_key_env,omitempty"`
+	Format    string `json:"format,omitempty"`
+	Unit      string `json:"unit,omitempty"`
+	// MaxPixels is the pixel budget of --unit smart-resize (and
+	// --grounder-unit smart-resize); 0: DefaultMaxPixels.
+	MaxPixels int `json:"max_pixels,omitempty"`
+	// Display is the display declared to a computer-use tool
+	// (openai-computer), WIDTHxHEIGHT; empty: the screen.
+	Display     string  `json:"display,omitempty"`
 	Temperature float64 `json:"temperature,omitempty"`
 	TopP        float64 `json:"top_p,omitempty"`
 	MaxTokens   int     `json:"max_tokens,omitempty"`
@@ -67,6 +74,7 @@ type Options struct {
 func (o Options) PromptConfig() PromptConfig {
 	p := o.Prompt
 	p.Format, p.Unit, p.Demonstrations = action.Format(o.Model.Format), action.Unit(o.Model.Unit), o.Model.Demos
+	p.MaxPixels = o.Model.MaxPixels
 	if p.Format == "" {
 		p.Format = action.FormatPyAutoGUI
 	}
@@ -185,9 +193,22 @@ func modelConfig(name string, o Options) (ModelConfig, error) {
 		return ModelConfig{}, fmt.Errorf("--format %q: the model agents ask for pyautogui or json", m.Format)
 	}
 	switch action.Unit(m.Unit) {
-	case "", action.Pixels, action.Ratio, action.Thousand:
+	case "", action.Pixels, action.Ratio, action.Thousand, SmartResize:
 	default:
-		return ModelConfig{}, fmt.Errorf("--unit %q: px, ratio or k", m.Unit)
+		return ModelConfig{}, fmt.Errorf("--unit %q: px, ratio, k or smart-resize", m.Unit)
+	}
+	switch {
+	case m.MaxPixels < 0 || (m.MaxPixels > 0 && m.MaxPixels < minBudget):
+		return ModelConfig{}, fmt.Errorf("--max-pixels %d: the pixel budget must be at least %d (one %dx%d patch)", m.MaxPixels, minBudget, SmartResizeFactor, SmartResizeFactor)
+	case m.MaxPixels > 0 && action.Unit(m.Unit) != SmartResize && action.Unit(m.GrounderUnit) != SmartResize:
+		return ModelConfig{}, errors.New("--max-pixels is the budget of --unit smart-resize (or --grounder-unit smart-resize), which is not asked for")
+	}
+	display, err := ParseDisplay(m.Display)
+	if err != nil {
+		return ModelConfig{}, fmt.Errorf("--display: %w", err)
+	}
+	if m.Display != "" && name != "openai-computer" {
+		return ModelConfig{}, fmt.Errorf("--display is the display declared by --agent openai-computer, not by --agent %s", name)
 	}
 	if m.Model == "" {
 		return ModelConfig{}, fmt.Errorf("--agent %s needs --model", name)
@@ -202,7 +223,7 @@ func modelConfig(name string, o Options) (ModelConfig, error) {
 	}
 	return ModelConfig{BaseURL: m.BaseURL, Model: m.Model, APIKeyEnv: m.APIKeyEnv, Temperature: m.Temperature,
 		TopP: m.TopP, MaxTokens: m.MaxTokens, History: m.History, Prompt: o.PromptConfig(), Prices: prices,
-		Timeout: o.Timeout}, nil
+		Timeout: o.Timeout, Display: display}, nil
 }
 
 // checked returns a factory after building one agent with it, so that a

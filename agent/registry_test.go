@@ -16,7 +16,7 @@ import (
 
 // everyAgent is what a command offers under --agent: if one of these is
 // not registered, the command would need a list of its own again.
-var everyAgent = []string{"replay", "noop", "random", "http", "openai", "anthropic", "planner-grounder", "reflect", "human"}
+var everyAgent = []string{"replay", "noop", "random", "http", "openai", "openai-computer", "anthropic", "planner-grounder", "reflect", "human"}
 
 func TestNamesHoldsEveryAgent(t *testing.T) {
 	names := Names()
@@ -41,7 +41,7 @@ func TestNamesHoldsEveryAgent(t *testing.T) {
 	if got := strings.Count(desc, "\n"); got != len(names) {
 		t.Errorf("Describe() has %d lines, want %d:\n%s", got, len(names), desc)
 	}
-	for n, want := range map[string]bool{"openai": true, "anthropic": true, "planner-grounder": true, "reflect": true, "http": false, "replay": false, "human": false} {
+	for n, want := range map[string]bool{"openai": true, "openai-computer": true, "anthropic": true, "planner-grounder": true, "reflect": true, "http": false, "replay": false, "human": false} {
 		if d, _ := Get(n); d.Model != want {
 			t.Errorf("Get(%q).Model = %v, want %v", n, d.Model, want)
 		}
@@ -65,7 +65,7 @@ func TestEveryAgentBuilds(t *testing.T) {
 	s := newStandIn(t, func(int, map[string]any, http.ResponseWriter) {})
 	o := fullOptions(t, s.srv.URL)
 	wantType := map[string]string{"replay": "*agent.Replay", "noop": "agent.Noop", "random": "*agent.Random",
-		"http": "*agent.HTTP", "openai": "*agent.OpenAI", "anthropic": "*agent.Anthropic",
+		"http": "*agent.HTTP", "openai": "*agent.OpenAI", "openai-computer": "*agent.OpenAIComputer", "anthropic": "*agent.Anthropic",
 		"planner-grounder": "*agent.PlannerGrounder", "reflect": "*agent.Reflect", "human": "*agent.Human"}
 	for _, n := range Names() {
 		f, err := New(n, o)
@@ -174,7 +174,14 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		{"bad prices", "openai", func(o *Options) { o.Model.Prices = badPrices }, "--prices: " + badPrices},
 		{"no grounder", "planner-grounder", func(o *Options) { o.Model.GrounderModel = "" }, "--agent planner-grounder needs --grounder-model"},
 		{"bad grounder format", "planner-grounder", func(o *Options) { o.Model.GrounderFormat = "json" }, `--grounder-format "json": osatlas, uitars or pyautogui`},
-		{"bad grounder unit", "planner-grounder", func(o *Options) { o.Model.GrounderUnit = "mm" }, `--grounder-unit "mm"`},
+		{"bad grounder unit", "planner-grounder", func(o *Options) { o.Model.GrounderUnit = "mm" }, `--grounder-unit "mm": px, ratio, k or smart-resize`},
+		{"bad unit names smart-resize", "openai", func(o *Options) { o.Model.Unit = "smart" }, `--unit "smart": px, ratio, k or smart-resize`},
+		{"budget without smart-resize", "openai", func(o *Options) { o.Model.MaxPixels = 1003520 }, "--max-pixels is the budget of --unit smart-resize"},
+		{"budget below a patch", "openai", func(o *Options) { o.Model.Unit, o.Model.MaxPixels = "smart-resize", 700 }, "--max-pixels 700: the pixel budget must be at least 784"},
+		{"negative budget", "reflect", func(o *Options) { o.Model.Unit, o.Model.MaxPixels = "smart-resize", -1 }, "--max-pixels -1"},
+		{"bad display", "openai-computer", func(o *Options) { o.Model.Display = "1280*800" }, `--display: display "1280*800" is not WIDTHxHEIGHT`},
+		{"display of another agent", "openai", func(o *Options) { o.Model.Display = "1280x800" }, "--display is the display declared by --agent openai-computer, not by --agent openai"},
+		{"no model openai-computer", "openai-computer", func(o *Options) { o.Model.Model = "" }, "--agent openai-computer needs --model"},
 		{"human without terminal", "human", func(o *Options) { o.In = nil }, "--agent human needs a terminal"},
 	} {
 		o := fullOptions(t, s.srv.URL)
@@ -227,4 +234,45 @@ func TestRegisterTwicePanics(t *testing.T) {
 		}
 	}()
 	Register("noop", Def{New: func(Options) (Factory, error) { return nil, nil }})
+}
+
+// TestCoordinateOptionsReachTheAgents builds the agents by name with the
+// coordinate options a command passes.
+func TestCoordinateOptionsReachTheAgents(t *testing.T) {
+	s := newStandIn(t, func(int, map[string]any, http.ResponseWriter) {})
+	o := fullOptions(t, s.srv.URL)
+	o.Model.Unit, o.Model.MaxPixels = "smart-resize", 1280*28*28
+	f, err := New("openai", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := f()
+	if p := a.(*OpenAI).cfg.Prompt; p.Unit != SmartResize || p.MaxPixels != 1280*28*28 {
+		t.Errorf("openai prompt %+v", p)
+	}
+	o.Model.Unit, o.Model.GrounderUnit, o.Model.GrounderFormat = "", "smart-resize", "uitars"
+	f, err = New("planner-grounder", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ = f()
+	if g := a.(*PlannerGrounder).Grounder.Prompt; g.Unit != SmartResize || g.MaxPixels != 1280*28*28 || g.Format != action.FormatUITARS {
+		t.Errorf("grounder prompt %+v", g)
+	}
+	o.Model.GrounderUnit, o.Model.MaxPixels, o.Model.Display = "k", 0, "1280x720"
+	f, err = New("openai-computer", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ = f()
+	if d := a.(*OpenAIComputer).cfg.Display; d != (action.Size{W: 1280, H: 720}) {
+		t.Errorf("declared display %v", d)
+	}
+	// The budget is part of the prompt: runs with different budgets are told apart.
+	base := Options{Model: ModelOptions{Format: "uitars", Unit: "smart-resize"}}
+	small := base
+	small.Model.MaxPixels = 1280 * 28 * 28
+	if PromptHashOf("openai", base) == PromptHashOf("openai", small) {
+		t.Error("the pixel budget does not change the prompt hash")
+	}
 }

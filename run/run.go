@@ -851,6 +851,9 @@ func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, e
 		rec.Raw, rec.Thought, rec.ParseError, rec.ModelLatency = turn.Raw, turn.Thought, turn.ParseError, turn.Latency
 		rec.InputTokens, rec.OutputTokens, rec.Cost = turn.Usage.InputTokens, turn.Usage.OutputTokens, turn.Usage.Cost
 		rec.Actions, _ = json.Marshal(turn.Actions)
+		if turn.Space != nil {
+			rec.Space, _ = json.Marshal(turn.Space)
+		}
 		if timeUp() { // the answer came too late to be acted on
 			reason = limitReason(fmt.Sprintf("while the agent was thinking (step %d)", step))
 			rec.EnvError = "not performed: " + reason

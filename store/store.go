@@ -69,14 +69,18 @@ type Result struct {
 
 // Step is one step of an episode.
 type Step struct {
-	Task         string          `json:"task"`
-	Repeat       int             `json:"repeat"`
-	Index        int             `json:"index"`          // from 1
-	Shot         string          `json:"shot,omitempty"` // screenshot file name under shots/
-	Tree         string          `json:"tree,omitempty"`
-	Raw          string          `json:"raw,omitempty"`
-	Thought      string          `json:"thought,omitempty"`
-	Actions      json.RawMessage `json:"actions,omitempty"`
+	Task    string          `json:"task"`
+	Repeat  int             `json:"repeat"`
+	Index   int             `json:"index"`          // from 1
+	Shot    string          `json:"shot,omitempty"` // screenshot file name under shots/
+	Tree    string          `json:"tree,omitempty"`
+	Raw     string          `json:"raw,omitempty"`
+	Thought string          `json:"thought,omitempty"`
+	Actions json.RawMessage `json:"actions,omitempty"`
+	// Space is the coordinate space the model answered in: the size of
+	// the screenshot it was shown and how that was chosen (agent.Space),
+	// where it was not the screen's own.
+	Space        json.RawMessage `json:"space,omitempty"`
 	Done         json.RawMessage `json:"done,omitempty"` // what the environment recorded
 	ParseError   string          `json:"parse_error,omitempty"`
 	EnvError     string          `json:"env_error,omitempty"`
