@@ -2,7 +2,9 @@ package check
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	_ "image/jpeg" // decoders for read: image
@@ -150,3 +152,22 @@ func ImageStats(b []byte) (Stats, error) {
 
 func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }
 func round4(f float64) float64 { return float64(int64(f*10000+0.5)) / 10000 }
+
+// ReadProbe reads a probe's value from the evidence exactly as a check
+// does. found is false where there is nothing to read: a missing file or
+// element, a command that exited non-zero (val holds its output), no
+// answer. A file that is there but does not decode as the probe asks
+// gives an error for which Undecodable is true; any other error is
+// evidence that could not be read.
+func ReadProbe(ctx context.Context, p Probe, ev Evidence) (val string, found bool, err error) {
+	c := &Check{Spec: Spec{Probe: &p}}
+	return c.probe(ctx, ev)
+}
+
+// Undecodable reports whether a ReadProbe error is a file that does not
+// decode as the probe asks (the agent's work is wrong, not the
+// environment).
+func Undecodable(err error) bool {
+	var u unreadable
+	return errors.As(err, &u)
+}

@@ -1,0 +1,519 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/agent"
+	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/run"
+	"github.com/proctor-eval/proctor/store"
+	"github.com/proctor-eval/proctor/task"
+	"github.com/spf13/cobra"
+)
+
+type probeOptions struct {
+	gold, asJSON bool
+	envs         envOptions
+}
+
+func newProbeCommand() *cobra.Command {
+	var o probeOptions
+	c := &cobra.Command{
+		Use:   "probe SUITE TASK PROBE",
+		Short: "Print what a probe reads on a desktop prepared by a task's setup",
+		Long: `Probe resets a desktop (--env; a local one by default) with the task's setup,
+as a run does, replays the task's gold solution first with --gold, and prints
+the value a check's probe reads there, whole.
+
+PROBE is written as in a task file's probe: a mapping whose braces may be
+left out, in YAML or JSON: 'file: ~/out.txt', '{file: ~/sales.ods, cell: B7}',
+'file: ~/canvas.png, read: image', 'element: {role: text, app: mousepad}',
+'command: ls ~', 'window: true', 'clipboard: true', 'answer: true'. It is
+checked as the task linter checks a probe, and an error names the field.
+
+The value is what the checks compare: a file's content, a command's standard
+output, an element's text (else its name), the window titles one a line, the
+clipboard's text, the agent's answer (after --gold). A file read as ods, odt
+or image is JSON, printed indented (--json gives the value as the checks see
+it). When there is nothing to read (no such file or element, a command that
+exits non-zero, no answer) or a file does not decode, probe says so on
+standard error and exits 1.`,
+		Example: `  proctor probe suites/desktop editor-write-1 'file: ~/draft1.txt' --gold
+  proctor probe suites/desktop gimp-draw-horizontal-line 'file: ~/canvas.png, read: image' --gold
+  proctor probe suites/desktop sheet-total-q1 'file: ~/sales.ods, cell: B7'
+  proctor probe suites/desktop editor-write-1 'element: {app: mousepad, role: text}' --json`,
+		Args: cobra.ExactArgs(3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runProbe(cmd.Context(), o, args[0], args[1], args[2], cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	c.Flags().BoolVar(&o.gold, "gold", false, "replay the task's gold solution before probing")
+	c.Flags().BoolVar(&o.asJSON, "json", false, `print {"task", "probe", "gold", "found", "value"} as JSON, the value exactly as the checks see it`)
+	o.envs.flags(c.Flags())
+	return c
+}
+
+// probeReport is what --json prints.
+type probeReport struct {
+	Task  string      `json:"task"`
+	Probe check.Probe `json:"probe"`
+	Gold  bool        `json:"gold"`
+	Found bool        `json:"found"`
+	Value string      `json:"value"`
+	// Reason says why nothing was read, or why the file did not decode.
+	Reason string `json:"reason,omitempty"`
+}
+
+func runProbe(ctx context.Context, o probeOptions, suite, id, src string, stdout, stderr io.Writer) error {
+	p, err := parseProbe(src)
+	if err != nil {
+		return err
+	}
+	suiteDir, err := suitePath(suite)
+	if err != nil {
+		return err
+	}
+	s, ps := task.Load(suiteDir)
+	if s == nil {
+		return ps
+	}
+	t, ok := s.Task(id)
+	if !ok {
+		if len(ps) > 0 {
+			return fmt.Errorf("no task %q loaded; the suite has problems:\n%w", id, ps)
+		}
+		return fmt.Errorf("no task %q in %s (see proctor tasks list %s)", id, suite, suite)
+	}
+	if len(ps) > 0 {
+		// An author probes while writing checks: other problems of the
+		// suite do not stop it, but are mentioned.
+		fmt.Fprintf(stderr, "note: the suite has %d problems (see proctor tasks lint %s)\n", len(ps), suite)
+	}
+	if err := preflight(s, []*task.Task{t}, o.envs.hasLocal()); err != nil {
+		return err
+	}
+	sources, err := o.envs.sources(ctx, 1, stderr)
+	if err != nil {
+		return err
+	}
+	e, traj, err := prepareDesktop(ctx, s, t, o.gold, sources, stderr)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	rctx, cancel := context.WithTimeout(ctx, run.DefaultJudgeTimeout)
+	defer cancel()
+	val, found, reason, err := readProbe(rctx, *p, &liveEvidence{e: e, traj: traj, suite: s})
+	if err != nil {
+		return err
+	}
+	if o.asJSON {
+		b, _ := json.MarshalIndent(probeReport{Task: t.ID, Probe: *p, Gold: o.gold, Found: found, Value: val, Reason: reason}, "", "  ")
+		fmt.Fprintln(stdout, string(b))
+	} else if found {
+		out := val
+		if p.Read == "ods" || p.Read == "odt" || p.Read == "image" {
+			if out, err = indentJSON(val); err != nil {
+				return fmt.Errorf("%s: %v", p, err)
+			}
+		}
+		fmt.Fprint(stdout, out)
+		if !strings.HasSuffix(out, "\n") {
+			fmt.Fprintln(stdout)
+		}
+	}
+	if !found {
+		fmt.Fprintf(stderr, "%s: %s\n", p, reason)
+		return exitError{1}
+	}
+	return nil
+}
+
+// parseProbe reads a probe written as in a task file. It is checked by the
+// task loader itself, inside a minimal task with one check that reads it,
+// so that it meets the schema and the checks' own rules, and each problem
+// is named by its field (probe.read) and its column in src.
+func parseProbe(src string) (*check.Probe, error) {
+	if strings.TrimSpace(src) == "" {
+		return nil, errors.New("the probe is empty: give one as in a task file, such as 'file: ~/out.txt'")
+	}
+	const head = "id: probe\ninstruction: Print a probe's value.\napp: xterm\nlevel: paper\nkind: state\ngold: [{kind: done}]\nchecks:\n  - kind: not_contains\n    value: proctor probe\n"
+	firstLine := strings.Count(head, "\n") + 1 // where src begins
+	var doc string
+	var colShift, lineShift int
+	if !strings.Contains(src, "\n") {
+		flow := src
+		prefix := "    probe: "
+		colShift = len(prefix)
+		if !strings.HasPrefix(strings.TrimSpace(src), "{") {
+			flow = "{" + src + "}"
+			colShift++
+		}
+		doc = head + prefix + flow + "\n"
+	} else {
+		lineShift = 1
+		colShift = 6
+		doc = head + "    probe:\n" + indentLines(src, "      ")
+	}
+	dir, err := os.MkdirTemp("", "proctor-probe-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	file := filepath.Join(dir, "probe.yaml")
+	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
+		return nil, err
+	}
+	s, ps := task.Load(file)
+	if len(ps) == 0 && (len(s.Tasks) != 1 || len(s.Tasks[0].Checks) != 1 || s.Tasks[0].Checks[0].Probe == nil) {
+		ps = task.Problems{{Msg: "not one probe"}}
+	}
+	if len(ps) > 0 {
+		lines := make([]string, len(ps))
+		for i, pr := range ps {
+			field := pr.Field
+			if rest, ok := strings.CutPrefix(field, "checks[0]."); ok {
+				field = rest
+			} else if field == "" || strings.HasPrefix(field, "checks[0]") {
+				field = "probe"
+			}
+			where := ""
+			if l := pr.Line - firstLine - lineShift + 1; l >= 1 && pr.Col > colShift {
+				if lineShift == 0 {
+					where = fmt.Sprintf(" (column %d)", pr.Col-colShift)
+				} else {
+					where = fmt.Sprintf(" (line %d, column %d)", l, pr.Col-colShift)
+				}
+			}
+			lines[i] = fmt.Sprintf("  %s: %s%s", field, pr.Msg, where)
+		}
+		return nil, fmt.Errorf("invalid probe %q:\n%s", src, strings.Join(lines, "\n"))
+	}
+	return s.Tasks[0].Checks[0].Probe, nil
+}
+
+func indentLines(s, prefix string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		b.WriteString(prefix + l + "\n")
+	}
+	return b.String()
+}
+
+// prepareDesktop resets a desktop of the pool with the task's setup, as an
+// episode of a run does (the runner itself does it), replaying the gold
+// solution with gold or saying DONE at once without it, and returns the
+// desktop as the episode left it, with the trajectory its checks saw.
+func prepareDesktop(ctx context.Context, s *task.Suite, t *task.Task, gold bool, sources []env.Source, stderr io.Writer) (env.Env, check.Trajectory, error) {
+	var k keeper
+	held := make([]env.Source, len(sources))
+	for i, src := range sources {
+		start := src.Start
+		src.Start = func(ctx context.Context, size action.Size) (env.Env, error) {
+			e, err := start(ctx, size)
+			if err != nil {
+				return nil, err
+			}
+			k.set(e)
+			return heldEnv{e}, nil
+		}
+		held[i] = src
+	}
+	dir, err := os.MkdirTemp("", "proctor-probe-")
+	if err != nil {
+		return nil, check.Trajectory{}, err
+	}
+	defer os.RemoveAll(dir)
+	st, err := store.Open(dir)
+	if err != nil {
+		return nil, check.Trajectory{}, err
+	}
+	defer st.Close()
+	name := "noop"
+	if gold {
+		name = "replay"
+	}
+	ag, _ := agent.Lookup(name)
+	results, err := run.Run(ctx, run.Config{Suite: s, Tasks: []*task.Task{t}, Agent: ag, AgentName: name,
+		Obs: run.ObsScreenshot, Sources: held, Parallel: 1, Store: st})
+	e := k.take()
+	fail := func(err error) (env.Env, check.Trajectory, error) {
+		if e != nil {
+			e.Close()
+		}
+		return nil, check.Trajectory{}, err
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if len(results) != 1 {
+		return fail(fmt.Errorf("%s: the episode was not recorded", t.ID))
+	}
+	r := results[0]
+	if r.Outcome == string(check.Error) {
+		return fail(fmt.Errorf("%s: the desktop could not be prepared: %s", t.ID, r.Reason))
+	}
+	if e == nil {
+		return fail(fmt.Errorf("%s: no desktop was started", t.ID))
+	}
+	ev, err := st.Evidence(t.ID, 0)
+	if err != nil {
+		return fail(err)
+	}
+	if gold {
+		fmt.Fprintf(stderr, "%s: gold solution replayed (%d steps): %s\n", t.ID, r.Steps, r.Outcome)
+	}
+	return e, ev.Steps, nil
+}
+
+// keeper holds the last environment the runner started, which outlives the
+// run; an earlier one (replaced after it died) is closed.
+type keeper struct {
+	mu sync.Mutex
+	e  env.Env
+}
+
+func (k *keeper) set(e env.Env) {
+	k.mu.Lock()
+	old := k.e
+	k.e = e
+	k.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+}
+
+func (k *keeper) take() env.Env {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	e := k.e
+	k.e = nil
+	return e
+}
+
+// heldEnv is an environment whose Close is left to the keeper.
+type heldEnv struct{ env.Env }
+
+func (heldEnv) Close() error { return nil }
+
+// liveEvidence lets a probe read a desktop, as the runner's checks do.
+type liveEvidence struct {
+	e     env.Env
+	traj  check.Trajectory
+	suite *task.Suite
+}
+
+func (v *liveEvidence) Command(ctx context.Context, cmd string, timeout time.Duration) (observe.CommandResult, error) {
+	return v.e.Run(ctx, cmd, timeout)
+}
+func (v *liveEvidence) ReadFile(ctx context.Context, p string) ([]byte, error) {
+	return v.e.ReadFile(ctx, p)
+}
+func (v *liveEvidence) Elements(ctx context.Context, q observe.ElementQuery) ([]observe.Element, error) {
+	return v.e.Elements(ctx, q)
+}
+func (v *liveEvidence) Windows(ctx context.Context) ([]string, error) {
+	ws, err := v.e.Windows(ctx)
+	titles := make([]string, len(ws))
+	for i, w := range ws {
+		titles[i] = w.Title
+	}
+	return titles, err
+}
+func (v *liveEvidence) Clipboard(ctx context.Context) (string, error) { return v.e.Clipboard(ctx) }
+func (v *liveEvidence) Asset(name string) ([]byte, error)             { return v.suite.ReadAsset(name) }
+func (v *liveEvidence) Trajectory() check.Trajectory                  { return v.traj }
+
+// readProbe reads p's value from ev with the checks' own reader, through
+// a check.Recorder so that the environment is asked exactly what a check
+// asks; the value is then proven equal, by an exact check and a predicate
+// on its length evaluated on that record, to the value the checks
+// compare. found is false, with the reason, when there is nothing to read
+// or a file does not decode; err is an environment that could not be read.
+func readProbe(ctx context.Context, p check.Probe, ev check.Evidence) (val string, found bool, reason string, err error) {
+	rec := check.NewRecorder(ev)
+	val, found, err = check.ReadProbe(ctx, p, rec)
+	switch {
+	case check.Undecodable(err):
+		return "", false, err.Error(), nil
+	case err != nil:
+		return "", false, "", fmt.Errorf("%s could not be read: %v", p, err)
+	case !found:
+		return val, false, nothingToRead(p, val), nil
+	}
+	if err := sameAsChecks(ctx, p, val, rec.Recorded()); err != nil {
+		return "", false, "", err
+	}
+	return val, true, "", nil
+}
+
+// sameAsChecks proves that val is the value the checks read for p from
+// the record: an exact check (case and inner spaces counting) and a
+// predicate on its length must both pass.
+func sameAsChecks(ctx context.Context, p check.Probe, val string, ev check.Evidence) error {
+	for _, spec := range []check.Spec{
+		{Kind: check.Exact, Probe: &p, Expected: val, As: "string", CaseSense: true},
+		// A predicate's len counts characters; exact ignores trailing
+		// line breaks, which the length does not.
+		{Kind: check.Predicate, Probe: &p, Expr: fmt.Sprintf("len(text) == %d", utf8.RuneCountInString(val))},
+	} {
+		c, err := check.Compile(spec)
+		if err != nil {
+			return fmt.Errorf("probe: %v", err)
+		}
+		if r := c.Evaluate(ctx, ev, nil); !r.Pass {
+			return fmt.Errorf("%s: the value read here differs from the one the checks read (%s); this is a bug", p, r.Reason)
+		}
+	}
+	return nil
+}
+
+// nothingToRead says why a probe that found nothing has no value.
+func nothingToRead(p check.Probe, val string) string {
+	switch {
+	case p.Command != "":
+		if val != "" {
+			return "nothing to read: the command exited with a non-zero status (a check fails); its output was:\n" + val
+		}
+		return "nothing to read: the command exited with a non-zero status (a check fails)"
+	case p.File != "":
+		return "nothing to read: the file does not exist (a check fails; not_contains and not_exists pass)"
+	case p.Answer:
+		return "nothing to read: the trajectory gave no answer (replay the gold solution with --gold)"
+	case p.Element != nil:
+		return "nothing to read: no element matches (a check fails)"
+	}
+	return "nothing to read"
+}
+
+// indentJSON lays a JSON document out for reading: objects one field a
+// line, arrays of plain values on one line (a row of a grid, a colour),
+// field order kept.
+func indentJSON(s string) (string, error) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	v, err := readJSON(dec)
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	writeJSON(&b, v, "")
+	b.WriteByte('\n')
+	return b.String(), nil
+}
+
+// jsonNode is a JSON value with its object fields in order.
+type jsonNode struct {
+	scalar string // encoded, for a plain value
+	keys   []string
+	vals   []jsonNode
+	object bool
+	array  bool
+}
+
+func readJSON(dec *json.Decoder) (jsonNode, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return jsonNode{}, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		n := jsonNode{object: t == '{', array: t == '['}
+		for dec.More() {
+			if n.object {
+				kt, err := dec.Token()
+				if err != nil {
+					return n, err
+				}
+				n.keys = append(n.keys, kt.(string))
+			}
+			v, err := readJSON(dec)
+			if err != nil {
+				return n, err
+			}
+			n.vals = append(n.vals, v)
+		}
+		if _, err := dec.Token(); err != nil { // the closing delimiter
+			return n, err
+		}
+		return n, nil
+	case string:
+		return jsonNode{scalar: encodeJSONString(t)}, nil
+	case nil:
+		return jsonNode{scalar: "null"}, nil
+	default:
+		return jsonNode{scalar: fmt.Sprint(t)}, nil
+	}
+}
+
+func encodeJSONString(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func (n jsonNode) plain() bool { return !n.object && !n.array }
+
+func writeJSON(b *bytes.Buffer, n jsonNode, indent string) {
+	switch {
+	case n.plain():
+		b.WriteString(n.scalar)
+	case len(n.vals) == 0 && n.object:
+		b.WriteString("{}")
+	case len(n.vals) == 0:
+		b.WriteString("[]")
+	case n.array && allPlain(n.vals):
+		b.WriteByte('[')
+		for i, v := range n.vals {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(v.scalar)
+		}
+		b.WriteByte(']')
+	default:
+		open, end := byte('['), byte(']')
+		if n.object {
+			open, end = '{', '}'
+		}
+		b.WriteByte(open)
+		inner := indent + "  "
+		for i, v := range n.vals {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString("\n" + inner)
+			if n.object {
+				b.WriteString(encodeJSONString(n.keys[i]) + ": ")
+			}
+			writeJSON(b, v, inner)
+		}
+		b.WriteString("\n" + indent)
+		b.WriteByte(end)
+	}
+}
+
+func allPlain(ns []jsonNode) bool {
+	for _, n := range ns {
+		if !n.plain() {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,616 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/goccy/go-yaml"
+	"github.com/proctor-eval/proctor/task"
+)
+
+// The README's examples are run here, so that none of them drifts from
+// what the code does:
+//
+//   - every ```yaml block lints as a task (TestReadmeYAML). A block with an
+//     id is a task file as it stands; a block that is a list of checks is a
+//     fragment, linted inside a minimal task (wrapChecks says which);
+//   - the process example (a yaml task of kind process) passes proctor
+//     validate on a local desktop (TestReadmeProcessExample);
+//   - every command of a ```sh block, and every "$ " line of a transcript
+//     (a ```sh or plain block whose commands start with "$ "), is run with
+//     the binary that the README's own go build line builds, from a folder
+//     holding the README's paths, unless readmeNotRun names it with the
+//     reason; a command must exit 0, and a transcript's command prints the
+//     output shown under it (TestReadmeCommands).
+
+// readmeNotRun lists the README's commands that no test runs from the
+// README, each with the reason; the text is the command with its comment
+// taken off. A command of the README that is neither runnable here nor
+// listed fails TestReadmeCommands, and so does an entry that no command of
+// the README matches.
+var readmeNotRun = map[string]string{
+	"bash scripts/main.sh":                              "sets a machine up (installs packages) and runs the whole built-in suite",
+	"bash scripts/test.sh":                              "is the CI job that runs these tests",
+	"bin/proctor validate testdata/runner --parallel 2": "TestValidate runs this very command",
+	"bin/proctor guest --local --token-file token":      "serves until stopped; TestGuestToken and the remote tests start the daemon",
+	"bin/proctor run --agent replay --parallel 2":       "runs the 96 tasks of the built-in suite (about 15 minutes)",
+	"bin/proctor run --agent replay --token-file token --env guest=https://HOST:PORT#sha256=FP": "needs a guest daemon on another machine; TestValidateOnTwoTLSGuests runs guests",
+	`bin/proctor view runs --token "$PROCTOR_VIEW_TOKEN"`:                                       "serves until stopped; the viewer's tests serve its pages",
+	"bin/proctor validate suites/desktop --parallel 2":                                          "validates the 96 tasks of the built-in suite (about 15 minutes); CI validates a subset",
+	"bin/proctor validate suites/desktop --parallel 1":                                          "validates the 96 tasks of the built-in suite (about 26 minutes)",
+	"(umask 077; head -c 24 /dev/urandom | base64 > token)":                                     "part of the guest session, whose fingerprint changes with every start",
+	"bin/proctor guest --local --token-file token &":                                            "part of the guest session, whose fingerprint changes with every start",
+	`curl -sk -H "Authorization: Bearer $(cat token)" -X POST -d '{"steps":[{"launch":{"app":"kcalc","wait_window":"KCalc"}}]}' https://127.0.0.1:7400/v1/reset`:           "part of the guest session; TestGuestToken drives the daemon's routes",
+	`curl -sk -H "Authorization: Bearer $(cat token)" -X POST -d '{"actions":[{"kind":"click","target":{"role":"push button","name":"7"}}]}' https://127.0.0.1:7400/v1/do`: "part of the guest session; TestGuestToken drives the daemon's routes",
+	"bin/proctor run --agent replay --token-file token --env guest=https://10.0.0.5:7400#sha256=52f8c5a6… --env guest=https://10.0.0.6:7400#sha256=9b01e4d7…":              "needs guest daemons on other machines",
+	"python3 examples/http-agent/agent.py 8750 &":                                                     "TestExampleHTTPAgentSolvesATask runs the example agent",
+	"bin/proctor run --agent http --agent-url http://127.0.0.1:8750 --obs a11y --filter dialog-later": "TestExampleHTTPAgentSolvesATask runs the example agent on this task",
+	"bin/proctor rescore runs/20261122-150000-replay":                                                 "judges a run whose checks were changed afterwards; TestRescoreFlips does the same",
+}
+
+// readmeOutputNotCompared lists transcripts whose command runs but whose
+// output the README shows otherwise than printed, with the reason.
+var readmeOutputNotCompared = map[string]string{
+	"bin/proctor tasks stats suites/desktop": "the README shows the tables side by side, without bars, and says so",
+}
+
+// readmeFails are the transcripts that show a failure without an error
+// line ("proctor: ..."): their command must exit non-zero.
+var readmeFails = map[string]bool{
+	"bin/proctor tasks lint task/testdata/broken/bad-steps.yaml": true,
+}
+
+// showsError reports whether a transcript's output shows proctor's error.
+func showsError(output []string) bool {
+	for _, l := range output {
+		if strings.HasPrefix(l, "proctor: ") {
+			return true
+		}
+	}
+	return false
+}
+
+// readmeRunnable are the commands run from the README: the build, and the
+// proctor commands that need no network and end by themselves (probe
+// needs a desktop, and is skipped where there is none).
+var readmeRunnable = regexp.MustCompile(`^(go build |bin/proctor (tasks (lint|list|expand|show|schema|stats)|parse|report|export|rescore|probe) )`)
+
+// readmeFixtureRun is the run folder that stands for the README's
+// runs/DIR: a run recorded by recordRun (rescore_test.go).
+const readmeFixtureRun = "20261122-150000-replay"
+
+// readmePlaceholders are the README's placeholders and what the test puts
+// in their place, in order.
+var readmePlaceholders = []struct{ from, to string }{
+	{"runs/DIR...", "runs/DIR"},
+	{"runs/DIR", "runs/" + readmeFixtureRun},
+}
+
+// fence is one fenced block of the README.
+type fence struct {
+	lang    string
+	section string // the ## heading above it
+	line    int    // of its first content line
+	lines   []string
+}
+
+func readmeFences(t *testing.T) []fence {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []fence
+	var cur *fence
+	section := ""
+	for i, l := range strings.Split(string(b), "\n") {
+		switch {
+		case cur != nil && strings.HasPrefix(l, "```"):
+			out = append(out, *cur)
+			cur = nil
+		case cur != nil:
+			cur.lines = append(cur.lines, l)
+		case strings.HasPrefix(l, "```"):
+			cur = &fence{lang: strings.TrimSpace(strings.TrimPrefix(l, "```")), section: section, line: i + 2}
+		case strings.HasPrefix(l, "## "):
+			section = strings.TrimPrefix(l, "## ")
+		}
+	}
+	if cur != nil {
+		t.Fatalf("README.md:%d: a fenced block is not closed", cur.line-1)
+	}
+	return out
+}
+
+// readmeCommand is one command of the README.
+type readmeCommand struct {
+	line       int
+	section    string
+	text       string   // the command, continuation lines joined
+	transcript bool     // a "$ " line, with the output shown under it
+	output     []string // for a transcript
+}
+
+// key is the command without its comment, as readmeNotRun names it.
+func (c readmeCommand) key() string {
+	return strings.TrimSpace(shellComment.ReplaceAllString(c.text, ""))
+}
+
+// shellComment is a comment after a command: a # that begins a word.
+var shellComment = regexp.MustCompile(`\s+#\s.*$`)
+
+func readmeCommands(fences []fence) []readmeCommand {
+	var out []readmeCommand
+	for _, f := range fences {
+		if f.lang != "sh" && f.lang != "" {
+			continue
+		}
+		transcript := false
+		for _, l := range f.lines {
+			if strings.HasPrefix(l, "$ ") {
+				transcript = true
+			}
+		}
+		if !transcript && f.lang != "sh" {
+			continue // a diagram or an output shown alone
+		}
+		var cur *readmeCommand
+		cont := false // the command goes on after a backslash
+		for i, l := range f.lines {
+			switch {
+			case cont:
+				cur.text = strings.TrimRight(strings.TrimSuffix(cur.text, "\\"), " ") + " " + strings.TrimSpace(l)
+			case transcript && strings.HasPrefix(l, "$ "):
+				out = append(out, readmeCommand{line: f.line + i, section: f.section, text: strings.TrimPrefix(l, "$ "), transcript: true})
+				cur = &out[len(out)-1]
+			case transcript:
+				if cur != nil {
+					cur.output = append(cur.output, l)
+				}
+				continue
+			case strings.TrimSpace(l) == "" || strings.HasPrefix(strings.TrimSpace(l), "#"):
+				continue
+			default:
+				out = append(out, readmeCommand{line: f.line + i, section: f.section, text: l})
+				cur = &out[len(out)-1]
+			}
+			cont = strings.HasSuffix(strings.TrimRight(cur.text, " "), "\\")
+		}
+	}
+	return out
+}
+
+// TestReadmeYAML lints every YAML example of the README as a task file.
+func TestReadmeYAML(t *testing.T) {
+	n := 0
+	for _, f := range readmeFences(t) {
+		if f.lang != "yaml" {
+			continue
+		}
+		n++
+		src := strings.Join(f.lines, "\n") + "\n"
+		doc, how := wrapChecks(t, src)
+		dir := t.TempDir()
+		file := filepath.Join(dir, "example.yaml")
+		if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, ps := task.Load(file)
+		if len(ps) > 0 {
+			t.Errorf("README.md:%d: the YAML example (%s) does not lint:\n%v", f.line, how, ps)
+			continue
+		}
+		if len(s.Tasks) == 0 {
+			t.Errorf("README.md:%d: the YAML example (%s) holds no task", f.line, how)
+		}
+	}
+	// The task format's example, the image predicate and the process task.
+	if n < 3 {
+		t.Fatalf("the README has %d YAML examples; the extraction misses some", n)
+	}
+}
+
+// wrapChecks makes a task file of a README YAML example. A task (a
+// mapping with an id) stands as it is. A fragment goes inside a minimal
+// state task of the paper level on xterm, whose gold solution is done at
+// once: a list of checks becomes its checks, one check (a mapping with a
+// kind and no id) its only check. Anything else is linted as it stands,
+// and fails.
+func wrapChecks(t *testing.T, src string) (doc, how string) {
+	t.Helper()
+	const minimal = "id: readme-checks\ninstruction: The README's checks, in a task.\napp: xterm\nlevel: paper\nkind: state\n" +
+		"gold: [{kind: done}]\nchecks:\n"
+	var v any
+	if err := yaml.Unmarshal([]byte(src), &v); err != nil {
+		return src, "not YAML"
+	}
+	switch x := v.(type) {
+	case []any:
+		return minimal + indentLines(src, "  "), "a list of checks, inside a minimal task"
+	case map[string]any:
+		_, id := x["id"]
+		_, kind := x["kind"]
+		if !id && kind {
+			return minimal + "  - " + strings.TrimPrefix(indentLines(src, "    "), "    "), "a check, inside a minimal task"
+		}
+	}
+	return src, "a task file"
+}
+
+// needX skips a test when the programs of a local desktop, or those named,
+// are not installed.
+func needX(t *testing.T, bins ...string) {
+	t.Helper()
+	for _, b := range append([]string{"Xvfb", "dbus-daemon", "openbox"}, bins...) {
+		if _, err := exec.LookPath(b); err != nil {
+			t.Skipf("%s is not installed", b)
+		}
+	}
+}
+
+// taskPrograms are the programs a task's setup starts.
+func taskPrograms(t *testing.T, s *task.Suite, tk *task.Task) []string {
+	t.Helper()
+	var out []string
+	for _, st := range tk.Setup {
+		name := ""
+		switch {
+		case st.Launch != nil:
+			name = st.Launch.App
+		case st.Open != nil:
+			name = st.Open.App
+		}
+		if name == "" {
+			continue
+		}
+		if a, ok := s.App(name); ok {
+			out = append(out, strings.Fields(a.Command)[0])
+		}
+	}
+	return out
+}
+
+// TestReadmeProcessExample validates the README's process task on a local
+// desktop: its gold solution must pass, doing nothing and its wrong
+// trajectory must not.
+func TestReadmeProcessExample(t *testing.T) {
+	n := 0
+	for _, f := range readmeFences(t) {
+		if f.lang != "yaml" || !slicesContain(f.lines, "kind: process") {
+			continue
+		}
+		n++
+		t.Run(fmt.Sprintf("line %d", f.line), func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "process.yaml"), []byte(strings.Join(f.lines, "\n")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, ps := task.Load(dir)
+			if len(ps) > 0 {
+				t.Fatalf("README.md:%d: %v", f.line, ps)
+			}
+			needX(t, taskPrograms(t, s, s.Tasks[0])...)
+			out, errs, code := runCLI(t, "", "validate", dir, "--verbose")
+			if code != 0 {
+				t.Fatalf("README.md:%d: the process example fails proctor validate (exit %d):\n%s\n%s", f.line, code, out, errs)
+			}
+		})
+	}
+	if n == 0 {
+		t.Fatal("the README has no process task example")
+	}
+}
+
+func slicesContain(lines []string, s string) bool {
+	for _, l := range lines {
+		if strings.TrimSpace(l) == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestReadmeCommands runs the README's commands with the binary its build
+// line builds.
+func TestReadmeCommands(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH")
+	}
+	cmds := readmeCommands(readmeFences(t))
+	if len(cmds) < 20 {
+		t.Fatalf("the README has %d commands; the extraction misses some", len(cmds))
+	}
+	build, runnable, problems := planReadme(cmds)
+	for _, p := range problems {
+		t.Error(p)
+	}
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The folder the commands run in holds the README's paths.
+	work := t.TempDir()
+	for _, p := range []string{"testdata", "task", "suites", "examples"} {
+		if err := os.Symlink(filepath.Join(repo, p), filepath.Join(work, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	suiteDir := filepath.Join(t.TempDir(), "suite")
+	writeFiles(t, suiteDir, rescoreSuite)
+	recordRun(t, filepath.Join(work, "runs", readmeFixtureRun), suiteDir, rescoreEpisodes)
+
+	if build == nil {
+		t.Fatal("the README has no go build line for bin/proctor")
+	}
+	// The README's build line, with its output in the test's folder.
+	bin := filepath.Join(work, "bin", "proctor")
+	line := strings.Replace(build.key(), "-o bin/proctor", "-o "+bin, 1)
+	if line == build.key() {
+		t.Fatalf("README.md:%d: the build line does not write bin/proctor: %s", build.line, line)
+	}
+	if out, err := shell(repo, line); err != nil {
+		t.Fatalf("README.md:%d: %s: %v\n%s", build.line, line, err, out)
+	}
+	for _, c := range runnable {
+		t.Run(fmt.Sprintf("line %d", c.line), func(t *testing.T) {
+			k := c.key()
+			if strings.HasPrefix(k, "bin/proctor probe ") {
+				needProbeDesktop(t, repo, k)
+			}
+			for _, p := range readmePlaceholders {
+				k = strings.ReplaceAll(k, p.from, p.to)
+			}
+			cmd := exec.Command("bash", "-c", k)
+			cmd.Dir = work
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			wantFail := c.transcript && (readmeFails[c.key()] || showsError(c.output))
+			switch {
+			case err != nil && !wantFail:
+				t.Fatalf("README.md:%d: %s: %v\nstdout:\n%s\nstderr:\n%s", c.line, k, err, stdout.String(), stderr.String())
+			case err == nil && wantFail:
+				t.Fatalf("README.md:%d: %s succeeded; the README shows an error\nstdout:\n%s", c.line, k, stdout.String())
+			}
+			if !c.transcript {
+				return
+			}
+			if why, ok := readmeOutputNotCompared[c.key()]; ok {
+				t.Logf("output not compared: %s", why)
+				return
+			}
+			out, errOut := lines(stdout.String()), lines(stderr.String())
+			for _, got := range [][]string{out, append(append([]string{}, errOut...), out...), append(append([]string{}, out...), errOut...)} {
+				if matchOutput(trimLines(c.output), got) {
+					return
+				}
+			}
+			t.Errorf("README.md:%d: %s prints otherwise than the README shows\nREADME:\n%s\nstdout:\n%s\nstderr:\n%s",
+				c.line, k, strings.Join(c.output, "\n"), stdout.String(), stderr.String())
+		})
+	}
+}
+
+// planReadme sorts the README's commands: the build line, the commands to
+// run, and a problem for each command that is neither runnable nor listed
+// in readmeNotRun, and for each entry of the tables that names no command
+// of the README.
+func planReadme(cmds []readmeCommand) (build *readmeCommand, runnable []readmeCommand, problems []string) {
+	used := map[string]bool{}
+	for _, c := range cmds {
+		k := c.key()
+		if _, ok := readmeNotRun[k]; ok {
+			used[k] = true
+			continue
+		}
+		if !readmeRunnable.MatchString(k + " ") {
+			problems = append(problems, fmt.Sprintf("README.md:%d: %q is neither run by this test nor listed in readmeNotRun with a reason", c.line, k))
+			continue
+		}
+		if strings.HasPrefix(k, "go build ") {
+			build = &c
+			continue
+		}
+		runnable = append(runnable, c)
+	}
+	for k := range readmeNotRun {
+		if !used[k] {
+			problems = append(problems, fmt.Sprintf("readmeNotRun names %q, which the README does not hold", k))
+		}
+	}
+	transcript := func(k string) bool {
+		for _, c := range runnable {
+			if c.transcript && c.key() == k {
+				return true
+			}
+		}
+		return false
+	}
+	for k := range readmeOutputNotCompared {
+		if !transcript(k) {
+			problems = append(problems, fmt.Sprintf("readmeOutputNotCompared names %q, which is no transcript of the README", k))
+		}
+	}
+	for k := range readmeFails {
+		if !transcript(k) {
+			problems = append(problems, fmt.Sprintf("readmeFails names %q, which is no transcript of the README", k))
+		}
+	}
+	sort.Strings(problems)
+	return build, runnable, problems
+}
+
+// needProbeDesktop skips a probe command where a local desktop, or the
+// applications its task starts, are missing.
+func needProbeDesktop(t *testing.T, repo, line string) {
+	t.Helper()
+	f := strings.Fields(line) // bin/proctor probe SUITE TASK ...
+	s, _ := task.Load(filepath.Join(repo, f[2]))
+	if s == nil {
+		t.Fatalf("%s: the suite does not load", line)
+	}
+	tk, ok := s.Task(f[3])
+	if !ok {
+		t.Fatalf("%s: no task %s", line, f[3])
+	}
+	needX(t, taskPrograms(t, s, tk)...)
+}
+
+func shell(dir, line string) ([]byte, error) {
+	cmd := exec.Command("bash", "-c", line)
+	cmd.Dir = dir
+	return cmd.CombinedOutput()
+}
+
+func lines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return trimLines(strings.Split(s, "\n"))
+}
+
+// trimLines takes trailing spaces off each line and empty lines off the end.
+func trimLines(ls []string) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = strings.TrimRight(l, " \t")
+	}
+	for len(out) > 0 && out[len(out)-1] == "" {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// matchOutput reports whether got is the output want shows, where a line
+// "..." stands for any number of lines.
+func matchOutput(want, got []string) bool {
+	if len(want) == 0 {
+		return len(got) == 0
+	}
+	if want[0] == "..." {
+		for i := 0; i <= len(got); i++ {
+			if matchOutput(want[1:], got[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+	return len(got) > 0 && want[0] == got[0] && matchOutput(want[1:], got[1:])
+}
+
+// TestPlanReadme: a README command that is neither runnable nor listed, and
+// a listed command the README no longer holds, are both problems.
+func TestPlanReadme(t *testing.T) {
+	cmds := readmeCommands(readmeFences(t))
+	if _, _, problems := planReadme(cmds); len(problems) > 0 {
+		t.Fatalf("the README as it is: %v", problems)
+	}
+	added := append(append([]readmeCommand{}, cmds...), readmeCommand{line: 999, text: "bin/proctor run --agent noop   # a new line"})
+	if _, _, problems := planReadme(added); len(problems) != 1 || !strings.Contains(problems[0], `README.md:999: "bin/proctor run --agent noop" is neither run`) {
+		t.Errorf("a new command without an entry: %v", problems)
+	}
+	var removed []readmeCommand
+	for _, c := range cmds {
+		if c.key() != "bash scripts/main.sh" {
+			removed = append(removed, c)
+		}
+	}
+	if _, _, problems := planReadme(removed); len(problems) != 1 || !strings.Contains(problems[0], `readmeNotRun names "bash scripts/main.sh"`) {
+		t.Errorf("an entry without its command: %v", problems)
+	}
+	build, runnable, _ := planReadme(cmds)
+	if build == nil || !strings.HasPrefix(build.key(), "go build ") {
+		t.Errorf("build line %+v", build)
+	}
+	for _, c := range runnable {
+		if _, skipped := readmeNotRun[c.key()]; skipped {
+			t.Errorf("%q is both run and skipped", c.key())
+		}
+	}
+}
+
+func TestReadmeCommandExtraction(t *testing.T) {
+	fences := []fence{
+		{lang: "sh", line: 10, lines: []string{"bin/proctor tasks list x   # one line", "", "bin/proctor run --agent replay \\", "  --env local=2"}},
+		{lang: "", line: 20, lines: []string{"$ bin/proctor tasks expand t.yaml", "calc-add  [a=1]", "$ bin/proctor parse -f json x", "proctor: bad"}},
+		{lang: "", line: 30, lines: []string{"cmd/proctor/   the binary"}},
+		{lang: "yaml", line: 40, lines: []string{"id: x"}},
+	}
+	got := readmeCommands(fences)
+	want := []readmeCommand{
+		{line: 10, text: "bin/proctor tasks list x   # one line"},
+		{line: 12, text: "bin/proctor run --agent replay --env local=2"},
+		{line: 20, text: "bin/proctor tasks expand t.yaml", transcript: true, output: []string{"calc-add  [a=1]"}},
+		{line: 22, text: "bin/proctor parse -f json x", transcript: true, output: []string{"proctor: bad"}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v\nwant %+v", got, want)
+	}
+	if k := got[0].key(); k != "bin/proctor tasks list x" {
+		t.Errorf("key %q", k)
+	}
+	if k := (readmeCommand{text: "bin/proctor run --env guest=https://h:1#sha256=FP   # on a guest"}).key(); k != "bin/proctor run --env guest=https://h:1#sha256=FP" {
+		t.Errorf("a # inside a word is no comment: %q", k)
+	}
+}
+
+func TestMatchOutput(t *testing.T) {
+	tests := []struct {
+		want, got []string
+		ok        bool
+	}{
+		{[]string{"a", "b"}, []string{"a", "b"}, true},
+		{[]string{"a", "b"}, []string{"a", "b", "c"}, false},
+		{[]string{"a", "...", "d"}, []string{"a", "b", "c", "d"}, true},
+		{[]string{"a", "...", "d"}, []string{"a", "d"}, true},
+		{[]string{"a", "...", "d"}, []string{"a", "b"}, false},
+		{[]string{"..."}, nil, true},
+		{nil, []string{"x"}, false},
+	}
+	for _, tc := range tests {
+		if got := matchOutput(tc.want, tc.got); got != tc.ok {
+			t.Errorf("matchOutput(%q, %q) = %v", tc.want, tc.got, got)
+		}
+	}
+}
+
+// TestWrapChecks: fragments are linted inside a minimal task, so a good
+// fragment passes and a bad one is named at its field.
+func TestWrapChecks(t *testing.T) {
+	tests := []struct {
+		name, src, how, problem string
+	}{
+		{"a list of checks", "- kind: exists\n  file: ~/a.txt\n- kind: contains\n  probe: {file: ~/a.txt}\n  value: x\n", "a list of checks, inside a minimal task", ""},
+		{"one check", "kind: predicate\nprobe: {file: ~/a.png, read: image}\nexpr: value.width > 1\n", "a check, inside a minimal task", ""},
+		{"a bad check", "- kind: range\n  probe: {command: wc -l}\n  expected: 3\n", "a list of checks, inside a minimal task", "checks[0].expected: does not apply to a range check"},
+		{"a task", "id: t\ninstruction: x\napp: xterm\nlevel: paper\nkind: state\nchecks: [{kind: exists, file: ~/a}]\ngold: [{kind: done}]\n", "a task file", ""},
+		{"neither", "name: x\n", "a task file", "id"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, how := wrapChecks(t, tc.src)
+			if how != tc.how {
+				t.Errorf("taken as %s, want %s", how, tc.how)
+			}
+			file := filepath.Join(t.TempDir(), "x.yaml")
+			if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, ps := task.Load(file)
+			switch {
+			case tc.problem == "" && len(ps) > 0:
+				t.Errorf("problems:\n%v\n%s", ps, doc)
+			case tc.problem != "" && !strings.Contains(ps.Error(), tc.problem):
+				t.Errorf("problems lack %q:\n%v", tc.problem, ps)
+			}
+		})
+	}
+}
