@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -175,6 +176,14 @@ type Target struct {
 	Index *int   `json:"index,omitempty" yaml:"index,omitempty"` // element index in the observation
 	Role  string `json:"role,omitempty" yaml:"role,omitempty"`   // accessibility role, e.g. "push button"
 	Name  string `json:"name,omitempty" yaml:"name,omitempty"`   // accessibility name, e.g. "Save"
+	// Narrowing fields of a role and name target, for a name that more
+	// than one element carries: the application, the title of the
+	// top-level window, a text the element holds, and which of the
+	// remaining matches (1 is the first in document order).
+	App    string `json:"app,omitempty" yaml:"app,omitempty"`
+	Window string `json:"window,omitempty" yaml:"window,omitempty"`
+	Text   string `json:"text,omitempty" yaml:"text,omitempty"`
+	Nth    int    `json:"nth,omitempty" yaml:"nth,omitempty"`
 }
 
 func (t Target) String() string {
@@ -183,13 +192,29 @@ func (t Target) String() string {
 		return "tag_" + strconv.Itoa(t.Tag)
 	case t.Index != nil:
 		return "#" + strconv.Itoa(*t.Index)
-	case t.Role != "" && t.Name != "":
-		return t.Role + " " + strconv.Quote(t.Name)
-	case t.Role != "":
-		return t.Role
-	default:
-		return strconv.Quote(t.Name)
 	}
+	var s string
+	switch {
+	case t.Role != "" && t.Name != "":
+		s = t.Role + " " + strconv.Quote(t.Name)
+	case t.Role != "":
+		s = t.Role
+	default:
+		s = strconv.Quote(t.Name)
+	}
+	if t.Text != "" {
+		s += " with text " + strconv.Quote(t.Text)
+	}
+	if t.Window != "" {
+		s += " in window " + strconv.Quote(t.Window)
+	}
+	if t.App != "" {
+		s += " of " + t.App
+	}
+	if t.Nth > 0 {
+		s += " (match " + strconv.Itoa(t.Nth) + ")"
+	}
+	return s
 }
 
 func (t Target) valid() error {
@@ -208,6 +233,12 @@ func (t Target) valid() error {
 	}
 	if t.Tag < 0 {
 		return fmt.Errorf("tag %d is negative", t.Tag)
+	}
+	if (t.App != "" || t.Window != "" || t.Text != "" || t.Nth != 0) && t.Role == "" && t.Name == "" {
+		return fmt.Errorf("app, window, text and nth narrow a role and name target; a tag or index names one element already")
+	}
+	if t.Nth < 0 {
+		return fmt.Errorf("nth %d is negative: matches count from 1", t.Nth)
 	}
 	if n != 1 {
 		return fmt.Errorf("target needs exactly one of tag, index, or role/name")
@@ -546,6 +577,14 @@ type Step struct {
 	Element string `json:"element,omitempty"`
 	// At is where a pointer action landed, in screen pixels.
 	At *[2]int `json:"at,omitempty"`
+	// Ambiguous is how many showing elements a role and name target
+	// matched when neither a modal nor the active window singled one out
+	// and the first was taken: the target should be narrowed.
+	Ambiguous int `json:"ambiguous,omitempty"`
 	// Output is what a code action printed, with its exit status.
 	Output string `json:"output,omitempty"`
+	// Settle is how long the environment waited after the turn for the
+	// screen to stop changing before it could be observed; on the turn's
+	// last step (nanoseconds in JSON, as the store's latencies).
+	Settle time.Duration `json:"settle,omitempty"`
 }

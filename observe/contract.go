@@ -39,7 +39,8 @@ type Element struct {
 }
 
 // ElementQuery selects accessibility nodes. Empty fields match anything;
-// Name and Text match exactly unless Contains is set.
+// Name and Text match exactly unless Contains is set (names without the
+// spaces around them, as SameName compares).
 type ElementQuery struct {
 	Role     string `json:"role,omitempty" yaml:"role,omitempty"`
 	Name     string `json:"name,omitempty" yaml:"name,omitempty"`
@@ -59,7 +60,8 @@ func (q ElementQuery) Matches(e Element) bool {
 		}
 		return got == want
 	}
-	return (q.App == "" || strings.EqualFold(q.App, e.App)) && (q.Role == "" || strings.EqualFold(q.Role, e.Role)) && eq(q.Name, e.Name) && eq(q.Text, e.Text)
+	name := eq(q.Name, e.Name) || !q.Contains && SameName(q.Name, e.Name)
+	return (q.App == "" || strings.EqualFold(q.App, e.App)) && (q.Role == "" || strings.EqualFold(q.Role, e.Role)) && name && eq(q.Text, e.Text)
 }
 
 // Describe renders the query for messages: push button "Save" in kcalc.

@@ -24,6 +24,10 @@ type Node struct {
 	States         []string   `json:"states,omitempty"`
 	Box            action.Box `json:"box"`
 	Children       []*Node    `json:"children,omitempty"`
+	// Offscreen marks a window that is not on the screen now (on another
+	// workspace, minimised, or unmapped): Filter, At and the set-of-mark
+	// overlay pass over it and its descendants; checks still read it.
+	Offscreen bool `json:"offscreen,omitempty"`
 }
 
 // Has reports whether the node has the state.
@@ -70,7 +74,8 @@ func (t *Tree) Count() int {
 }
 
 // Find returns the nodes matching role (empty: any), name and text
-// (empty: any; exact unless contains) in app (empty: any).
+// (empty: any; exact unless contains, names compared as SameName does)
+// in app (empty: any).
 func (t *Tree) Find(app, role, name, text string, contains bool) []Located {
 	eq := func(want, got string) bool {
 		if want == "" {
@@ -84,7 +89,7 @@ func (t *Tree) Find(app, role, name, text string, contains bool) []Located {
 	var out []Located
 	t.Walk(func(a string, n *Node) bool {
 		if (app == "" || strings.EqualFold(app, a)) && (role == "" || strings.EqualFold(role, n.Role)) &&
-			eq(name, n.Name) && eq(text, n.Text) {
+			(eq(name, n.Name) || !contains && SameName(name, n.Name)) && eq(text, n.Text) {
 			out = append(out, Located{App: a, Node: n})
 		}
 		return true
@@ -92,9 +97,11 @@ func (t *Tree) Find(app, role, name, text string, contains bool) []Located {
 	return out
 }
 
-// Located is a node with its application.
+// Located is a node with its application and, below the application, its
+// top-level window (Filter sets it).
 type Located struct {
-	App string
+	App    string
+	Window *Node `json:"-"`
 	*Node
 }
 
@@ -138,24 +145,27 @@ func (t *Tree) Filter(o Options) []Located {
 		o.MaxNodes = 2000
 	}
 	var out []Located
-	var walk func(app string, n *Node, depth int, showing bool)
-	walk = func(app string, n *Node, depth int, showing bool) {
+	var walk func(app string, win, n *Node, depth int, showing bool)
+	walk = func(app string, win, n *Node, depth int, showing bool) {
 		if depth > o.MaxDepth || len(out) >= o.MaxNodes {
 			return
 		}
+		if depth == 1 {
+			win = n
+		}
 		hidden := showing && !n.Has("showing") || !n.Has("visible")
-		if depth >= 2 && hidden {
+		if n.Offscreen || depth >= 2 && hidden {
 			return // hidden subtrees: closed menus, other tabs, hidden panes
 		}
 		if !hidden && keep(n, o.Screen) {
-			out = append(out, Located{App: app, Node: n})
+			out = append(out, Located{App: app, Window: win, Node: n})
 		}
 		for _, c := range n.Children {
-			walk(app, c, depth+1, showing)
+			walk(app, win, c, depth+1, showing)
 		}
 	}
 	for _, a := range t.Apps {
-		walk(a.App, a, 0, reportsShowing(a))
+		walk(a.App, nil, a, 0, reportsShowing(a))
 	}
 	return out
 }
@@ -217,16 +227,27 @@ func clickable(n *Node) bool {
 }
 
 // At returns the smallest clickable node whose box holds (x, y), or nil
-// (ProBench's Algorithm 1, on the desktop's tree).
+// (ProBench's Algorithm 1, on the desktop's tree). Nodes that are not on
+// the screen are passed over as Filter passes them over: a closed menu's
+// items keep boxes that lie under the point.
 func (t *Tree) At(x, y int) *Located {
 	var best *Located
 	area := func(n *Node) int { return n.Box.W * n.Box.H }
-	t.Walk(func(app string, n *Node) bool {
+	var walk func(app string, n *Node, depth int, showing bool)
+	walk = func(app string, n *Node, depth int, showing bool) {
+		if n.Offscreen || depth >= 2 && (showing && !n.Has("showing") || !n.Has("visible")) {
+			return
+		}
 		if clickable(n) && n.Box.Contains(x, y) && (best == nil || area(n) < area(best.Node)) {
 			best = &Located{App: app, Node: n}
 		}
-		return true
-	})
+		for _, c := range n.Children {
+			walk(app, c, depth+1, showing)
+		}
+	}
+	for _, a := range t.Apps {
+		walk(a.App, a, 0, reportsShowing(a))
+	}
 	return best
 }
 

@@ -8,11 +8,13 @@ cd "$(dirname "$0")/.."
 # (golang/go#75804).
 fuzztime=${FUZZTIME:-20000x}
 
-# The desktop tests drive real applications (GTK 3, GTK 4 and Qt), and the
-# benchmarks compare with xwd, ImageMagick and xdotool.
+# The desktop tests drive real applications (GTK 3, GTK 4 and Qt; KAlgebra
+# for a Qt table), and the benchmarks compare with xwd, ImageMagick,
+# xdotool and pyatspi.
 need_desktop
 need_suite_apps
-need_pkgs gnome-calculator:gnome-calculator xdotool:xdotool xwd:x11-apps /usr/bin/convert:imagemagick python3:python3
+need_pkgs gnome-calculator:gnome-calculator kalgebra:kalgebra xdotool:xdotool xwd:x11-apps /usr/bin/convert:imagemagick python3:python3 \
+	/usr/lib/python3/dist-packages/pyatspi/__init__.py:python3-pyatspi
 
 go mod download
 echo "== gofmt"

@@ -57,7 +57,7 @@ var BuiltinApps = map[string]AppSpec{
 	"gnome-calculator":   {Command: "gnome-calculator", Package: "gnome-calculator", Window: "Calculator"},
 	"galculator":         {Command: "galculator", Package: "galculator", Window: "galculator"},
 	"kcalc":              {Command: "kcalc", Package: "kcalc", Window: "KCalc"},
-	"kalgebra":           {Command: "kalgebra", Package: "kalgebra", Window: "KAlgebra"},
+	"kalgebra":           {Command: "kalgebra", Package: "kalgebra", Window: "KAlgebra", Env: map[string]string{"QTWEBENGINE_DISABLE_SANDBOX": "1"}},
 	"libreoffice-calc":   {Command: "libreoffice --calc", Package: "libreoffice-calc", Window: "LibreOffice Calc", Files: libreofficeFiles},
 	"libreoffice-writer": {Command: "libreoffice --writer", Package: "libreoffice-writer", Window: "LibreOffice Writer", Files: libreofficeFiles},
 	"gimp":               {Command: "gimp", Package: "gimp", Window: "GIMP"},

@@ -28,7 +28,13 @@ must not; giving up at once (FAIL) on a feasible task, or answering at once
 on an infeasible one, which must not; and every wrong trajectory the task
 declares under wrong:, which must not either. It prints a table and exits 1 on any violation, naming the
 task and the trajectory. An infrastructure error counts as a violation: it
-proves nothing.`,
+proves nothing.
+
+After the summary it prints how long the desktops waited for the screen to
+settle after each turn, and a warning for every step whose role and name
+target matched several showing elements with none preferred (no modal or
+active window held just one), so that the first was taken: narrow such a
+target with app, window, text or nth.`,
 		Example: `  proctor validate testdata/runner
   proctor validate testdata/runner --parallel 2 --filter dialog
   proctor validate testdata/runner --token-file token --env guest=https://10.0.0.5:7400#sha256=FINGERPRINT --env guest=https://10.0.0.6:7400#sha256=FINGERPRINT`,
@@ -89,6 +95,14 @@ proves nothing.`,
 			v := validate.Violations(rows)
 			fmt.Fprintf(cmd.ErrOrStderr(), "%d tasks, %d trajectories, %d violations in %s (episodes in %s)\n",
 				len(tasks), len(rows), v, time.Since(start).Round(time.Second), dir)
+			if cost, err := validate.Settling(st); err == nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), cost)
+			}
+			if amb, err := validate.Ambiguous(st); err == nil {
+				for _, a := range amb {
+					fmt.Fprintln(cmd.ErrOrStderr(), "warning: ambiguous target:", a)
+				}
+			}
 			if v > 0 {
 				return exitError{1}
 			}

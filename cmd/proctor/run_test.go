@@ -253,7 +253,8 @@ func TestHumanAgent(t *testing.T) {
 func TestValidate(t *testing.T) {
 	needDesktop(t)
 	out, errs, code := runCLI(t, "", "validate", "../../testdata/runner", "--parallel", "2")
-	if code != 0 || !strings.Contains(errs, "5 tasks, 21 trajectories, 0 violations") || !strings.Contains(out, "types without saving") {
+	if code != 0 || !strings.Contains(errs, "5 tasks, 21 trajectories, 0 violations") || !strings.Contains(out, "types without saving") ||
+		!strings.Contains(errs, "settle per turn: median ") {
 		t.Fatalf("validate of the runner suite: exit %d\n%s\n%s", code, out, errs)
 	}
 }
@@ -380,5 +381,62 @@ func TestRunFromAnotherDirectory(t *testing.T) {
 	out, errs, code := runCLI(t, "", "run", "--agent", "replay", "--filter", "^(files-create-notes-txt|count-words-1)$", "--out", "run")
 	if code != 0 || !strings.Contains(out, "2/2") {
 		t.Fatalf("exit %d:\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestValidateReportsAmbiguousTargets replays gold solutions that click
+// one of two buttons named OK: by name alone (ambiguous: validate warns
+// and names the step), and narrowed with nth (no warning).
+func TestValidateReportsAmbiguousTargets(t *testing.T) {
+	needDesktop(t)
+	dir := t.TempDir()
+	suite, err := os.ReadFile("../../testdata/runner/suite.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{"suite.yaml": string(suite)}
+	for _, c := range []struct{ id, target, rc string }{
+		{"ok-by-name", "{role: push button, name: OK}", "3"},
+		{"ok-narrowed", "{role: push button, name: OK, nth: 2}", "7"},
+	} {
+		files[c.id+".yaml"] = `id: ` + c.id + `
+instruction: Click OK.
+app: yad
+level: wood
+difficulty: easy
+interface: gui
+kind: state
+max_steps: 4
+setup:
+  - run:
+      command: yad --title=Twice --text="Which OK?" --button=OK:3 --button=OK:7; echo $? > ~/rc
+      background: true
+  - wait_element:
+      element: {role: push button, name: OK}
+      timeout: 30s
+checks:
+  - kind: exact
+    probe: {file: ~/rc}
+    expected: ` + c.rc + `
+gold:
+  - kind: click
+    target: ` + c.target + `
+  - kind: wait
+    duration: 0.5
+  - kind: done
+`
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errs, code := runCLI(t, "", "validate", dir, "--parallel", "2")
+	if code != 0 || !strings.Contains(errs, "0 violations") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	want := `warning: ambiguous target: ok-by-name [gold] step 1: click push button "OK" matched 2 showing elements and the first was taken`
+	if !strings.Contains(errs, want) || strings.Count(errs, "ambiguous target") != 1 {
+		t.Fatalf("want one warning %q\n%s", want, errs)
 	}
 }

@@ -36,8 +36,10 @@ func (d *Desktop) onScreen(x, y int) error {
 }
 
 // Do performs the actions in order and records each one. A click records
-// the accessibility element under the pointer before the click.
+// the accessibility element under the pointer before the click. After the
+// last action it waits for the screen to settle (see settle.go).
 func (d *Desktop) Do(ctx context.Context, acts []action.Action) ([]action.Step, error) {
+	began := time.Now()
 	var steps []action.Step
 	for i, a := range acts {
 		if err := ctx.Err(); err != nil {
@@ -52,7 +54,10 @@ func (d *Desktop) Do(ctx context.Context, acts []action.Action) ([]action.Step, 
 		}
 		steps = append(steps, st)
 	}
-	return steps, d.x.Sync()
+	if err := d.x.Sync(); err != nil {
+		return steps, err
+	}
+	return steps, d.settle(ctx, steps, began)
 }
 
 // target resolves the action's element target to a screen point.
@@ -83,13 +88,17 @@ func (d *Desktop) target(ctx context.Context, t *action.Target) (int, int, error
 		if err != nil {
 			return 0, 0, err
 		}
-		for _, n := range tree.Filter(observe.Options{Screen: d.size()}) {
-			if (t.Role == "" || n.Role == t.Role) && (t.Name == "" && t.Role != "" || n.Name == t.Name) {
-				x, y := n.Box.Center()
-				return x, y, d.onScreen(x, y)
-			}
+		r, err := tree.Resolve(*t, d.size())
+		if err != nil {
+			return 0, 0, err // observe.ErrNotFound is env.ErrNotFound
 		}
-		return 0, 0, fmt.Errorf("%w: no element %s is showing", env.ErrNotFound, t)
+		if r.Ambiguous {
+			d.mu.Lock()
+			d.ambiguous = r.Matches
+			d.mu.Unlock()
+		}
+		x, y := r.Box.Center()
+		return x, y, d.onScreen(x, y)
 	}
 }
 
@@ -171,12 +180,9 @@ func (d *Desktop) describeFast(ctx context.Context, x, y int) (string, bool) {
 		if err != nil || len(tops) == 0 {
 			return "", false
 		}
-		top := tops[0]
-		for _, t := range tops {
-			if t.Name == win.Title {
-				top = t
-				break
-			}
+		top, ok := pickTop(tops, win, x, y, app.WindowCoords)
+		if !ok {
+			return "", false
 		}
 		px, py, coords := x, y, atspi.Screen
 		if app.WindowCoords {
@@ -184,14 +190,14 @@ func (d *Desktop) describeFast(ctx context.Context, x, y int) (string, bool) {
 			px = x - win.X - max(win.W-top.Box.W, 0)/2 + top.Box.X
 			py = y - win.Y - max(win.H-top.Box.H, 0)/2 + top.Box.Y
 		}
-		path, err := d.a11y.PathAt(ctx, top, px, py, coords)
-		if err != nil || len(path) == 0 {
+		last, err := d.a11y.PathAt(ctx, top, px, py, coords)
+		if err != nil {
 			return "", false
 		}
 		// Some containers (GTK 3 notebooks) answer GetAccessibleAtPoint
 		// with nothing although their pages hold the point: when the
 		// descent stops short of an interactive node, read the tree.
-		if last := path[len(path)-1]; last.Interactive() {
+		if last.Interactive() {
 			return observe.Describe(last), true
 		}
 		return "", false
@@ -199,7 +205,62 @@ func (d *Desktop) describeFast(ctx context.Context, x, y int) (string, bool) {
 	return "", false
 }
 
+// pickTop chooses the accessibility top-level that an X window shows. A
+// managed window is found by its title. A popup (an open menu, which has
+// no title) is the top-level whose box is the window's, or the smallest
+// one inside the window that holds the point; never the main window
+// beneath it. Applications in window coordinates (GTK 4) are
+// matched by size. A popup with no top-level of its own is not found.
+func pickTop(tops []atspi.Top, win x11.Window, x, y int, windowCoords bool) (atspi.Top, bool) {
+	if !win.Popup {
+		for _, t := range tops {
+			if t.Name == win.Title {
+				return t, true
+			}
+		}
+		return tops[0], true
+	}
+	best := -1
+	for i, t := range tops {
+		b := t.Box
+		if windowCoords {
+			if b.W == win.W && b.H == win.H {
+				return t, true
+			}
+			continue
+		}
+		if b == (action.Box{X: win.X, Y: win.Y, W: win.W, H: win.H}) {
+			return t, true
+		}
+		// A popup's top-level may carry a shadow margin: a box inside
+		// the window, holding the point, is the popup's too.
+		if b.Contains(x, y) && b.X >= win.X && b.Y >= win.Y && b.X+b.W <= win.X+win.W && b.Y+b.H <= win.Y+win.H &&
+			(best < 0 || b.W*b.H < tops[best].Box.W*tops[best].Box.H) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		return tops[best], true
+	}
+	// Menus of a menu bar (GTK 3) and popovers (GTK 4) are no top-level
+	// of their own: the caller reads the tree.
+	return atspi.Top{}, false
+}
+
+// do performs one action and records it, with the number of elements its
+// target matched when the choice among them fell to document order.
 func (d *Desktop) do(ctx context.Context, a action.Action) (action.Step, error) {
+	d.mu.Lock()
+	d.ambiguous = 0
+	d.mu.Unlock()
+	st, err := d.act(ctx, a)
+	d.mu.Lock()
+	st.Ambiguous = d.ambiguous
+	d.mu.Unlock()
+	return st, err
+}
+
+func (d *Desktop) act(ctx context.Context, a action.Action) (action.Step, error) {
 	st := action.Step{Action: a}
 	if err := a.Validate(); err != nil {
 		return st, fmt.Errorf("%w: %v", env.ErrBadAction, err)
@@ -247,10 +308,14 @@ func (d *Desktop) do(ctx context.Context, a action.Action) (action.Step, error) 
 			}
 		}
 		at(px, py)
-		st.Element = d.describeAt(ctx, px, py)
 		if err := x.Move(px, py); err != nil {
 			return st, err
 		}
+		// The element under the point is read while the pointer rests
+		// before the press, so that the record costs no time of its own
+		// up to that gap; the press waits for it.
+		rec := make(chan string, 1)
+		go func() { rec <- d.describeAt(ctx, px, py) }()
 		b := buttonNumber(a.Button)
 		for i := 0; i < a.Clicks(); i++ {
 			gap := pressGap
@@ -259,6 +324,9 @@ func (d *Desktop) do(ctx context.Context, a action.Action) (action.Step, error) 
 			}
 			if err := sleep(ctx, gap); err != nil {
 				return st, err
+			}
+			if i == 0 {
+				st.Element = <-rec
 			}
 			if err := x.Button(b, true); err != nil {
 				return st, err

@@ -2,10 +2,12 @@ package xdesktop
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,6 +25,11 @@ import (
 func benchDesktop(b *testing.B) *Desktop {
 	need(b, "gnome-calculator", "mousepad")
 	d := start(b)
+	// The benchmarks measure input and reading, not the wait for the
+	// screen to settle after each turn.
+	if err := d.SetSettle(Settle{Off: true}); err != nil {
+		b.Fatal(err)
+	}
 	text := strings.Repeat("The quick brown fox jumps over the lazy dog. 0123456789\n", 40)
 	err := d.Reset(context.Background(), env.Setup{Steps: []task.Step{
 		{Write: &task.Write{Path: "~/text.txt", Content: text}},
@@ -103,6 +110,14 @@ func BenchmarkAction(b *testing.B) {
 			}
 		}
 	})
+	b.Run("proctor-element-record-only", func(b *testing.B) {
+		x, y, _ := onText[0].Point.Pixels(d.size())
+		for b.Loop() {
+			if d.describeAt(ctx, x, y) == "" {
+				b.Fatal("no element recorded")
+			}
+		}
+	})
 	b.Run("daemon-click-element-recorded", func(b *testing.B) {
 		c := daemonClient(b, d)
 		for b.Loop() {
@@ -139,7 +154,9 @@ func BenchmarkAction(b *testing.B) {
 }
 
 // BenchmarkTree reads the accessibility tree of the running calculator
-// and editor.
+// and editor, beside the plain alternative: pyatspi (python3-pyatspi, as
+// OSWorld reads the tree) reading the same properties of the same nodes,
+// timed inside its own process so that Python's start is not counted.
 func BenchmarkTree(b *testing.B) {
 	d := benchDesktop(b)
 	ctx := context.Background()
@@ -147,12 +164,38 @@ func BenchmarkTree(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for b.Loop() {
-		if _, err := d.Tree(ctx); err != nil {
-			b.Fatal(err)
+	b.Run("proctor", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := d.Tree(ctx); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
-	b.ReportMetric(float64(t.Count()), "nodes")
+		b.ReportMetric(float64(b.Elapsed())/float64(b.N)/1e6, "ms/tree")
+		b.ReportMetric(float64(t.Count()), "nodes")
+	})
+	b.Run("pyatspi", func(b *testing.B) {
+		need(b, "/usr/bin/python3")
+		if _, err := os.Stat("/usr/lib/python3/dist-packages/pyatspi"); err != nil {
+			b.Skip("python3-pyatspi is not installed")
+		}
+		b.StopTimer()
+		cmd := exec.Command("/usr/bin/python3", "../../bench/pyatspi_tree.py", strconv.Itoa(b.N))
+		cmd.Env = d.Env()
+		out, err := cmd.Output()
+		if err != nil {
+			b.Fatalf("pyatspi: %v\n%s", err, out)
+		}
+		var r struct {
+			Nodes int
+			Ms    []float64
+		}
+		if err := json.Unmarshal(out, &r); err != nil || len(r.Ms) == 0 {
+			b.Fatalf("pyatspi's output %q: %v", out, err)
+		}
+		slices.Sort(r.Ms)
+		b.ReportMetric(r.Ms[len(r.Ms)/2], "ms/tree")
+		b.ReportMetric(float64(r.Nodes), "nodes")
+	})
 }
 
 // BenchmarkReset measures a reset that ends the applications and restores

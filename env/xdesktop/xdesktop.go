@@ -39,6 +39,9 @@ type Config struct {
 	Dir           string // where the desktop's folder is made; default the system temp dir
 	NoWM          bool   // run without a window manager
 	Log           io.Writer
+	// Settle is how the desktop waits for its screen to settle after each
+	// turn; the zero value is DefaultSettle (off where PROCTOR_SETTLE=off).
+	Settle Settle
 }
 
 // Desktop is a local X11 desktop. It implements env.Env.
@@ -50,12 +53,16 @@ type Desktop struct {
 
 	mu    sync.Mutex
 	marks []observe.Mark // of the last set-of-mark observation
+	// ambiguous is how many elements the last role and name target
+	// matched when none was preferred (see observe.Resolution).
+	ambiguous int
 	// base is the desktop's folder, opened once: ReadFile and WriteFile
 	// reach the home and temporary folders through it (see files.go).
 	base *os.Root
 	// roots are the folders ReadFile and WriteFile may touch, named as
 	// given and with symbolic links resolved.
 	roots []string
+	st    settler // waiting for the screen to settle (see settle.go)
 }
 
 var _ env.Env = (*Desktop)(nil)
@@ -87,6 +94,7 @@ func Start(ctx context.Context, cfg Config) (*Desktop, error) {
 		}
 	}
 	d := &Desktop{cfg: cfg, s: s}
+	d.st.cfg = settleConfig(cfg.Settle)
 	if err := d.openRoots(); err != nil {
 		os.RemoveAll(base)
 		return nil, err
@@ -144,6 +152,7 @@ func (d *Desktop) Env() []string { return d.s.env() }
 
 // Close ends every process of the desktop and removes its folder.
 func (d *Desktop) Close() error {
+	d.st.close()
 	if d.a11y != nil {
 		d.a11y.Close()
 	}
@@ -281,7 +290,40 @@ func (d *Desktop) Tree(ctx context.Context) (*observe.Tree, error) {
 		return nil, err
 	}
 	placeWindows(t, ws)
+	markOffscreen(t, ws)
 	return t, nil
+}
+
+// markOffscreen marks the top-level nodes whose X window is not on the
+// screen (another workspace, minimised): toolkits still call them
+// showing, and the set-of-mark overlay would box them over whatever the
+// screen shows instead. A node is matched to its window by process and
+// title, or as its process's only window; popups (open menus) are no
+// managed window and stay as they are.
+func markOffscreen(t *observe.Tree, ws []x11.Window) {
+	for _, app := range t.Apps {
+		var mine []x11.Window
+		for _, w := range ws {
+			if w.PID == app.PID && app.PID != 0 {
+				mine = append(mine, w)
+			}
+		}
+		for _, top := range app.Children {
+			var win *x11.Window
+			for i := range mine {
+				if mine[i].Title == top.Name {
+					win = &mine[i]
+					break
+				}
+			}
+			if win == nil && len(mine) == 1 {
+				win = &mine[0]
+			}
+			if win != nil && win.Hidden {
+				top.Offscreen = true
+			}
+		}
+	}
 }
 
 // placeWindows turns the window-relative boxes of GTK 4 applications into

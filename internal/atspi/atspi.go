@@ -24,6 +24,7 @@ const (
 	ifComponent  = "org.a11y.atspi.Component"
 	ifText       = "org.a11y.atspi.Text"
 	ifValue      = "org.a11y.atspi.Value"
+	ifTable      = "org.a11y.atspi.Table"
 )
 
 // Coordinate systems of GetExtents.
@@ -63,7 +64,11 @@ func States(bits []uint32) []string {
 type Client struct {
 	conn     *dbus.Conn
 	mu       sync.Mutex
-	toolkits map[string]bool // bus name: reads in window coordinates
+	toolkits map[string]toolkitInfo // by bus name
+	// peers are direct connections to applications that offer one
+	// (GetApplicationBusAddress), by bus name; nil where none is.
+	peers map[string]*dbus.Conn
+	apps  map[string]App // by bus name, with their processes
 	// CallTimeout bounds each D-Bus call, so that a hung or dead
 	// application cannot stall a read.
 	CallTimeout time.Duration
@@ -86,11 +91,70 @@ func Connect(ctx context.Context, sessionAddr string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to the accessibility bus %s: %w", addr, err)
 	}
-	return &Client{conn: conn, CallTimeout: 2 * time.Second, toolkits: map[string]bool{}}, nil
+	return &Client{conn: conn, CallTimeout: 2 * time.Second, toolkits: map[string]toolkitInfo{}, peers: map[string]*dbus.Conn{}, apps: map[string]App{}}, nil
 }
 
-// Close closes the connection.
-func (c *Client) Close() error { return c.conn.Close() }
+// Close closes the connections.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	for _, p := range c.peers {
+		if p != nil {
+			p.Close()
+		}
+	}
+	c.peers = map[string]*dbus.Conn{}
+	c.mu.Unlock()
+	return c.conn.Close()
+}
+
+// object is the D-Bus object of a node: reached over the application's
+// direct connection where it has one, which spares every call the trip
+// through the accessibility bus's daemon (GTK 3 offers one; GTK 4 and
+// Qt do not).
+func (c *Client) object(r ref) dbus.BusObject {
+	c.mu.Lock()
+	p := c.peers[r.Bus]
+	if p != nil && !p.Connected() {
+		delete(c.peers, r.Bus)
+		p = nil
+	}
+	c.mu.Unlock()
+	if p != nil {
+		return p.Object(r.Bus, r.Path)
+	}
+	return c.conn.Object(r.Bus, r.Path)
+}
+
+// connectPeer opens a direct connection to the application on bus, once;
+// where it offers none, the bus is used.
+func (c *Client) connectPeer(ctx context.Context, bus string) {
+	c.mu.Lock()
+	_, known := c.peers[bus]
+	c.mu.Unlock()
+	if known {
+		return
+	}
+	var addr string
+	var peer *dbus.Conn
+	if err := c.call(ctx, ref{bus, rootPath}, "org.a11y.atspi.Application.GetApplicationBusAddress", &addr); err == nil && addr != "" {
+		if p, err := dbus.Dial(addr, dbus.WithContext(ctx)); err == nil {
+			if err := p.Auth(nil); err == nil {
+				peer = p
+			} else {
+				p.Close()
+			}
+		}
+	}
+	c.mu.Lock()
+	if old, ok := c.peers[bus]; ok && old != nil {
+		if peer != nil {
+			peer.Close()
+		}
+	} else {
+		c.peers[bus] = peer
+	}
+	c.mu.Unlock()
+}
 
 type ref struct {
 	Bus  string
@@ -100,7 +164,7 @@ type ref struct {
 func (c *Client) call(ctx context.Context, r ref, method string, out any, args ...any) error {
 	ctx, cancel := context.WithTimeout(ctx, c.CallTimeout)
 	defer cancel()
-	call := c.conn.Object(r.Bus, r.Path).CallWithContext(ctx, method, 0, args...)
+	call := c.object(r).CallWithContext(ctx, method, 0, args...)
 	if call.Err != nil {
 		return call.Err
 	}
@@ -118,8 +182,12 @@ func (c *Client) prop(ctx context.Context, r ref, iface, name string) (dbus.Vari
 
 // Options limit a read.
 type Options struct {
-	MaxDepth int    // 0: 40
-	MaxNodes int    // 0: 5000
+	MaxDepth int // 0: 40
+	MaxNodes int // 0: 5000
+	// MaxCells bounds the cells read from one container that manages
+	// its descendants (a table, a list, a tree view); only those on the
+	// screen are read. 0: DefaultMaxCells; negative: none.
+	MaxCells int
 	App      string // only this application (by name), when set
 	Coords   uint32 // Auto (default: 0 means Auto), Screen or Window
 }
@@ -157,6 +225,9 @@ func (c *Client) Tree(ctx context.Context, o Options) (*observe.Tree, error) {
 	if o.Coords == 0 {
 		o.Coords = Auto
 	}
+	if o.MaxCells == 0 {
+		o.MaxCells = DefaultMaxCells
+	}
 	var kids []ref
 	if err := c.call(ctx, ref{registryName, rootPath}, ifAccessible+".GetChildren", &kids); err != nil {
 		return nil, fmt.Errorf("list applications: %w", err)
@@ -173,6 +244,13 @@ func (c *Client) Tree(ctx context.Context, o Options) (*observe.Tree, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if o.App != "" {
+				// Only the application asked for is read.
+				if v, err := c.prop(ctx, k, ifAccessible, "Name"); err != nil || !strings.EqualFold(fmt.Sprint(v.Value()), o.App) {
+					return
+				}
+			}
+			c.connectPeer(ctx, k.Bus)
 			coords := o.Coords
 			if coords == Auto {
 				coords = Screen
@@ -180,7 +258,8 @@ func (c *Client) Tree(ctx context.Context, o Options) (*observe.Tree, error) {
 					coords = Window
 				}
 			}
-			w := &walker{c: c, budget: budget, maxDepth: o.MaxDepth, coords: coords, slots: make(chan struct{}, 16)}
+			w := &walker{c: c, budget: budget, maxDepth: o.MaxDepth, maxCells: o.MaxCells, coords: coords,
+				getAll: c.toolkit(ctx, k).getAll, slots: make(chan struct{}, 16)}
 			n, err := w.node(ctx, k, 0)
 			if n != nil {
 				n.WindowRelative = coords == Window
@@ -216,8 +295,21 @@ func (c *Client) Tree(ctx context.Context, o Options) (*observe.Tree, error) {
 }
 
 // windowCoordsOnly reports whether the application's toolkit cannot give
-// screen coordinates (GTK 4). The answer is cached by bus name.
+// screen coordinates (GTK 4).
 func (c *Client) windowCoordsOnly(ctx context.Context, app ref) bool {
+	return c.toolkit(ctx, app).windowCoords
+}
+
+// toolkitInfo is what a reader needs to know of an application's toolkit.
+type toolkitInfo struct {
+	windowCoords bool // no screen coordinates (GTK 4)
+	// getAll: Properties.GetAll answers a node's name and child count in
+	// one call (GTK). Qt 5 ends the application when asked.
+	getAll bool
+}
+
+// toolkit tells an application's toolkit apart, once per bus name.
+func (c *Client) toolkit(ctx context.Context, app ref) toolkitInfo {
 	c.mu.Lock()
 	v, ok := c.toolkits[app.Bus]
 	c.mu.Unlock()
@@ -228,7 +320,8 @@ func (c *Client) windowCoordsOnly(ctx context.Context, app ref) bool {
 	ver, _ := c.prop(ctx, app, "org.a11y.atspi.Application", "Version")
 	tk, _ := name.Value().(string)
 	vs, _ := ver.Value().(string)
-	v = strings.EqualFold(tk, "GTK") && vs != "" && vs[0] >= '4' && vs[0] <= '9'
+	gtk := strings.EqualFold(tk, "GTK")
+	v = toolkitInfo{windowCoords: gtk && vs != "" && vs[0] >= '4' && vs[0] <= '9', getAll: gtk}
 	c.mu.Lock()
 	c.toolkits[app.Bus] = v
 	c.mu.Unlock()
@@ -254,14 +347,16 @@ type walker struct {
 	c        *Client
 	budget   *nodeBudget
 	maxDepth int
+	maxCells int
 	coords   uint32
+	getAll   bool          // ask for name and child count in one call
 	slots    chan struct{} // bounds the concurrent reads
 	mu       sync.Mutex
 	errs     []string
 }
 
 // node reads one node and, within the limits, its children. The calls
-// for one node are sent together (one round trip instead of eight), and
+// for one node are sent together (one round trip instead of five), and
 // the children are read concurrently, up to a bound shared by the walk.
 func (w *walker) node(ctx context.Context, r ref, depth int) (*observe.Node, error) {
 	if !w.budget.take() {
@@ -270,25 +365,44 @@ func (w *walker) node(ctx context.Context, r ref, depth int) (*observe.Node, err
 	c := w.c
 	callCtx, cancel := context.WithTimeout(ctx, c.CallTimeout)
 	defer cancel()
-	obj := c.conn.Object(r.Bus, r.Path)
-	done := make(chan *dbus.Call, 8)
+	obj := c.object(r)
+	done := make(chan *dbus.Call, 6)
 	role := obj.GoWithContext(callCtx, ifAccessible+".GetRoleName", 0, done)
-	name := obj.GoWithContext(callCtx, "org.freedesktop.DBus.Properties.Get", 0, done, ifAccessible, "Name")
+	var props, name, count *dbus.Call
+	if w.getAll {
+		// Name and ChildCount in one call.
+		props = obj.GoWithContext(callCtx, "org.freedesktop.DBus.Properties.GetAll", 0, done, ifAccessible)
+	} else {
+		name = obj.GoWithContext(callCtx, "org.freedesktop.DBus.Properties.Get", 0, done, ifAccessible, "Name")
+		count = obj.GoWithContext(callCtx, "org.freedesktop.DBus.Properties.Get", 0, done, ifAccessible, "ChildCount")
+	}
 	state := obj.GoWithContext(callCtx, ifAccessible+".GetState", 0, done)
 	ext := obj.GoWithContext(callCtx, ifComponent+".GetExtents", 0, done, w.coords)
 	text := obj.GoWithContext(callCtx, ifText+".GetText", 0, done, int32(0), int32(-1))
-	value := obj.GoWithContext(callCtx, "org.freedesktop.DBus.Properties.Get", 0, done, ifValue, "CurrentValue")
-	count := obj.GoWithContext(callCtx, "org.freedesktop.DBus.Properties.Get", 0, done, ifAccessible, "ChildCount")
-	for _, call := range []*dbus.Call{role, name, state, ext, text, value, count} {
-		<-call.Done
+	for _, call := range []*dbus.Call{role, props, name, count, state, ext, text} {
+		if call != nil {
+			<-call.Done
+		}
 	}
 	n := &observe.Node{}
 	if err := role.Store(&n.Role); err != nil {
 		return nil, err
 	}
-	var v dbus.Variant
-	if name.Store(&v) == nil {
-		n.Name, _ = v.Value().(string)
+	var nkids int32
+	if w.getAll {
+		var all map[string]dbus.Variant
+		if props.Store(&all) == nil {
+			n.Name, _ = all["Name"].Value().(string)
+			nkids, _ = all["ChildCount"].Value().(int32)
+		}
+	} else {
+		var v dbus.Variant
+		if name.Store(&v) == nil {
+			n.Name, _ = v.Value().(string)
+		}
+		if count.Store(&v) == nil {
+			nkids, _ = v.Value().(int32)
+		}
 	}
 	var bits []uint32
 	if state.Store(&bits) == nil {
@@ -305,19 +419,23 @@ func (w *walker) node(ctx context.Context, r ref, depth int) (*observe.Node, err
 		}
 		n.Text = s
 	}
-	if n.Text == "" && value.Store(&v) == nil {
-		if f, ok := v.Value().(float64); ok {
-			n.Text = fmt.Sprint(f)
+	// Only the roles that carry a value are asked for one.
+	if n.Text == "" && valueRoles[n.Role] {
+		var v dbus.Variant
+		if c.callObj(ctx, obj, "org.freedesktop.DBus.Properties.Get", &v, ifValue, "CurrentValue") == nil {
+			if f, ok := v.Value().(float64); ok {
+				n.Text = fmt.Sprint(f)
+			}
 		}
 	}
-	// Children are asked for only where there are some, and never of a
-	// container that manages its descendants (a spreadsheet's table
-	// claims millions of cells and creates each one asked for).
-	var nkids int32
-	if count.Store(&v) == nil {
-		nkids, _ = v.Value().(int32)
+	// Children are asked for only where there are some. A container
+	// that manages its descendants (a table, a list or a tree view, a
+	// spreadsheet's million cells) gives only the cells on the screen.
+	if depth >= w.maxDepth || nkids <= 0 {
+		return n, nil
 	}
-	if depth >= w.maxDepth || nkids <= 0 || slices.Contains(n.States, "manages-descendants") {
+	if slices.Contains(n.States, "manages-descendants") {
+		w.cells(ctx, obj, n, nkids, depth)
 		return n, nil
 	}
 	if nkids > maxChildren {
@@ -329,6 +447,13 @@ func (w *walker) node(ctx context.Context, r ref, depth int) (*observe.Node, err
 		w.errorf("children of %s %q: %v", n.Role, n.Name, err)
 		return n, nil
 	}
+	n.Children = w.readAll(ctx, kids, n, depth+1)
+	return n, nil
+}
+
+// readAll reads nodes, children of n, concurrently up to the bound shared
+// by the walk, and returns those read in their order.
+func (w *walker) readAll(ctx context.Context, kids []ref, n *observe.Node, depth int) []*observe.Node {
 	children := make([]*observe.Node, len(kids))
 	var wg sync.WaitGroup
 	for i, k := range kids {
@@ -336,7 +461,7 @@ func (w *walker) node(ctx context.Context, r ref, depth int) (*observe.Node, err
 			break
 		}
 		read := func() {
-			child, err := w.node(ctx, k, depth+1)
+			child, err := w.node(ctx, k, depth)
 			if err != nil {
 				if !errors.Is(err, context.Canceled) {
 					w.errorf("child of %s %q: %v", n.Role, n.Name, err)
@@ -358,13 +483,18 @@ func (w *walker) node(ctx context.Context, r ref, depth int) (*observe.Node, err
 		}
 	}
 	wg.Wait()
+	var out []*observe.Node
 	for _, ch := range children {
 		if ch != nil {
-			n.Children = append(n.Children, ch)
+			out = append(out, ch)
 		}
 	}
-	return n, nil
+	return out
 }
+
+// valueRoles are the roles whose nodes carry a number (Value interface).
+var valueRoles = map[string]bool{"slider": true, "spin button": true, "scroll bar": true, "progress bar": true,
+	"dial": true, "level bar": true, "spinbutton": true, "scrollbar": true, "progressbar": true}
 
 // maxChildren bounds the children read from one node.
 const maxChildren = 2000
@@ -376,4 +506,20 @@ func (w *walker) errorf(format string, args ...any) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.errs = append(w.errs, fmt.Sprintf(format, args...))
+}
+
+func (c *Client) callObj(ctx context.Context, obj dbus.BusObject, method string, out any, args ...any) error {
+	ctx, cancel := context.WithTimeout(ctx, c.CallTimeout)
+	defer cancel()
+	call := obj.CallWithContext(ctx, method, 0, args...)
+	if call.Err != nil {
+		return call.Err
+	}
+	return call.Store(out)
+}
+
+func (c *Client) propObj(ctx context.Context, obj dbus.BusObject, iface, name string) (dbus.Variant, error) {
+	var v dbus.Variant
+	err := c.callObj(ctx, obj, "org.freedesktop.DBus.Properties.Get", &v, iface, name)
+	return v, err
 }

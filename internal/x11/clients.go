@@ -15,7 +15,10 @@ func (c *Conn) ClientPIDs() ([]int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.x.Extensions["X-Resource"]; !ok {
-		if err := res.Init(c.x); err != nil {
+		extMu.Lock()
+		err := res.Init(c.x)
+		extMu.Unlock()
+		if err != nil {
 			return nil, fmt.Errorf("no X-Resource extension: %w", err)
 		}
 	}

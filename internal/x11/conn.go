@@ -124,7 +124,10 @@ func pad4(n int) int { return (n + 3) &^ 3 }
 // setup finishes a connection: XTEST, the screen, the keymap, MIT-SHM.
 func setup(x *xgb.Conn, display string) (*Conn, error) {
 	var err error
-	if err := xtest.Init(x); err != nil {
+	extMu.Lock()
+	err = xtest.Init(x)
+	extMu.Unlock()
+	if err != nil {
 		x.Close()
 		return nil, fmt.Errorf("X display %s has no XTEST extension: %w", display, err)
 	}

@@ -21,7 +21,10 @@ type shmBuf struct {
 // enableSHM sets up MIT-SHM capture; on any failure captures fall back
 // to GetImage.
 func (c *Conn) enableSHM() error {
-	if err := shm.Init(c.x); err != nil {
+	extMu.Lock()
+	err := shm.Init(c.x)
+	extMu.Unlock()
+	if err != nil {
 		return fmt.Errorf("no MIT-SHM extension: %w", err)
 	}
 	size := c.w * c.h * 4

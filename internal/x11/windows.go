@@ -17,6 +17,12 @@ type Window struct {
 	W      int    `json:"w"`
 	H      int    `json:"h"`
 	Active bool   `json:"active,omitempty"`
+	// Popup is set for an override-redirect window that the window
+	// manager does not manage: an open menu, a popover, a tooltip.
+	Popup bool `json:"popup,omitempty"`
+	// Hidden is set for a window that is not on the screen now: on
+	// another workspace, minimised, or withdrawn (not viewable).
+	Hidden bool `json:"hidden,omitempty"`
 }
 
 func (c *Conn) atom(name string) (xproto.Atom, error) {
@@ -55,9 +61,14 @@ func words(b []byte) []uint32 {
 // list (_NET_CLIENT_LIST), with titles, owning process and geometry.
 func (c *Conn) Windows() ([]Window, error) { return c.windows("_NET_CLIENT_LIST") }
 
-// WindowAt returns the topmost window containing (x, y), from the window
+// WindowAt returns the topmost window containing (x, y). An open menu or
+// popover (an override-redirect window, which the window manager does not
+// list) is returned as a Popup; other windows come from the window
 // manager's stacking list.
 func (c *Conn) WindowAt(x, y int) (Window, bool, error) {
+	if w, ok := c.popupAt(x, y); ok {
+		return w, true, nil
+	}
 	ws, err := c.windows("_NET_CLIENT_LIST_STACKING")
 	if err != nil {
 		return Window{}, false, err
@@ -69,6 +80,42 @@ func (c *Conn) WindowAt(x, y int) (Window, bool, error) {
 		}
 	}
 	return Window{}, false, nil
+}
+
+// popupAt finds the topmost mapped child of the root window that holds
+// (x, y), in the server's stacking order, and returns it when it is an
+// override-redirect window.
+func (c *Conn) popupAt(x, y int) (Window, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	tree, err := xproto.QueryTree(c.x, c.root).Reply()
+	if err != nil {
+		return Window{}, false
+	}
+	for i := len(tree.Children) - 1; i >= 0; i-- { // bottom to top: look from the top
+		w := tree.Children[i]
+		attr, err := xproto.GetWindowAttributes(c.x, w).Reply()
+		if err != nil || attr.MapState != xproto.MapStateViewable || attr.Class == xproto.WindowClassInputOnly {
+			continue
+		}
+		g, err := xproto.GetGeometry(c.x, xproto.Drawable(w)).Reply()
+		if err != nil {
+			continue
+		}
+		wx, wy, ww, wh := int(g.X), int(g.Y), int(g.Width), int(g.Height)
+		if x < wx || y < wy || x >= wx+ww || y >= wy+wh {
+			continue
+		}
+		if !attr.OverrideRedirect {
+			return Window{}, false
+		}
+		win := Window{ID: uint32(w), X: wx, Y: wy, W: ww, H: wh, Popup: true}
+		if b, err := c.property(w, "_NET_WM_PID"); err == nil && len(b) >= 4 {
+			win.PID = int(binary.LittleEndian.Uint32(b))
+		}
+		return win, true
+	}
+	return Window{}, false
 }
 
 func (c *Conn) windows(listProp string) ([]Window, error) {
@@ -93,6 +140,9 @@ func (c *Conn) windows(listProp string) ([]Window, error) {
 		}
 		if b, err := c.property(w, "_NET_WM_PID"); err == nil && len(b) >= 4 {
 			win.PID = int(binary.LittleEndian.Uint32(b))
+		}
+		if a, err := xproto.GetWindowAttributes(c.x, w).Reply(); err == nil {
+			win.Hidden = a.MapState != xproto.MapStateViewable
 		}
 		if g, err := xproto.GetGeometry(c.x, xproto.Drawable(w)).Reply(); err == nil {
 			win.W, win.H = int(g.Width), int(g.Height)

@@ -1,0 +1,88 @@
+package observe
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/proctor-eval/proctor/action"
+)
+
+func btn(name string, x int, states ...string) *Node {
+	return &Node{Role: "push button", Name: name, States: append([]string{"enabled", "showing", "visible"}, states...),
+		Box: action.Box{X: x, Y: 10, W: 20, H: 20}}
+}
+
+func win(role, name string, states []string, kids ...*Node) *Node {
+	return &Node{Role: role, Name: name, States: append([]string{"enabled", "showing", "visible"}, states...),
+		Box: action.Box{X: 0, Y: 0, W: 800, H: 600}, Children: kids}
+}
+
+func app(name string, wins ...*Node) *Node {
+	return &Node{App: name, Role: "application", Name: name, Children: wins}
+}
+
+func TestResolve(t *testing.T) {
+	// An editor whose search bar has a Close button, behind a modal
+	// dialog with its own Close; a second application with an OK; a
+	// window with two buttons of one name.
+	editor := app("editor",
+		win("frame", "notes.txt - Editor", nil, btn("Close", 10), btn("Save As...      ", 40), btn("Find", 70)),
+		win("dialog", "About Editor", []string{"active", "modal"}, btn("Close", 100)))
+	finder := app("finder",
+		win("frame", "Finder", nil, btn("OK", 200), btn("OK", 230, "focusable")))
+	texts := app("texts", win("frame", "Texts", nil,
+		&Node{Role: "label", Name: "Total", Text: "12 items", States: []string{"enabled", "showing", "visible"}, Box: action.Box{X: 300, Y: 10, W: 20, H: 20}},
+		&Node{Role: "label", Name: "Total", Text: "3 items", States: []string{"enabled", "showing", "visible"}, Box: action.Box{X: 330, Y: 10, W: 20, H: 20}}))
+	tree := &Tree{Apps: []*Node{editor, finder, texts}}
+	for _, c := range []struct {
+		name      string
+		target    action.Target
+		x         int // the chosen element's box
+		matches   int
+		ambiguous bool
+		err       string
+	}{
+		{"the modal dialog's Close over the window's behind it", action.Target{Role: "push button", Name: "Close"}, 100, 2, false, ""},
+		{"narrowed to the window by title", action.Target{Role: "push button", Name: "Close", Window: "notes.txt - Editor"}, 10, 1, false, ""},
+		{"the nth match in document order", action.Target{Name: "Close", Nth: 1}, 10, 2, false, ""},
+		{"nth past the matches", action.Target{Name: "Close", Nth: 3}, 0, 0, false, `element "Close" (match 3): there are 2 such elements showing`},
+		{"a padded name matches trimmed", action.Target{Role: "push button", Name: "Save As..."}, 40, 1, false, ""},
+		{"padding in the target too", action.Target{Role: "push button", Name: " Find "}, 70, 1, false, ""},
+		{"two in one window: ambiguous, the first taken", action.Target{Role: "push button", Name: "OK"}, 200, 2, true, ""},
+		{"narrowed by application", action.Target{Name: "OK", App: "finder", Nth: 2}, 230, 2, false, ""},
+		{"narrowed by text", action.Target{Role: "label", Name: "Total", Text: "3 items"}, 330, 1, false, ""},
+		{"an application with no such element", action.Target{Name: "OK", App: "editor"}, 0, 0, false, `no element "OK" of editor is showing`},
+		{"a window title with no such element", action.Target{Name: "Close", Window: "Finder"}, 0, 0, false, `no element "Close" in window "Finder" is showing`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := tree.Resolve(c.target, action.Size{W: 1920, H: 1080})
+			if c.err != "" {
+				if err == nil || !errors.Is(err, ErrNotFound) || err.Error() != "not found: "+c.err {
+					t.Fatalf("error %v, want not found: %s", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Box.X != c.x || r.Matches != c.matches || r.Ambiguous != c.ambiguous {
+				t.Errorf("chose the element at x=%d of %d matches (ambiguous %v), want x=%d of %d (ambiguous %v)",
+					r.Box.X, r.Matches, r.Ambiguous, c.x, c.matches, c.ambiguous)
+			}
+		})
+	}
+}
+
+func TestFindAndQueriesMatchTrimmedNames(t *testing.T) {
+	tree := &Tree{Apps: []*Node{app("editor", win("frame", "Editor", nil, btn("Save As...      ", 40)))}}
+	if got := tree.Find("", "push button", "Save As...", "", false); len(got) != 1 {
+		t.Errorf("Find by the trimmed name found %d nodes, want 1", len(got))
+	}
+	q := ElementQuery{Role: "push button", Name: "Save As..."}
+	if !q.Matches(Element{Role: "push button", Name: "Save As...      "}) {
+		t.Error("an element query by the trimmed name does not match the padded name")
+	}
+	if q.Matches(Element{Role: "push button", Name: "Save As... copy"}) {
+		t.Error("an element query matched a longer name")
+	}
+}
