@@ -166,7 +166,7 @@ func BenchmarkTree(b *testing.B) {
 	}
 	b.Run("proctor", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := d.Tree(ctx); err != nil {
+			if t, err = d.Tree(ctx); err != nil {
 				b.Fatal(err)
 			}
 		}
