@@ -15,9 +15,7 @@ func (c *Conn) ClientPIDs() ([]int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.x.Extensions["X-Resource"]; !ok {
-		extMu.Lock()
-		err := res.Init(c.x)
-		extMu.Unlock()
+		err := initExt(c.x, "X-Resource")
 		if err != nil {
 			return nil, fmt.Errorf("no X-Resource extension: %w", err)
 		}

@@ -124,9 +124,7 @@ func pad4(n int) int { return (n + 3) &^ 3 }
 // setup finishes a connection: XTEST, the screen, the keymap, MIT-SHM.
 func setup(x *xgb.Conn, display string) (*Conn, error) {
 	var err error
-	extMu.Lock()
-	err = xtest.Init(x)
-	extMu.Unlock()
+	err = initExt(x, "XTEST")
 	if err != nil {
 		x.Close()
 		return nil, fmt.Errorf("X display %s has no XTEST extension: %w", display, err)

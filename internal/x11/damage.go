@@ -60,11 +60,6 @@ func caretSized(r xproto.Rectangle) bool {
 	return thin <= CaretThickness && long <= CaretLength
 }
 
-// extMu serialises the registration of extensions: xgb keeps the event
-// and error constructors of every extension in package-level maps, which
-// each Init writes.
-var extMu sync.Mutex
-
 // WatchDamage connects to the local display (":5") with cookie as its
 // MIT-MAGIC-COOKIE-1 (nil: no credentials) and starts watching the screen.
 func WatchDamage(display string, cookie []byte) (*Damage, error) {
@@ -94,9 +89,7 @@ func WatchDamage(display string, cookie []byte) (*Damage, error) {
 }
 
 func watch(x *xgb.Conn) (*Damage, error) {
-	extMu.Lock()
-	err := damage.Init(x)
-	extMu.Unlock()
+	err := initExt(x, "DAMAGE")
 	if err != nil {
 		return nil, fmt.Errorf("no DAMAGE extension: %w", err)
 	}

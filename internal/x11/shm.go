@@ -21,9 +21,7 @@ type shmBuf struct {
 // enableSHM sets up MIT-SHM capture; on any failure captures fall back
 // to GetImage.
 func (c *Conn) enableSHM() error {
-	extMu.Lock()
-	err := shm.Init(c.x)
-	extMu.Unlock()
+	err := initExt(c.x, "MIT-SHM")
 	if err != nil {
 		return fmt.Errorf("no MIT-SHM extension: %w", err)
 	}
