@@ -9,12 +9,14 @@ cd "$(dirname "$0")/.."
 fuzztime=${FUZZTIME:-20000x}
 
 # The desktop tests drive real applications (GTK 3, GTK 4 and Qt; KAlgebra
-# for a Qt table), and the benchmarks compare with xwd, ImageMagick,
-# xdotool and pyatspi.
+# for a Qt table), the VNC tests real VNC servers (x11vnc, TigerVNC's
+# Xvnc), and the benchmarks compare with xwd, ImageMagick, xdotool and
+# pyatspi.
 need_desktop
 need_suite_apps
 need_pkgs gnome-calculator:gnome-calculator kalgebra:kalgebra xdotool:xdotool xwd:x11-apps /usr/bin/convert:imagemagick python3:python3 \
-	/usr/lib/python3/dist-packages/pyatspi/__init__.py:python3-pyatspi
+	/usr/lib/python3/dist-packages/pyatspi/__init__.py:python3-pyatspi \
+	x11vnc:x11vnc Xvnc:tigervnc-standalone-server vncpasswd:tigervnc-tools
 
 go mod download
 echo "== gofmt"

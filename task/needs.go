@@ -32,6 +32,12 @@ var Capabilities = []Capability{CapTree, CapCommands, CapFiles, CapClipboard, Ca
 // entry here.
 var TypeCapabilities = map[string][]Capability{
 	"x11": Capabilities,
+	// A desktop over VNC has a screen, input and the cut text; a "proctor
+	// guest" beside it adds everything else. What a VNC place offers is
+	// known only once it is reached, so lint lets every capability through
+	// and the run's pre-flight refuses a task whose place lacks one
+	// (env.Info.Caps: vnc.Caps without a guest).
+	"vnc": Capabilities,
 }
 
 // Need is a capability a task needs, and the place that needs it.

@@ -2,24 +2,34 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/provider"
+	"github.com/proctor-eval/proctor/env/vnc"
 	"github.com/spf13/pflag"
 )
 
 // envOptions are the flags that choose a run's environments.
 type envOptions struct {
-	specs     []string
-	tokenFile string
+	specs           []string
+	tokenFile       string
+	vncPasswordFile string
+	vncGuest        string
+	resetCommand    string
 }
 
 func (o *envOptions) flags(f *pflag.FlagSet) {
 	f.StringArrayVar(&o.specs, "env", nil, "`SPEC` of the pool's environments, repeatable (default local):\n"+provider.Usage())
 	f.StringVar(&o.tokenFile, "token-file", "", "file holding the guest daemons' bearer token (default $PROCTOR_TOKEN)")
+	f.StringVar(&o.vncPasswordFile, "vnc-password-file", "", "file holding the password of the --env vnc:// servers (default $PROCTOR_VNC_PASSWORD)")
+	f.StringVar(&o.vncGuest, "vnc-guest", "", "`URL` of a \"proctor guest\" beside the --env vnc:// server, https://HOST:PORT#sha256=FINGERPRINT:\n"+
+		"its tree, commands and files are used and its reset runs the setup (token from --token-file or $PROCTOR_TOKEN)")
+	f.StringVar(&o.resetCommand, "reset-command", "", "shell `COMMAND` run on this machine to reset an --env vnc:// desktop without --vnc-guest\n"+
+		"before each task (without it the operator resets the desktop)")
 }
 
 // sources makes the pool's places from the flags; warnings go to stderr.
@@ -31,7 +41,15 @@ func (o *envOptions) sources(ctx context.Context, parallel int, stderr io.Writer
 			return nil, err
 		}
 	}
-	return provider.Parse(ctx, o.specs, provider.Options{Parallel: parallel, Token: token})
+	password := os.Getenv("PROCTOR_VNC_PASSWORD")
+	if o.vncPasswordFile != "" {
+		var err error
+		if password, err = vnc.ReadPasswordFile(o.vncPasswordFile, stderr); err != nil {
+			return nil, fmt.Errorf("--vnc-password-file: %w", err)
+		}
+	}
+	return provider.Parse(ctx, o.specs, provider.Options{Parallel: parallel, Token: token,
+		VNCPassword: password, VNCGuest: o.vncGuest, ResetCommand: o.resetCommand})
 }
 
 // hasLocal reports whether the pool has local desktops, whose

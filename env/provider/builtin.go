@@ -9,6 +9,7 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/env/vnc"
 	"github.com/proctor-eval/proctor/env/xdesktop"
 	"github.com/proctor-eval/proctor/guest"
 )
@@ -83,6 +84,58 @@ var builtin = []Provider{
 						return c, nil
 					}
 					return guest.Dial(ctx, arg, o.Token)
+				}}}, nil
+		},
+	},
+	{
+		Name:  "vnc",
+		Usage: "vnc://HOST:PORT",
+		Help:  "a desktop Proctor did not start, over VNC (see --vnc-password-file, --vnc-guest, --reset-command)",
+		Sources: func(ctx context.Context, arg string, o Options) ([]env.Source, error) {
+			addr, err := vnc.ParseAddr(arg)
+			if err != nil {
+				return nil, err
+			}
+			if o.VNCGuest != "" {
+				if o.Token == "" {
+					return nil, errors.New("no token for the guest daemon of --vnc-guest: give --token-file FILE or set $PROCTOR_TOKEN")
+				}
+				if _, err := guest.ParseTarget(o.VNCGuest); err != nil {
+					return nil, fmt.Errorf("--vnc-guest: %w", err)
+				}
+			}
+			dial := func(ctx context.Context) (*vnc.Env, error) {
+				cfg := vnc.Config{Addr: addr, Password: o.VNCPassword, ResetCommand: o.ResetCommand, Log: o.Log}
+				if o.VNCGuest != "" {
+					g, err := guest.Dial(ctx, o.VNCGuest, o.Token)
+					if err != nil {
+						return nil, fmt.Errorf("--vnc-guest: %w", err)
+					}
+					cfg.Guest = g
+				}
+				return vnc.Dial(ctx, cfg)
+			}
+			// The server is reached now, so that a wrong address or
+			// password is refused before any task is scored.
+			dctx, cancel := context.WithTimeout(ctx, dialTimeout)
+			defer cancel()
+			first, err := dial(dctx)
+			if err != nil {
+				return nil, err
+			}
+			info, err := first.Info(dctx)
+			if err != nil {
+				first.Close()
+				return nil, err
+			}
+			return []env.Source{{Name: first.Name(), Type: "vnc", Size: info.Screen,
+				Start: func(ctx context.Context, _ action.Size) (env.Env, error) {
+					if first != nil { // the connection made while parsing, once
+						e := first
+						first = nil
+						return e, nil
+					}
+					return dial(ctx)
 				}}}, nil
 		},
 	},

@@ -21,14 +21,18 @@ type Options struct {
 	Token        string    // guest: the daemons' bearer token
 	HomeTemplate string    // local: a folder copied into the home at every reset
 	Log          io.Writer // the environments' own output; nil: none
+	VNCPassword  string    // vnc: the VNC server's password; empty: none
+	VNCGuest     string    // vnc: a guest daemon beside the VNC server, https://HOST:PORT#sha256=FINGERPRINT
+	ResetCommand string    // vnc without a guest: a shell command, run here, that resets the desktop
 }
 
 // Provider makes the places of a pool from one --env value.
 type Provider struct {
-	Name  string // the value's name: local, guest
-	Usage string // local, guest=https://HOST:PORT#sha256=FINGERPRINT
+	Name  string // the value's name: local, guest, vnc
+	Usage string // local, guest=https://HOST:PORT#sha256=FINGERPRINT, vnc://HOST:PORT
 	Help  string // one line
-	// Sources makes the places for arg (what follows "NAME=", or ""). It
+	// Sources makes the places for arg (what follows "NAME=" or
+	// "NAME://", or ""). It
 	// may reach the environment to learn what it is (a remote daemon's
 	// screen size), so that a wrong address, token or version is refused
 	// before any task is scored.
@@ -64,7 +68,7 @@ func Parse(ctx context.Context, specs []string, o Options) ([]env.Source, error)
 	var out []env.Source
 	names := map[string]bool{}
 	for _, spec := range specs {
-		name, arg, _ := strings.Cut(spec, "=")
+		name, arg := splitSpec(spec)
 		p, ok := Lookup(name)
 		if !ok {
 			var known []string
@@ -86,6 +90,16 @@ func Parse(ctx context.Context, specs []string, o Options) ([]env.Source, error)
 		}
 	}
 	return out, nil
+}
+
+// splitSpec splits an --env value into the provider's name and its
+// argument: NAME, NAME=ARG, or the URL form NAME://ARG (vnc://HOST:PORT).
+func splitSpec(spec string) (name, arg string) {
+	if i := strings.Index(spec, "://"); i > 0 && !strings.Contains(spec[:i], "=") {
+		return spec[:i], spec[i+len("://"):]
+	}
+	name, arg, _ = strings.Cut(spec, "=")
+	return name, arg
 }
 
 // redact keeps a spec fit for messages: nothing after a user-info part.

@@ -19,7 +19,13 @@ func TestParse(t *testing.T) {
 		{[]string{"local=0"}, Options{}, "", "local=0: give the number of desktops, 1 to 64"},
 		{[]string{"local=many"}, Options{}, "", "give the number of desktops"},
 		{[]string{"local", "local"}, Options{}, "", "local 1 is given twice"},
-		{[]string{"vm=host"}, Options{}, "", `unknown environment provider "vm" (known: local, guest=https://HOST:PORT#sha256=FINGERPRINT)`},
+		{[]string{"vm=host"}, Options{}, "", `unknown environment provider "vm" (known: local, guest=https://HOST:PORT#sha256=FINGERPRINT, vnc://HOST:PORT)`},
+		{[]string{"vnc://"}, Options{}, "", `--env vnc://: VNC address "" is empty: give HOST:PORT`},
+		{[]string{"vnc://desk:0"}, Options{}, "", `port "0" is not a number from 1 to 65535`},
+		{[]string{"vnc=user@desk:5900"}, Options{}, "", "is not HOST:PORT"},
+		{[]string{"vnc://127.0.0.1:5999"}, Options{VNCGuest: "https://127.0.0.1:1#sha256=00"}, "", "no token for the guest daemon of --vnc-guest"},
+		{[]string{"vnc://127.0.0.1:5999"}, Options{VNCGuest: "ftp://127.0.0.1:1", Token: "t"}, "", `--vnc-guest: `},
+		{[]string{"vnc://127.0.0.1:1"}, Options{}, "", "vnc://127.0.0.1:1: "},
 		{[]string{"guest"}, Options{Token: "t"}, "", "say where the daemon is"},
 		{[]string{"guest=https://127.0.0.1:1"}, Options{}, "", "no token for the guest daemon: give --token-file FILE or set $PROCTOR_TOKEN"},
 		{[]string{"guest=ftp://127.0.0.1:1"}, Options{Token: "t"}, "", `scheme "ftp"`},
@@ -45,6 +51,22 @@ func TestParse(t *testing.T) {
 		}
 		if got := strings.Join(names, ","); got != tc.names {
 			t.Errorf("Parse(%q) = %s, want %s", tc.specs, got, tc.names)
+		}
+	}
+}
+
+func TestSplitSpec(t *testing.T) {
+	for _, c := range []struct{ spec, name, arg string }{
+		{"local", "local", ""},
+		{"local=3", "local", "3"},
+		{"guest=https://10.0.0.5:7400#sha256=ab", "guest", "https://10.0.0.5:7400#sha256=ab"},
+		{"vnc://desk:5901", "vnc", "desk:5901"},
+		{"vnc=desk:5901", "vnc", "desk:5901"},
+		{"vnc://", "vnc", ""},
+		{"://x", "://x", ""},
+	} {
+		if name, arg := splitSpec(c.spec); name != c.name || arg != c.arg {
+			t.Errorf("splitSpec(%q) = %q, %q; want %q, %q", c.spec, name, arg, c.name, c.arg)
 		}
 	}
 }
