@@ -411,6 +411,14 @@ func preflight(ctx context.Context, cfg Config, jobs []job) ([]*place, error) {
 			}
 		}
 	}
+	// An observation with the tree needs it of every place.
+	if cfg.Obs != ObsScreenshot {
+		for _, p := range started {
+			if !p.info.Has(task.CapTree) {
+				problems = append(problems, fmt.Sprintf("observation mode %s needs tree, which %s does not offer: use --obs screenshot", cfg.Obs, p.src.Name))
+			}
+		}
+	}
 	for _, j := range jobs {
 		if !seen[j.t.ID] {
 			continue

@@ -635,6 +635,7 @@ func TestPreflightRefusesWhatThePoolCannotRun(t *testing.T) {
 		{"type", []*task.Task{&vnc}, "task on-vnc needs a vnc environment of 1920x1080; the pool has guest https://10.0.0.5:7400 (x11, 1920x1080)"},
 		{"size", []*task.Task{&small}, "task small needs a x11 environment of 1280x800; the pool has guest https://10.0.0.5:7400 (x11, 1920x1080)"},
 		{"capability", []*task.Task{sw}, `task shell-write: check "exact on file ~/out.txt" needs files, which guest https://10.0.0.5:7400 does not offer`},
+		{"observation", []*task.Task{sw}, `observation mode som needs tree, which guest https://10.0.0.5:7400 does not offer: use --obs screenshot`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -642,6 +643,7 @@ func TestPreflightRefusesWhatThePoolCannotRun(t *testing.T) {
 			s.Tasks = tc.tasks
 			cfg := config(t, &s, scripted(func(int) (agent.Turn, error) { return agent.Turn{}, errors.New("never asked") }))
 			cfg.Sources = []env.Source{fixed}
+			cfg.Obs = ObsMarks
 			_, err := Run(context.Background(), cfg)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Run = %v, want pre-flight refusing with %q", err, tc.want)
