@@ -33,11 +33,8 @@ import (
 	"syscall"
 	"time"
 
-	xdraw "golang.org/x/image/draw"
-
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/env"
-	"github.com/proctor-eval/proctor/env/xdesktop"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -287,45 +284,10 @@ func (e *Env) Screenshot(ctx context.Context, o env.ShotOptions) (env.Shot, erro
 		e.marks = marks
 		e.mu.Unlock()
 	}
-	if o.Cursor {
-		e.mu.Lock()
-		x, y := e.x, e.y
-		e.mu.Unlock()
-		drawCursor(img, x, y)
-	}
-	var out image.Image = img
-	if o.Scale > 0 && o.Scale != 1 {
-		w, h := int(float64(img.Rect.Dx())*o.Scale), int(float64(img.Rect.Dy())*o.Scale)
-		if w < 1 || h < 1 {
-			return env.Shot{}, fmt.Errorf("%w: scale %g leaves no pixel", env.ErrBadAction, o.Scale)
-		}
-		dst := image.NewRGBA(image.Rect(0, 0, w, h))
-		xdraw.ApproxBiLinear.Scale(dst, dst.Rect, img, img.Rect, xdraw.Src, nil)
-		out = dst
-	}
-	data, format, err := xdesktop.Encode(out, o.JPEG)
-	if err != nil {
-		return env.Shot{}, err
-	}
-	b := out.Bounds()
-	return env.Shot{Data: data, Format: format, Size: action.Size{W: b.Dx(), H: b.Dy()}, Marks: marks, Tree: tree}, nil
-}
-
-// drawCursor draws a small arrow with its tip at (x, y): where the
-// environment last put the pointer.
-func drawCursor(img *image.RGBA, x, y int) {
-	for dy := 0; dy < 16; dy++ {
-		for dx := 0; dx <= dy/2+dy/4 && dx < 10; dx++ {
-			c := [4]uint8{255, 255, 255, 255}
-			if dx == 0 || dx == dy/2+dy/4 || dy == 15 {
-				c = [4]uint8{0, 0, 0, 255}
-			}
-			if px, py := x+dx, y+dy; image.Pt(px, py).In(img.Rect) {
-				i := img.PixOffset(px, py)
-				copy(img.Pix[i:i+4], c[:])
-			}
-		}
-	}
+	e.mu.Lock()
+	ptr := &image.Point{X: e.x, Y: e.y} // where the environment last put the pointer
+	e.mu.Unlock()
+	return env.FinishShot(img, o, ptr, marks, tree)
 }
 
 // Tree reads the guest's accessibility tree.

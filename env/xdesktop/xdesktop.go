@@ -10,8 +10,6 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"image/jpeg"
-	"image/png"
 	"io"
 	"os"
 	"os/exec"
@@ -25,11 +23,9 @@ import (
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/internal/atspi"
-	"github.com/proctor-eval/proctor/internal/fastpng"
 	"github.com/proctor-eval/proctor/internal/x11"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
-	xdraw "golang.org/x/image/draw"
 )
 
 // Config configures a desktop.
@@ -216,64 +212,13 @@ func (d *Desktop) Screenshot(ctx context.Context, o env.ShotOptions) (env.Shot, 
 		d.marks = marks
 		d.mu.Unlock()
 	}
+	var ptr *image.Point
 	if o.Cursor {
 		if x, y, err := d.x.Pointer(); err == nil {
-			drawCursor(img, x, y)
+			ptr = &image.Point{X: x, Y: y}
 		}
 	}
-	var out image.Image = img
-	if o.Scale > 0 && o.Scale != 1 {
-		w, h := int(float64(img.Rect.Dx())*o.Scale), int(float64(img.Rect.Dy())*o.Scale)
-		if w < 1 || h < 1 || o.Scale > 4 {
-			return env.Shot{}, fmt.Errorf("scale %g is out of range", o.Scale)
-		}
-		dst := image.NewRGBA(image.Rect(0, 0, w, h))
-		xdraw.ApproxBiLinear.Scale(dst, dst.Rect, img, img.Rect, xdraw.Src, nil)
-		out = dst
-	}
-	data, format, err := Encode(out, o.JPEG)
-	if err != nil {
-		return env.Shot{}, err
-	}
-	b := out.Bounds()
-	return env.Shot{Data: data, Format: format, Size: action.Size{W: b.Dx(), H: b.Dy()}, Marks: marks, Tree: tree}, nil
-}
-
-// Encode writes img as PNG (an RGBA image with the parallel encoder of
-// package fastpng), or as JPEG when quality is 1..100.
-func Encode(img image.Image, quality int) ([]byte, string, error) {
-	var buf bytes.Buffer
-	if quality > 0 {
-		if quality > 100 {
-			return nil, "", fmt.Errorf("JPEG quality %d is above 100", quality)
-		}
-		err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: quality})
-		return buf.Bytes(), "jpeg", err
-	}
-	if rgba, ok := img.(*image.RGBA); ok {
-		err := fastpng.Encode(&buf, rgba, fastpng.Options{Filter: fastpng.Up})
-		return buf.Bytes(), "png", err
-	}
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	err := enc.Encode(&buf, img)
-	return buf.Bytes(), "png", err
-}
-
-// drawCursor draws a small arrow with its tip at (x, y).
-func drawCursor(img *image.RGBA, x, y int) {
-	for dy := 0; dy < 16; dy++ {
-		for dx := 0; dx <= dy/2+dy/4 && dx < 10; dx++ {
-			c := [4]uint8{255, 255, 255, 255}
-			if dx == 0 || dx == dy/2+dy/4 || dy == 15 {
-				c = [4]uint8{0, 0, 0, 255}
-			}
-			px, py := x+dx, y+dy
-			if image.Pt(px, py).In(img.Rect) {
-				i := img.PixOffset(px, py)
-				copy(img.Pix[i:i+4], c[:])
-			}
-		}
-	}
+	return env.FinishShot(img, o, ptr, marks, tree)
 }
 
 // Tree reads the whole accessibility tree, in screen coordinates.
@@ -302,28 +247,38 @@ func (d *Desktop) Tree(ctx context.Context) (*observe.Tree, error) {
 // managed window and stay as they are.
 func markOffscreen(t *observe.Tree, ws []x11.Window) {
 	for _, app := range t.Apps {
-		var mine []x11.Window
-		for _, w := range ws {
-			if w.PID == app.PID && app.PID != 0 {
-				mine = append(mine, w)
-			}
-		}
+		mine := windowsOf(app, ws)
 		for _, top := range app.Children {
-			var win *x11.Window
-			for i := range mine {
-				if mine[i].Title == top.Name {
-					win = &mine[i]
-					break
-				}
-			}
-			if win == nil && len(mine) == 1 {
-				win = &mine[0]
-			}
-			if win != nil && win.Hidden {
+			if win := windowOf(top, mine); win != nil && win.Hidden {
 				top.Offscreen = true
 			}
 		}
 	}
+}
+
+// windowsOf lists the X windows of an application's process.
+func windowsOf(app *observe.Node, ws []x11.Window) []x11.Window {
+	var mine []x11.Window
+	for _, w := range ws {
+		if w.PID == app.PID && app.PID != 0 {
+			mine = append(mine, w)
+		}
+	}
+	return mine
+}
+
+// windowOf finds the X window of a top-level node among its process's
+// windows: by title, or the process's only window; nil where none is.
+func windowOf(top *observe.Node, mine []x11.Window) *x11.Window {
+	for i := range mine {
+		if mine[i].Title == top.Name {
+			return &mine[i]
+		}
+	}
+	if len(mine) == 1 {
+		return &mine[0]
+	}
+	return nil
 }
 
 // placeWindows turns the window-relative boxes of GTK 4 applications into
@@ -334,23 +289,9 @@ func placeWindows(t *observe.Tree, ws []x11.Window) {
 		if !app.WindowRelative {
 			continue
 		}
-		var mine []x11.Window
-		for _, w := range ws {
-			if w.PID == app.PID && app.PID != 0 {
-				mine = append(mine, w)
-			}
-		}
+		mine := windowsOf(app, ws)
 		for _, top := range app.Children {
-			var win *x11.Window
-			for i := range mine {
-				if mine[i].Title == top.Name {
-					win = &mine[i]
-					break
-				}
-			}
-			if win == nil && len(mine) == 1 {
-				win = &mine[0]
-			}
+			win := windowOf(top, mine)
 			if win == nil {
 				// No window: not showing on this screen (a closed dialog).
 				continue

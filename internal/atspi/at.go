@@ -28,6 +28,7 @@ func (c *Client) AppsWithPIDs(ctx context.Context) ([]App, error) {
 	if err := c.call(ctx, ref{registryName, rootPath}, ifAccessible+".GetChildren", &kids); err != nil {
 		return nil, fmt.Errorf("list applications: %w", err)
 	}
+	c.forget(kids)
 	out := make([]App, 0, len(kids))
 	for _, k := range kids {
 		c.mu.Lock()

@@ -125,6 +125,36 @@ func (c *Client) object(r ref) dbus.BusObject {
 	return c.conn.Object(r.Bus, r.Path)
 }
 
+// forget drops what is known of applications no longer on the bus (each
+// application's bus name is new): their toolkit, process and direct
+// connection.
+func (c *Client) forget(apps []ref) {
+	live := make(map[string]bool, len(apps))
+	for _, a := range apps {
+		live[a.Bus] = true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for bus, p := range c.peers {
+		if !live[bus] {
+			if p != nil {
+				p.Close()
+			}
+			delete(c.peers, bus)
+		}
+	}
+	for bus := range c.apps {
+		if !live[bus] {
+			delete(c.apps, bus)
+		}
+	}
+	for bus := range c.toolkits {
+		if !live[bus] {
+			delete(c.toolkits, bus)
+		}
+	}
+}
+
 // connectPeer opens a direct connection to the application on bus, once;
 // where it offers none, the bus is used.
 func (c *Client) connectPeer(ctx context.Context, bus string) {
@@ -232,6 +262,7 @@ func (c *Client) Tree(ctx context.Context, o Options) (*observe.Tree, error) {
 	if err := c.call(ctx, ref{registryName, rootPath}, ifAccessible+".GetChildren", &kids); err != nil {
 		return nil, fmt.Errorf("list applications: %w", err)
 	}
+	c.forget(kids)
 	t := &observe.Tree{}
 	type result struct {
 		node *observe.Node
