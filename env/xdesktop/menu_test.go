@@ -72,6 +72,9 @@ func TestMenuClickRecords(t *testing.T) {
 				} else {
 					wrong = append(wrong, fmt.Sprintf("try %d: recorded %q, want %q", i+1, got, want))
 				}
+				// The next try opens the menu again only once this one has
+				// closed (GTK 4 animates its popover away).
+				waitFor(t, d, fmt.Sprintf("the menu item %q gone", name), func(tr *observe.Tree) bool { return !showing(role, name)(tr) })
 				if len(c.after) > 0 {
 					if _, err := d.Do(ctx(t), c.after); err != nil {
 						t.Fatal(err)
