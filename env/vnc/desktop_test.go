@@ -5,10 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,121 +56,25 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// serve starts a local desktop and an x11vnc serving it on a free port
-// of the loopback interface, with the password given or none, and returns
-// both; the test's cleanup ends them.
+// serve starts a local desktop that serves itself over VNC (x11vnc,
+// kept across its resets) on a free port of the loopback interface, with
+// the password given or none, and returns both; the test's cleanup ends
+// them.
 func serve(t testing.TB, password string) (*xdesktop.Desktop, string) {
 	t.Helper()
-	d, err := xdesktop.Start(context.Background(), xdesktop.Config{Width: 1280, Height: 800})
+	v := &xdesktop.VNC{Listen: "127.0.0.1:0"}
+	if password != "" {
+		v.PasswordFile = filepath.Join(t.TempDir(), "vncpass")
+		if err := os.WriteFile(v.PasswordFile, []byte(password+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := xdesktop.Start(context.Background(), xdesktop.Config{Width: 1280, Height: 800, VNC: v})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	ln.Close()
-	var out lockedBuffer
-	auth := []string{"-nopw"}
-	if password != "" {
-		auth = []string{"-passwd", password}
-	}
-	cmd := exec.Command("x11vnc", append([]string{"-display", relayDisplay(t, d.Display()), "-auth", d.XAuthority(), "-rfbport", port,
-		"-localhost", "-forever", "-shared", "-noxrecord", "-add_keysyms"}, auth...)...)
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
-	addr := net.JoinHostPort("127.0.0.1", port)
-	for {
-		select {
-		case err := <-exited:
-			t.Fatalf("x11vnc exited before it listened: %v\n%s", err, out.String())
-		default:
-		}
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-			return d, addr
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// relayDisplay makes a display that relays X connections to display, in
-// this process, and returns its name. A desktop's reset ends every X
-// client that is neither its own nor this process (an application a task
-// left behind); through the relay, the VNC server's connection is this
-// process's and lives on across resets, as it does beside a desktop whose
-// reset spares it. The Xauthority entry of a desktop matches any display.
-func relayDisplay(t testing.TB, display string) string {
-	t.Helper()
-	target := "/tmp/.X11-unix/X" + strings.TrimPrefix(display, ":")
-	var ln net.Listener
-	var n int
-	for n = 400; n < 600; n++ {
-		if _, err := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n)); err == nil {
-			continue
-		}
-		var err error
-		if ln, err = net.Listen("unix", fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
-			break
-		}
-	}
-	if ln == nil {
-		t.Fatal("no free display number for the relay from 400 to 599")
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			in, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			out, err := net.Dial("unix", target)
-			if err != nil {
-				out, err = net.Dial("unix", "@"+target)
-			}
-			if err != nil {
-				in.Close()
-				continue
-			}
-			mu.Lock()
-			conns = append(conns, in, out)
-			mu.Unlock()
-			wg.Add(2)
-			pipe := func(dst, src net.Conn) {
-				defer wg.Done()
-				io.Copy(dst, src)
-				dst.Close()
-				src.Close()
-			}
-			go pipe(in, out)
-			go pipe(out, in)
-		}
-	}()
-	return fmt.Sprintf(":%d", n)
+	return d, d.VNCAddr()
 }
 
 // attachDesktop serves a desktop over VNC and attaches to it, with the

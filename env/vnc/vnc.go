@@ -35,6 +35,7 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/env/input"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -48,25 +49,8 @@ const (
 	DefaultResetTimeout = 2 * time.Minute
 )
 
-// Timing of the input, as the local desktop sends it.
-const (
-	clickGap     = 40 * time.Millisecond // between the clicks of a double or triple click
-	pressGap     = 15 * time.Millisecond // between a move and a press, and a press and its release
-	dragSteps    = 12                    // pointer moves of a drag
-	notchPerPage = 10                    // wheel notches of a page scroll
-	codeTimeout  = 2 * time.Minute       // a code action's time limit (through the guest)
-)
-
-// RFB pointer button bits.
-const (
-	bitLeft      uint8 = 1 << 0
-	bitMiddle    uint8 = 1 << 1
-	bitRight     uint8 = 1 << 2
-	bitWheelUp   uint8 = 1 << 3
-	bitWheelDown uint8 = 1 << 4
-	bitWheelLeft uint8 = 1 << 5
-	bitWheelRite uint8 = 1 << 6
-)
+// codeTimeout is a code action's time limit (through the guest).
+const codeTimeout = 2 * time.Minute
 
 // Caps are the capabilities of a VNC desktop without a guest: the screen,
 // the input and the cut text.
@@ -121,10 +105,10 @@ type Env struct {
 
 	in sync.Mutex // one action at a time, and the input state below
 	// x, y is where the pointer was put last (written under in and mu);
-	// buttons are the pointer buttons held down, keys the keysyms held.
+	// buttons are the pointer buttons held down.
 	x, y    int
 	buttons uint8
-	keys    []uint32
+	input   *input.Interpreter // the keys held are its
 
 	mu     sync.Mutex
 	marks  []observe.Mark // of the last screenshot with marks
@@ -176,6 +160,7 @@ func newEnv(ctx context.Context, c conn, cfg Config) (*Env, error) {
 	if e.resetMax <= 0 {
 		e.resetMax = DefaultResetTimeout
 	}
+	e.input = &input.Interpreter{Device: device{e}, Place: place{e}, Name: "the VNC desktop " + e.Name()}
 	if e.guest != nil {
 		info, err := e.guest.Info(ctx)
 		if err != nil {
@@ -245,6 +230,18 @@ func (e *Env) Info(ctx context.Context) (env.Info, error) {
 		}
 	}
 	return info, e.alive()
+}
+
+// GuestKind is the kind of environment the guest beside the VNC server
+// serves ("x11" for a "proctor guest" desktop), or "" without a guest.
+func (e *Env) GuestKind() string {
+	if e.guest == nil {
+		return ""
+	}
+	if e.guestInfo.Kind == "" {
+		return "x11"
+	}
+	return e.guestInfo.Kind
 }
 
 // Screenshot waits for a framebuffer update begun after the call, then
@@ -454,10 +451,11 @@ func (e *Env) release() error {
 	e.in.Lock()
 	defer e.in.Unlock()
 	var errs []error
-	for i := len(e.keys) - 1; i >= 0; i-- {
-		errs = append(errs, e.c.Key(e.keys[i], false))
+	held := e.input.Held()
+	for i := len(held) - 1; i >= 0; i-- {
+		errs = append(errs, e.c.Key(held[i], false))
 	}
-	e.keys = nil
+	e.input.Forget()
 	if e.buttons != 0 {
 		e.buttons = 0
 		errs = append(errs, e.c.Pointer(e.x, e.y, 0))

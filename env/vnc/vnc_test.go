@@ -20,6 +20,7 @@ import (
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/env/input"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -127,8 +128,8 @@ func pt(x, y float64) *action.Point { return &action.Point{X: x, Y: y} }
 
 func TestActionsBecomeEvents(t *testing.T) {
 	drag := []string{"ptr 10,10 0000000", "ptr 10,10 0000001"}
-	for i := 1; i <= dragSteps; i++ {
-		drag = append(drag, fmt.Sprintf("ptr %d,%d 0000001", 10+20*i/dragSteps, 10+10*i/dragSteps))
+	for i := 1; i <= input.DragSteps; i++ {
+		drag = append(drag, fmt.Sprintf("ptr %d,%d 0000001", 10+20*i/input.DragSteps, 10+10*i/input.DragSteps))
 	}
 	drag = append(drag, "ptr 30,20 0000000")
 	for _, c := range []struct {
@@ -201,7 +202,7 @@ func TestRefusals(t *testing.T) {
 		{"an element target without a tree", action.Action{Kind: action.Click, Target: &action.Target{Role: "push button", Name: "OK"}}, "needs tree"},
 		{"a tag without a tree", action.Action{Kind: action.Type, Text: "x", Target: &action.Target{Tag: 3}}, "needs tree"},
 		{"code without commands", action.Action{Kind: action.Code, Text: "ls"}, "needs commands"},
-		{"a browser action", action.Action{Kind: action.Navigate, Text: "https://example.com"}, "not a VNC desktop"},
+		{"a browser action", action.Action{Kind: action.Navigate, Text: "https://example.com"}, "not the VNC desktop vnc://desk:5901"},
 		{"an API call", action.Action{Kind: action.API, Name: "mail"}, `no API "mail"`},
 		{"an invalid action", action.Action{Kind: action.Click, Count: 5}, "click count 5"},
 	} {

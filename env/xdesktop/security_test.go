@@ -389,7 +389,7 @@ func TestActionsHonourContext(t *testing.T) {
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, a := range long {
-		if _, err := d.do(cancelled, a); !errors.Is(err, context.Canceled) {
+		if _, err := d.Do(cancelled, []action.Action{a}); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s with a cancelled context: %v, want context.Canceled", a.Kind, err)
 		}
 	}

@@ -1,0 +1,473 @@
+// Package input performs the pointer and keyboard actions of the unified
+// action space on any screen that takes pointer and key events: a local X
+// display through XTEST, a remote one over RFB. One interpreter serves
+// every such environment, so a click, a drag or a hotkey means the same
+// events, with the same timing, wherever it runs.
+package input
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/internal/x11"
+)
+
+// Timing of the input.
+const (
+	ClickGap = 40 * time.Millisecond // between the clicks of a double or triple click
+	// PressGap separates a pointer move from the press and the press from
+	// the release: toolkits (Qt) drop a click whose press arrives with the
+	// move that brought the pointer onto the widget.
+	PressGap     = 15 * time.Millisecond
+	DragSteps    = 12 // pointer moves of a drag
+	NotchPerPage = 10 // wheel notches of a page scroll
+)
+
+// Pointer buttons, as X numbers them: 4 to 7 are the wheel's notches
+// (up, down, left, right).
+const (
+	Left      = 1
+	Middle    = 2
+	Right     = 3
+	WheelUp   = 4
+	WheelDown = 5
+	WheelLeft = 6
+	WheelRite = 7
+)
+
+// Device is a screen's pointer and keyboard.
+type Device interface {
+	// Size is the screen's size in pixels.
+	Size() action.Size
+	// Pointer is where the pointer is.
+	Pointer() (x, y int, err error)
+	// Move puts the pointer at (x, y), with the buttons held as they are.
+	Move(x, y int) error
+	// Button presses or releases button n (Left .. WheelRite) where the
+	// pointer is.
+	Button(n int, down bool) error
+	// Key presses or releases the key of an X keysym.
+	Key(sym uint32, down bool) error
+	// TypeRune types one character, whatever the keyboard's layout.
+	TypeRune(r rune) error
+}
+
+// Place is what actions beyond pointer and keys need of the environment.
+type Place interface {
+	// Target resolves an element target (a set-of-mark tag, a role and
+	// name) to a point on the screen. matches is how many elements a role
+	// and name matched when document order picked one, 0 otherwise. A
+	// place without elements returns an error saying so.
+	Target(ctx context.Context, t *action.Target) (x, y, matches int, err error)
+	// Describe names the element under (x, y) for the step's record of
+	// what a click touched; "" when none is known.
+	Describe(ctx context.Context, x, y int) string
+	// Shell runs a bash command for a code action and returns its exit
+	// status and output as the step shows them.
+	Shell(ctx context.Context, command string) (string, error)
+}
+
+// Interpreter turns actions into a device's events. It is not safe for
+// concurrent use: an environment performs one action at a time.
+type Interpreter struct {
+	Device Device
+	Place  Place
+	// Name is the kind of place in errors: "an X11 desktop".
+	Name string
+	held []uint32 // keysyms held down by key_down, in order
+}
+
+// Held lists the keys that key_down actions left held, in the order they
+// went down.
+func (in *Interpreter) Held() []uint32 { return append([]uint32(nil), in.held...) }
+
+// Forget clears the record of held keys (after the caller released them).
+func (in *Interpreter) Forget() { in.held = nil }
+
+// onScreen refuses a point off the screen.
+func (in *Interpreter) onScreen(x, y int) error {
+	if s := in.Device.Size(); x < 0 || y < 0 || x >= s.W || y >= s.H {
+		return fmt.Errorf("%w: point (%d, %d) is off the %dx%d screen", env.ErrBadAction, x, y, s.W, s.H)
+	}
+	return nil
+}
+
+// target resolves an element target to a point on the screen.
+func (in *Interpreter) target(ctx context.Context, t *action.Target, st *action.Step) (int, int, error) {
+	x, y, matches, err := in.Place.Target(ctx, t)
+	if err != nil {
+		return 0, 0, err
+	}
+	st.Ambiguous = matches
+	return x, y, in.onScreen(x, y)
+}
+
+// point resolves where a pointer action acts: its target, its point, or
+// where the pointer is (ok false).
+func (in *Interpreter) point(ctx context.Context, a action.Action, st *action.Step) (x, y int, ok bool, err error) {
+	switch {
+	case a.Target != nil:
+		x, y, err = in.target(ctx, a.Target, st)
+		return x, y, err == nil, err
+	case a.Point != nil:
+		if x, y, err = a.Point.Pixels(in.Device.Size()); err != nil {
+			return 0, 0, false, fmt.Errorf("%w: %v", env.ErrBadAction, err)
+		}
+		return x, y, true, nil
+	}
+	x, y, err = in.Device.Pointer()
+	return x, y, false, err
+}
+
+// ButtonNumber is the X button of an action's button.
+func ButtonNumber(b action.Button) int {
+	switch b {
+	case action.Right:
+		return Right
+	case action.Middle:
+		return Middle
+	}
+	return Left
+}
+
+// Do performs one action and returns its record: where it acted, the
+// element a click touched, the number of elements its target matched when
+// the choice fell to document order, a code action's output.
+func (in *Interpreter) Do(ctx context.Context, a action.Action) (action.Step, error) {
+	st := action.Step{Action: a}
+	if err := a.Validate(); err != nil {
+		return st, fmt.Errorf("%w: %v", env.ErrBadAction, err)
+	}
+	// Every loop below looks at ctx too: no input once it is done.
+	if err := ctx.Err(); err != nil {
+		return st, err
+	}
+	dev := in.Device
+	at := func(x, y int) { st.At = &[2]int{x, y} }
+	switch a.Kind {
+	case action.Move:
+		x, y, _, err := in.point(ctx, a, &st)
+		if err != nil {
+			return st, err
+		}
+		at(x, y)
+		return st, dev.Move(x, y)
+	case action.MoveRel, action.DragRel:
+		fx, fy, err := dev.Pointer()
+		if err != nil {
+			return st, err
+		}
+		off := a.Point
+		if a.Kind == action.DragRel {
+			off = a.To
+		}
+		tx, ty := fx+int(math.Round(off.X)), fy+int(math.Round(off.Y))
+		if err := in.onScreen(tx, ty); err != nil {
+			return st, err
+		}
+		at(tx, ty)
+		if a.Kind == action.MoveRel {
+			return st, dev.Move(tx, ty)
+		}
+		return st, in.drag(ctx, fx, fy, tx, ty, a)
+	case action.Click:
+		x, y, _, err := in.point(ctx, a, &st)
+		if err != nil {
+			return st, err
+		}
+		at(x, y)
+		if err := dev.Move(x, y); err != nil {
+			return st, err
+		}
+		// The element under the point is read while the pointer rests
+		// before the press, so that the record costs no time of its own
+		// up to that gap; the press waits for it.
+		rec := make(chan string, 1)
+		go func() { rec <- in.Place.Describe(ctx, x, y) }()
+		b := ButtonNumber(a.Button)
+		for i := 0; i < a.Clicks(); i++ {
+			gap := PressGap
+			if i > 0 {
+				gap = ClickGap
+			}
+			if err := Sleep(ctx, gap); err != nil {
+				if i == 0 {
+					<-rec
+				}
+				return st, err
+			}
+			if i == 0 {
+				st.Element = <-rec
+			}
+			if err := dev.Button(b, true); err != nil {
+				return st, err
+			}
+			if err := Sleep(ctx, PressGap); err != nil {
+				dev.Button(b, false)
+				return st, err
+			}
+			if err := dev.Button(b, false); err != nil {
+				return st, err
+			}
+		}
+		return st, nil
+	case action.Drag:
+		fx, fy, _, err := in.point(ctx, action.Action{Point: a.Point}, &st)
+		if err != nil {
+			return st, err
+		}
+		var tx, ty int
+		if a.Target != nil {
+			tx, ty, err = in.target(ctx, a.Target, &st)
+		} else {
+			tx, ty, _, err = in.point(ctx, action.Action{Point: a.To}, &st)
+		}
+		if err != nil {
+			return st, err
+		}
+		at(tx, ty)
+		return st, in.drag(ctx, fx, fy, tx, ty, a)
+	case action.Scroll:
+		x, y, ok, err := in.point(ctx, a, &st)
+		if err != nil {
+			return st, err
+		}
+		if ok {
+			at(x, y)
+			if err := dev.Move(x, y); err != nil {
+				return st, err
+			}
+		}
+		dx, dy := a.DX, a.DY
+		if a.Pages != 0 {
+			dy = int(math.Round(a.Pages * NotchPerPage))
+		}
+		for _, s := range []struct{ n, neg, pos int }{{dy, WheelUp, WheelDown}, {dx, WheelLeft, WheelRite}} {
+			b := s.pos
+			if s.n < 0 {
+				b = s.neg
+			}
+			for range abs(s.n) {
+				if err := ctx.Err(); err != nil {
+					return st, err
+				}
+				if err := dev.Button(b, true); err != nil {
+					return st, err
+				}
+				if err := dev.Button(b, false); err != nil {
+					return st, err
+				}
+			}
+		}
+		return st, nil
+	case action.MouseDown, action.MouseUp:
+		x, y, ok, err := in.point(ctx, a, &st)
+		if err != nil {
+			return st, err
+		}
+		if ok {
+			at(x, y)
+			if a.Kind == action.MouseDown {
+				st.Element = in.Place.Describe(ctx, x, y)
+			}
+			if err := dev.Move(x, y); err != nil {
+				return st, err
+			}
+		}
+		return st, dev.Button(ButtonNumber(a.Button), a.Kind == action.MouseDown)
+	case action.Type:
+		if a.Target != nil {
+			x, y, err := in.target(ctx, a.Target, &st)
+			if err != nil {
+				return st, err
+			}
+			at(x, y)
+			st.Element = in.Place.Describe(ctx, x, y)
+			if err := dev.Move(x, y); err != nil {
+				return st, err
+			}
+			if err := dev.Button(Left, true); err != nil {
+				return st, err
+			}
+			if err := dev.Button(Left, false); err != nil {
+				return st, err
+			}
+		}
+		if a.Clear {
+			if err := in.keys(ctx, []string{"ctrl", "a"}, true); err != nil {
+				return st, err
+			}
+			if err := in.keys(ctx, []string{"delete"}, false); err != nil {
+				return st, err
+			}
+		}
+		for _, r := range a.Text {
+			if err := ctx.Err(); err != nil {
+				return st, err
+			}
+			if err := dev.TypeRune(r); err != nil {
+				return st, err
+			}
+		}
+		return st, nil
+	case action.Key:
+		return st, in.keys(ctx, a.Keys, false)
+	case action.Hotkey:
+		return st, in.keys(ctx, a.Keys, true)
+	case action.KeyDown, action.KeyUp:
+		sym, err := Keysym(a.Keys[0])
+		if err != nil {
+			return st, err
+		}
+		down := a.Kind == action.KeyDown
+		in.hold(sym, down)
+		return st, dev.Key(sym, down)
+	case action.Wait:
+		return st, Sleep(ctx, time.Duration(a.WaitSeconds()*float64(time.Second)))
+	case action.Code:
+		if a.Lang != "" && a.Lang != "bash" && a.Lang != "sh" && a.Lang != "shell" {
+			return st, fmt.Errorf("%w: code in %q cannot run on %s (bash only)", env.ErrBadAction, a.Lang, in.Name)
+		}
+		out, err := in.Place.Shell(ctx, a.Text)
+		if err != nil {
+			return st, err
+		}
+		st.Output = out
+		return st, nil
+	case action.Done, action.Fail, action.Answer, action.Plan, action.Reflect:
+		return st, nil
+	case action.API:
+		return st, fmt.Errorf("%w: no API %q is registered on %s", env.ErrBadAction, a.Name, in.Name)
+	default:
+		return st, fmt.Errorf("%w: %s is for browsers or phones, not %s", env.ErrBadAction, a.Kind, in.Name)
+	}
+}
+
+// hold records a key held down by key_down, so that a reset lets go of it.
+func (in *Interpreter) hold(sym uint32, down bool) {
+	for i, k := range in.held {
+		if k == sym {
+			in.held = append(in.held[:i], in.held[i+1:]...)
+			break
+		}
+	}
+	if down {
+		in.held = append(in.held, sym)
+	}
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// Keysym resolves a key name in any convention action.NormalizeKey knows
+// ("Return", "F5", "CTRL", "é") to its X keysym. Its errors match
+// env.ErrBadAction.
+func Keysym(name string) (uint32, error) {
+	if k, ok := action.NormalizeKey(name); ok {
+		name = k
+	}
+	s, err := x11.KeyKeysym(name)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %v", env.ErrBadAction, err)
+	}
+	return uint32(s), nil
+}
+
+// keys presses keys one after another, or together (a hotkey: pressed in
+// order and released in reverse, never left half pressed). Every name is
+// resolved before the first key goes down.
+func (in *Interpreter) keys(ctx context.Context, names []string, together bool) error {
+	syms := make([]uint32, len(names))
+	for i, n := range names {
+		s, err := Keysym(n)
+		if err != nil {
+			return err
+		}
+		syms[i] = s
+	}
+	dev := in.Device
+	if !together {
+		for _, s := range syms {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := dev.Key(s, true); err != nil {
+				return err
+			}
+			if err := dev.Key(s, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var pressed int
+	var err error
+	for _, s := range syms {
+		if err = dev.Key(s, true); err != nil {
+			break
+		}
+		pressed++
+	}
+	for i := pressed - 1; i >= 0; i-- {
+		if rerr := dev.Key(syms[i], false); err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+// drag presses at (fx, fy), moves to (tx, ty) in steps over the action's
+// duration (a press gap at least between moves), and releases. A drag cut
+// short lets go of the button.
+func (in *Interpreter) drag(ctx context.Context, fx, fy, tx, ty int, a action.Action) error {
+	dev := in.Device
+	b := ButtonNumber(a.Button)
+	if err := dev.Move(fx, fy); err != nil {
+		return err
+	}
+	if err := Sleep(ctx, PressGap); err != nil {
+		return err
+	}
+	if err := dev.Button(b, true); err != nil {
+		return err
+	}
+	step := max(time.Duration(a.Duration*float64(time.Second)/DragSteps), PressGap)
+	for i := 1; i <= DragSteps; i++ {
+		if err := Sleep(ctx, step); err != nil {
+			dev.Button(b, false)
+			return err
+		}
+		if err := dev.Move(fx+(tx-fx)*i/DragSteps, fy+(ty-fy)*i/DragSteps); err != nil {
+			dev.Button(b, false)
+			return err
+		}
+	}
+	if err := Sleep(ctx, PressGap); err != nil {
+		dev.Button(b, false)
+		return err
+	}
+	return dev.Button(b, false)
+}
+
+// Sleep waits d or until ctx is done.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

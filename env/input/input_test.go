@@ -1,0 +1,253 @@
+package input
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/env"
+)
+
+// rec is a device that records its events; failKey makes the key event
+// of that keysym fail.
+type rec struct {
+	x, y    int
+	events  []string
+	failKey uint32
+}
+
+func (r *rec) Size() action.Size          { return action.Size{W: 100, H: 50} }
+func (r *rec) Pointer() (int, int, error) { return r.x, r.y, nil }
+func (r *rec) Move(x, y int) error {
+	r.x, r.y = x, y
+	r.events = append(r.events, fmt.Sprintf("move %d,%d", x, y))
+	return nil
+}
+func (r *rec) Button(n int, down bool) error {
+	r.events = append(r.events, fmt.Sprintf("button %d %s", n, updown(down)))
+	return nil
+}
+func (r *rec) Key(sym uint32, down bool) error {
+	if sym == r.failKey && down {
+		return errors.New("key refused")
+	}
+	r.events = append(r.events, fmt.Sprintf("key %#x %s", sym, updown(down)))
+	return nil
+}
+func (r *rec) TypeRune(c rune) error {
+	r.events = append(r.events, "rune "+string(c))
+	return nil
+}
+
+func updown(down bool) string {
+	if down {
+		return "down"
+	}
+	return "up"
+}
+
+// elements is a place with one element, "push button OK" at (40, 20).
+type elements struct{ shell bool }
+
+func (elements) Target(_ context.Context, t *action.Target) (int, int, int, error) {
+	if t.Name != "OK" {
+		return 0, 0, 0, fmt.Errorf("%w: %s", env.ErrNotFound, t)
+	}
+	return 40, 20, 2, nil
+}
+
+func (elements) Describe(_ context.Context, x, y int) string {
+	if x == 40 && y == 20 {
+		return "push button OK"
+	}
+	return ""
+}
+
+func (p elements) Shell(_ context.Context, command string) (string, error) {
+	if !p.shell {
+		return "", errors.New("no shell here")
+	}
+	return "exit 0\n" + command, nil
+}
+
+func TestDo(t *testing.T) {
+	ok := &action.Target{Role: "push button", Name: "OK"}
+	cases := []struct {
+		name    string
+		act     action.Action
+		events  string
+		element string
+		at      string
+		matches int
+		output  string
+	}{
+		{name: "click", act: action.Action{Kind: action.Click, Point: action.At(10, 5)},
+			events: "move 10,5 | button 1 down | button 1 up", at: "10,5"},
+		{name: "double right click", act: action.Action{Kind: action.Click, Point: action.At(10, 5), Button: action.Right, Count: 2},
+			events: "move 10,5 | button 3 down | button 3 up | button 3 down | button 3 up", at: "10,5"},
+		{name: "click on a target", act: action.Action{Kind: action.Click, Target: ok},
+			events: "move 40,20 | button 1 down | button 1 up", at: "40,20", element: "push button OK", matches: 2},
+		{name: "click where the pointer is", act: action.Action{Kind: action.Click},
+			events: "move 1,1 | button 1 down | button 1 up", at: "1,1"},
+		{name: "move relative", act: action.Action{Kind: action.MoveRel, Point: &action.Point{X: 5, Y: -1}},
+			events: "move 6,0", at: "6,0"},
+		{name: "scroll a page up and a notch right", act: action.Action{Kind: action.Scroll, Point: action.At(3, 3), Pages: -0.2, DX: 1},
+			events: "move 3,3 | button 4 down | button 4 up | button 4 down | button 4 up | button 7 down | button 7 up", at: "3,3"},
+		{name: "mouse down on a target", act: action.Action{Kind: action.MouseDown, Target: ok},
+			events: "move 40,20 | button 1 down", at: "40,20", element: "push button OK", matches: 2},
+		{name: "type into a target, cleared", act: action.Action{Kind: action.Type, Target: ok, Text: "hé", Clear: true},
+			events: "move 40,20 | button 1 down | button 1 up | key 0xffe3 down | key 0x61 down | key 0x61 up | key 0xffe3 up | key 0xffff down | key 0xffff up | rune h | rune é",
+			at:     "40,20", element: "push button OK", matches: 2},
+		{name: "hotkey", act: action.Action{Kind: action.Hotkey, Keys: []string{"ctrl", "shift", "t"}},
+			events: "key 0xffe3 down | key 0xffe1 down | key 0x74 down | key 0x74 up | key 0xffe1 up | key 0xffe3 up"},
+		{name: "keys in turn", act: action.Action{Kind: action.Key, Keys: []string{"Return", "F5"}},
+			events: "key 0xff0d down | key 0xff0d up | key 0xffc2 down | key 0xffc2 up"},
+		{name: "code", act: action.Action{Kind: action.Code, Text: "ls"}, output: "exit 0\nls"},
+		{name: "done", act: action.Action{Kind: action.Done}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := &rec{x: 1, y: 1}
+			in := &Interpreter{Device: d, Place: elements{shell: true}, Name: "a test screen"}
+			st, err := in.Do(context.Background(), c.act)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(d.events, " | "); got != c.events {
+				t.Errorf("events\n got %s\nwant %s", got, c.events)
+			}
+			at := ""
+			if st.At != nil {
+				at = fmt.Sprintf("%d,%d", st.At[0], st.At[1])
+			}
+			if at != c.at || st.Element != c.element || st.Ambiguous != c.matches || st.Output != c.output {
+				t.Errorf("step at %q element %q ambiguous %d output %q, want %q %q %d %q",
+					at, st.Element, st.Ambiguous, st.Output, c.at, c.element, c.matches, c.output)
+			}
+		})
+	}
+}
+
+// TestDrag: a drag presses where it starts, moves in DragSteps and lets
+// go where it ends.
+func TestDrag(t *testing.T) {
+	d := &rec{}
+	in := &Interpreter{Device: d, Place: elements{}, Name: "a test screen"}
+	if _, err := in.Do(context.Background(), action.Action{Kind: action.Drag, Point: action.At(0, 0), To: action.At(24, 12)}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"move 0,0", "button 1 down"}
+	for i := 1; i <= DragSteps; i++ {
+		want = append(want, fmt.Sprintf("move %d,%d", 24*i/DragSteps, 12*i/DragSteps))
+	}
+	want = append(want, "button 1 up")
+	if got, w := strings.Join(d.events, " | "), strings.Join(want, " | "); got != w {
+		t.Fatalf("drag\n got %s\nwant %s", got, w)
+	}
+}
+
+func TestRefused(t *testing.T) {
+	cases := []struct {
+		name string
+		act  action.Action
+		want error
+		says string
+	}{
+		{"off the screen", action.Action{Kind: action.Click, Point: action.At(100, 10)}, env.ErrBadAction, "(100, 10) is outside the 100x50 screen"},
+		{"moved off the screen", action.Action{Kind: action.MoveRel, Point: &action.Point{X: -5}}, env.ErrBadAction, "off the"},
+		{"no such element", action.Action{Kind: action.Click, Target: &action.Target{Name: "Cancel"}}, env.ErrNotFound, "Cancel"},
+		{"unknown key", action.Action{Kind: action.Key, Keys: []string{"nosuchkey"}}, env.ErrBadAction, "nosuchkey"},
+		{"python", action.Action{Kind: action.Code, Lang: "python", Text: "1"}, env.ErrBadAction, `code in "python" cannot run on a test screen`},
+		{"a browser's action", action.Action{Kind: action.Navigate, Text: "https://example.org"}, env.ErrBadAction, "not a test screen"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := &rec{}
+			in := &Interpreter{Device: d, Place: elements{}, Name: "a test screen"}
+			_, err := in.Do(context.Background(), c.act)
+			if !errors.Is(err, c.want) || !strings.Contains(fmt.Sprint(err), c.says) {
+				t.Fatalf("%v, want %v saying %q", err, c.want, c.says)
+			}
+			if len(d.events) > 0 {
+				t.Fatalf("a refused action sent %v", d.events)
+			}
+		})
+	}
+}
+
+// TestHotkeyNeverHalfPressed: when a key of a hotkey cannot go down, the
+// keys already down are released.
+func TestHotkeyNeverHalfPressed(t *testing.T) {
+	d := &rec{failKey: 0x74}
+	in := &Interpreter{Device: d, Place: elements{}, Name: "a test screen"}
+	_, err := in.Do(context.Background(), action.Action{Kind: action.Hotkey, Keys: []string{"ctrl", "shift", "t"}})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	want := "key 0xffe3 down | key 0xffe1 down | key 0xffe1 up | key 0xffe3 up"
+	if got := strings.Join(d.events, " | "); got != want {
+		t.Fatalf("events\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestHeld: key_down is remembered until key_up, so that a reset can let
+// go of what an agent left held.
+func TestHeld(t *testing.T) {
+	in := &Interpreter{Device: &rec{}, Place: elements{}, Name: "a test screen"}
+	ctx := context.Background()
+	for _, a := range []action.Action{
+		{Kind: action.KeyDown, Keys: []string{"shift"}},
+		{Kind: action.KeyDown, Keys: []string{"ctrl"}},
+		{Kind: action.KeyDown, Keys: []string{"a"}},
+		{Kind: action.KeyUp, Keys: []string{"ctrl"}},
+	} {
+		if _, err := in.Do(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := fmt.Sprintf("%#x", in.Held()); got != "[0xffe1 0x61]" {
+		t.Fatalf("held %s", got)
+	}
+	in.Forget()
+	if len(in.Held()) != 0 {
+		t.Fatal("Forget kept keys")
+	}
+}
+
+// TestCancelled: a done context sends nothing, and a drag cut short lets
+// go of its button.
+func TestCancelled(t *testing.T) {
+	d := &rec{}
+	in := &Interpreter{Device: d, Place: elements{}, Name: "a test screen"}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, a := range []action.Action{
+		{Kind: action.Type, Text: "abc"},
+		{Kind: action.Scroll, DY: 5},
+		{Kind: action.Click, Point: action.At(1, 1)},
+	} {
+		if _, err := in.Do(ctx, a); !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s: %v", a.Kind, err)
+		}
+	}
+	if len(d.events) > 0 {
+		t.Fatalf("sent %v", d.events)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	d.failKey = 0
+	done := make(chan error, 1)
+	go func() {
+		_, err := in.Do(ctx, action.Action{Kind: action.Drag, Point: action.At(0, 0), To: action.At(9, 9), Duration: 60})
+		done <- err
+	}()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("drag: %v", err)
+	}
+	if n := len(d.events); n > 0 && d.events[n-1] != "button 1 up" && d.events[n-1] != "move 0,0" {
+		t.Fatalf("a cancelled drag ended with %q", d.events[n-1])
+	}
+}
