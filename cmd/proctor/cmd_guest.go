@@ -9,6 +9,7 @@ import (
 	"log"
 	"net"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -29,6 +30,8 @@ type guestOptions struct {
 	size         string
 	homeTemplate string
 	verbose      bool
+	vnc          string
+	vncPassFile  string
 }
 
 func newGuestCommand() *cobra.Command {
@@ -68,6 +71,13 @@ say) or a private network: on any other address the daemon warns that
 the token can be read on the network. The runner and the daemon check
 that they speak the same API version.
 
+With --vnc HOST:PORT the desktop also serves its screen over VNC (x11vnc,
+started with the desktop and kept across resets; --vnc-password-file
+holds its password on the first line, else it has none). A runner then
+drives the desktop as any VNC desktop, with this daemon beside it for the
+setup, the tree and the checks: proctor run --env vnc://HOST:PORT
+--vnc-guest https://HOST:PORT#sha256=FINGERPRINT.
+
 The daemon listens on 127.0.0.1 unless --listen says otherwise. It closes
 connections that stay silent or idle, and serves a bounded number at
 once. Files are served only from the desktop's home and temporary
@@ -79,7 +89,8 @@ folders.`,
   # and the runner dials https://127.0.0.1:7400#sha256=3f1c… with the token
   proctor guest --local --listen 0.0.0.0:7400 --size 1280x800 --token-file ~/.proctor-token
   proctor guest --local --listen 0.0.0.0:7400 --tls-cert guest.crt --tls-key guest.key --token-file ~/.proctor-token
-  curl -k -H "Authorization: Bearer $(cat ~/.proctor-token)" https://127.0.0.1:7400/v1/screenshot > shot.png`,
+  curl -k -H "Authorization: Bearer $(cat ~/.proctor-token)" https://127.0.0.1:7400/v1/screenshot > shot.png
+  proctor guest --local --vnc 127.0.0.1:5901 --token-file ~/.proctor-token`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runGuest(cmd, o)
@@ -96,6 +107,8 @@ folders.`,
 	f.StringVar(&o.size, "size", "1920x1080", "screen size of the local desktop, WIDTHxHEIGHT")
 	f.StringVar(&o.homeTemplate, "home-template", "", "folder copied into the home folder at every reset")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "log every request and the desktop's programs' output")
+	f.StringVar(&o.vnc, "vnc", "", "also serve the desktop over VNC (x11vnc) on HOST:PORT; a loopback HOST listens on loopback only")
+	f.StringVar(&o.vncPassFile, "vnc-password-file", "", "with --vnc: file whose first line is the VNC password (default: none)")
 	return c
 }
 
@@ -109,6 +122,9 @@ func runGuest(cmd *cobra.Command, o guestOptions) error {
 	}
 	w, h := size.W, size.H
 	stderr := cmd.ErrOrStderr()
+	if err := guestVNCOptions(o, stderr); err != nil {
+		return err
+	}
 	// Everything that can refuse the options does so before the desktop
 	// starts, which takes seconds; the listener first, so that a new
 	// token is not printed for a daemon that then refuses to start.
@@ -125,6 +141,9 @@ func runGuest(cmd *cobra.Command, o guestOptions) error {
 	if o.verbose {
 		cfg.Log = os.Stderr
 	}
+	if o.vnc != "" {
+		cfg.VNC = &xdesktop.VNC{Listen: o.vnc, PasswordFile: o.vncPassFile}
+	}
 	ctx := cmd.Context()
 	start := time.Now()
 	d, err := xdesktop.Start(ctx, cfg)
@@ -135,6 +154,13 @@ func runGuest(cmd *cobra.Command, o guestOptions) error {
 	defer d.Close()
 	fmt.Fprintf(stderr, "desktop %s (%dx%d) ready in %s; serving on %s\n", d.Display(), w, h,
 		time.Since(start).Round(time.Millisecond), target)
+	if a := d.VNCAddr(); a != "" {
+		pw := "no password"
+		if o.vncPassFile != "" {
+			pw = "password from " + o.vncPassFile
+		}
+		fmt.Fprintf(stderr, "VNC on vnc://%s (%s)\n", a, pw)
+	}
 	srv := &guest.Server{Env: d, Token: token, TLS: tlsConfig, Build: version}
 	if o.verbose {
 		srv.Log = log.New(stderr, "guest: ", log.LstdFlags|log.Lmicroseconds)
@@ -263,4 +289,33 @@ func exposure(addr net.Addr) string {
 		return fmt.Sprintf("listening on every network interface (%s): %s", addr, why)
 	}
 	return fmt.Sprintf("listening on %s, not a loopback address: %s", addr, why)
+}
+
+// guestVNCOptions refuses --vnc options that cannot work before the
+// desktop starts, and warns of a VNC server anyone on the network may
+// drive.
+func guestVNCOptions(o guestOptions, stderr io.Writer) error {
+	if o.vnc == "" {
+		if o.vncPassFile != "" {
+			return errors.New("--vnc-password-file is for --vnc: say where the VNC server listens")
+		}
+		return nil
+	}
+	host, _, err := net.SplitHostPort(o.vnc)
+	if err != nil {
+		return fmt.Errorf("--vnc %q: give HOST:PORT (127.0.0.1:5901): %v", o.vnc, err)
+	}
+	if _, err := exec.LookPath("x11vnc"); err != nil {
+		return errors.New("--vnc needs x11vnc (apt-get install x11vnc)")
+	}
+	if o.vncPassFile != "" {
+		if _, err := os.Stat(o.vncPassFile); err != nil {
+			return fmt.Errorf("--vnc-password-file: %w", err)
+		}
+		return nil
+	}
+	if ip := net.ParseIP(host); !(host == "localhost" || ip != nil && ip.IsLoopback()) {
+		fmt.Fprintf(stderr, "warning: the VNC server on %s has no password: anyone who reaches it drives the desktop (give --vnc-password-file)\n", o.vnc)
+	}
+	return nil
 }

@@ -38,6 +38,8 @@ type Config struct {
 	// Settle is how the desktop waits for its screen to settle after each
 	// turn; the zero value is DefaultSettle (off where PROCTOR_SETTLE=off).
 	Settle Settle
+	// VNC, when set, serves the desktop over VNC too (see VNC).
+	VNC *VNC
 }
 
 // Desktop is a local X11 desktop. It implements env.Env.
@@ -49,9 +51,6 @@ type Desktop struct {
 
 	mu    sync.Mutex
 	marks []observe.Mark // of the last set-of-mark observation
-	// ambiguous is how many elements the last role and name target
-	// matched when none was preferred (see observe.Resolution).
-	ambiguous int
 	// base is the desktop's folder, opened once: ReadFile and WriteFile
 	// reach the home and temporary folders through it (see files.go).
 	base *os.Root
@@ -59,6 +58,8 @@ type Desktop struct {
 	// given and with symbolic links resolved.
 	roots []string
 	st    settler // waiting for the screen to settle (see settle.go)
+	// vncAddr is where the desktop's own VNC server listens (Config.VNC).
+	vncAddr string
 }
 
 var _ env.Env = (*Desktop)(nil)
@@ -126,6 +127,12 @@ func Start(ctx context.Context, cfg Config) (*Desktop, error) {
 	if d.a11y, err = atspi.Connect(ctx, s.busAddr); err != nil {
 		d.Close()
 		return nil, err
+	}
+	if cfg.VNC != nil {
+		if d.vncAddr, err = d.startVNC(ctx, *cfg.VNC); err != nil {
+			d.Close()
+			return nil, err
+		}
 	}
 	return d, nil
 }
