@@ -52,6 +52,9 @@ type Source struct {
 	Name string
 	// Type is the environment type it serves (task.Environment.Type).
 	Type string
+	// Also lists other types it serves: a VNC desktop with an X11 guest
+	// beside it runs the tasks written for X11 desktops too.
+	Also []string
 	// Size is the fixed screen size of the environment, or zero when
 	// Start makes one of any size.
 	Size action.Size

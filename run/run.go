@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -214,7 +215,7 @@ func (p *place) close() {
 
 // serves reports whether the place can run the job.
 func (p *place) serves(j job) bool {
-	if p.lost != nil || p.src.Type != j.typ() {
+	if p.lost != nil || p.src.Type != j.typ() && !slices.Contains(p.src.Also, j.typ()) {
 		return false
 	}
 	return p.src.Size == (action.Size{}) || p.src.Size == j.size()
@@ -449,7 +450,8 @@ func describePool(places []*place) string {
 		if p.src.Size != (action.Size{}) {
 			size = fmt.Sprintf("%dx%d", p.src.Size.W, p.src.Size.H)
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s, %s)", p.src.Name, p.src.Type, size))
+		types := strings.Join(append([]string{p.src.Type}, p.src.Also...), ", ")
+		parts = append(parts, fmt.Sprintf("%s (%s, %s)", p.src.Name, types, size))
 	}
 	if len(parts) == 0 {
 		return "no environment"

@@ -128,7 +128,13 @@ var builtin = []Provider{
 				first.Close()
 				return nil, err
 			}
-			return []env.Source{{Name: first.Name(), Type: "vnc", Size: info.Screen,
+			// With a guest, the desktop is also the guest's kind: a VNC
+			// server beside "proctor guest" runs x11 tasks.
+			var also []string
+			if k := first.GuestKind(); k != "" && k != "vnc" {
+				also = []string{k}
+			}
+			return []env.Source{{Name: first.Name(), Type: "vnc", Also: also, Size: info.Screen,
 				Start: func(ctx context.Context, _ action.Size) (env.Env, error) {
 					if first != nil { // the connection made while parsing, once
 						e := first
