@@ -127,7 +127,11 @@ func (p *PlannerGrounder) Stop(context.Context) error { return nil }
 // Reflect is ScreenAgent's plan, act, reflect pipeline: plan the task as
 // sub-tasks, act on the current one, then judge the result on the next
 // screenshot (sub_task_success, need_retry, need_reformulate) and go on,
-// retry with the advice (at most MaxRetries times) or plan again.
+// retry with the advice (at most MaxRetries times) or plan again. With
+// Model.Prompt.Format screenagent, every phase speaks ScreenAgent's JSON
+// function calls (PlanAction, MouseAction and KeyboardAction,
+// EvaluateSubTaskAction); else it acts in pyautogui or json and plans and
+// judges in plain lines.
 type Reflect struct {
 	Model      ModelConfig
 	MaxRetries int // retries of one sub-task before planning again; default 3
@@ -175,21 +179,26 @@ func (r *Reflect) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, er
 		turn.Raw += out + "\n---\n"
 		return strings.TrimSpace(out), err
 	}
+	sa := r.Model.Prompt.Format == action.FormatScreenAgent
 	if r.acted {
 		r.acted = false
-		out, err := ask(r.system("judge the last action's result", sp),
-			fmt.Sprintf("The sub-task was: %s\nLooking at the screen now, answer on the first line one of sub_task_success, need_retry or need_reformulate, and on the next lines your advice.\n%s", r.plan[r.current], ObservationText(v)))
+		text := fmt.Sprintf("The sub-task was: %s\n", r.plan[r.current])
+		if sa {
+			text += "Looking at the screen now, judge whether the last actions did it.\n" + screenagentReflectRules
+		} else {
+			text += "Looking at the screen now, answer on the first line one of sub_task_success, need_retry or need_reformulate, and on the next lines your advice."
+		}
+		out, err := ask(r.system("judge the last action's result", sp), text+"\n"+ObservationText(v))
 		if err != nil {
 			return Turn{}, err
 		}
-		situation, advice, _ := strings.Cut(out, "\n")
-		situation = strings.TrimSpace(situation)
-		r.advice = strings.TrimSpace(advice)
-		refl := action.Action{Kind: action.Reflect, Text: situation}
-		if r.advice != "" {
-			refl.Args = map[string]any{"advice": r.advice}
+		refl, perr := reflection(out, sa)
+		if perr != "" {
+			turn.ParseError = perr
+			return turn, nil
 		}
-		switch situation {
+		r.advice, _ = refl.Args["advice"].(string)
+		switch refl.Text {
 		case "sub_task_success":
 			r.current, r.retries = r.current+1, 0
 		case "need_retry":
@@ -199,9 +208,6 @@ func (r *Reflect) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, er
 			}
 		case "need_reformulate":
 			r.plan = nil
-		default:
-			turn.ParseError = fmt.Sprintf("the reflection %q is none of sub_task_success, need_retry, need_reformulate", situation)
-			return turn, nil
 		}
 		turn.Actions = append(turn.Actions, refl)
 		if r.plan != nil && r.current >= len(r.plan) {
@@ -211,6 +217,9 @@ func (r *Reflect) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, er
 	}
 	if r.plan == nil {
 		text := "List the sub-tasks that complete the task, one a line, in order. Answer FAIL if the task cannot be done."
+		if sa {
+			text = screenagentPlanRules
+		}
 		if r.advice != "" {
 			text += "\nAdvice from the last attempt: " + r.advice
 		}
@@ -222,27 +231,30 @@ func (r *Reflect) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, er
 			turn.Actions = append(turn.Actions, codes...)
 			return turn, nil
 		}
-		r.plan, r.current, r.retries = nil, 0, 0
-		for _, line := range strings.Split(out, "\n") {
-			if l := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "-*0123456789.) ")); l != "" {
-				r.plan = append(r.plan, l)
-			}
-		}
-		if len(r.plan) == 0 {
-			turn.ParseError = "the plan is empty"
+		plan, perr := subTasks(out, sa)
+		if perr != "" {
+			turn.ParseError = perr
 			return turn, nil
 		}
+		r.plan, r.current, r.retries = plan, 0, 0
 		turn.Actions = append(turn.Actions, action.Action{Kind: action.Plan, Text: strings.Join(r.plan, "\n")})
 	}
 	text := "Current sub-task: " + r.plan[r.current]
 	if r.advice != "" && r.retries > 0 {
 		text += "\nAdvice: " + r.advice
 	}
-	out, err := ask(r.system("act", sp)+"\n\n"+pyautoguiRules, text+"\n"+ObservationText(v))
+	format, rules := action.FormatPyAutoGUI, pyautoguiRules
+	switch r.Model.Prompt.Format {
+	case action.FormatJSON:
+		format, rules = action.FormatJSON, jsonRules
+	case action.FormatScreenAgent:
+		format, rules = action.FormatScreenAgent, screenagentRules
+	}
+	out, err := ask(r.system("act", sp)+"\n\n"+rules, text+"\n"+ObservationText(v))
 	if err != nil {
 		return Turn{}, err
 	}
-	acts, perr := parseIn(sp, action.FormatPyAutoGUI, out)
+	acts, perr := parseIn(sp, format, out)
 	if perr != "" {
 		turn.ParseError = perr
 		return turn, nil
@@ -250,6 +262,66 @@ func (r *Reflect) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, er
 	r.acted = true
 	turn.Actions = append(turn.Actions, acts...)
 	return turn, nil
+}
+
+// reflection reads the judgement of a sub-task: ScreenAgent's
+// EvaluateSubTaskAction (sa), or the situation on the first line and the
+// advice on the next ones. It returns a reflect action, or why not.
+func reflection(out string, sa bool) (action.Action, string) {
+	if sa {
+		acts, err := action.Parse(action.FormatScreenAgent, out, action.Options{})
+		if err != nil {
+			return action.Action{}, err.Error()
+		}
+		if len(acts) != 1 || acts[0].Kind != action.Reflect {
+			return action.Action{}, fmt.Sprintf("the reflection is %d actions, not one EvaluateSubTaskAction", len(acts))
+		}
+		return acts[0], ""
+	}
+	situation, advice, _ := strings.Cut(out, "\n")
+	situation = strings.TrimSpace(situation)
+	switch situation {
+	case "sub_task_success", "need_retry", "need_reformulate":
+	default:
+		return action.Action{}, fmt.Sprintf("the reflection %q is none of sub_task_success, need_retry, need_reformulate", situation)
+	}
+	refl := action.Action{Kind: action.Reflect, Text: situation}
+	if advice = strings.TrimSpace(advice); advice != "" {
+		refl.Args = map[string]any{"advice": advice}
+	}
+	return refl, ""
+}
+
+// subTasks reads a plan: ScreenAgent's PlanAction objects (sa), or one
+// sub-task a line, numbered or bulleted or not.
+func subTasks(out string, sa bool) ([]string, string) {
+	var plan []string
+	if sa {
+		acts, err := action.Parse(action.FormatScreenAgent, out, action.Options{})
+		if err != nil {
+			return nil, err.Error()
+		}
+		for _, a := range acts {
+			if a.Kind != action.Plan {
+				return nil, fmt.Sprintf("the plan holds a %s, not only PlanAction objects", a.Kind)
+			}
+			for _, l := range strings.Split(a.Text, "\n") {
+				if l = strings.TrimSpace(l); l != "" {
+					plan = append(plan, l)
+				}
+			}
+		}
+	} else {
+		for _, line := range strings.Split(out, "\n") {
+			if l := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "-*0123456789.) ")); l != "" {
+				plan = append(plan, l)
+			}
+		}
+	}
+	if len(plan) == 0 {
+		return nil, "the plan is empty"
+	}
+	return plan, ""
 }
 
 // Stop does nothing.

@@ -120,6 +120,59 @@ func TestReflectPipeline(t *testing.T) {
 	}
 }
 
+// TestReflectScreenAgentFormat: with --format screenagent every phase
+// speaks ScreenAgent's JSON function calls: PlanAction to plan,
+// MouseAction and KeyboardAction to act, EvaluateSubTaskAction to reflect;
+// a reply in another shape is a parse error, never an action.
+func TestReflectScreenAgentFormat(t *testing.T) {
+	s, _ := routed(t, map[string][]string{
+		"You plan the work for": {"```json\n[{\"action_type\": \"PlanAction\", \"element\": \"Open the File menu\"}, {\"action_type\": \"PlanAction\", \"element\": \"Click Save\"}]\n```"},
+		"You act for": {
+			"```json\n[{\"action_type\": \"MouseAction\", \"mouse_action_type\": \"click\", \"mouse_button\": \"left\", \"mouse_position\": {\"width\": 12, \"height\": 34}}]\n```",
+			"```json\n[{\"action_type\": \"KeyboardAction\", \"keyboard_action_type\": \"press\", \"keyboard_key\": \"Control_L+s\"}]\n```",
+		},
+		"You judge": {
+			"```json\n{\"action_type\": \"EvaluateSubTaskAction\", \"situation\": \"sub_task_success\"}\n```",
+			"need_retry\nplain words are not ScreenAgent's format",
+			"{\"action_type\": \"EvaluateSubTaskAction\", \"situation\": \"sub_task_success\", \"advice\": \"saved\"}",
+		},
+	})
+	t.Setenv("TEST_KEY", "test-key")
+	r := &Reflect{Model: ModelConfig{BaseURL: s.srv.URL + "/v1", APIKeyEnv: "TEST_KEY", Model: "screenagent",
+		Prompt: PromptConfig{Format: action.FormatScreenAgent}}}
+	ctx := context.Background()
+	if err := r.Start(ctx, Task{Instruction: "Save.", Screen: action.Size{W: 100, H: 100}}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`plan "Open the File menu\nClick Save" | click (12,34)`,
+		`reflect "sub_task_success" | hotkey ctrl+s`,
+		"", // a parse error
+		`reflect advice="saved" "sub_task_success" | done`,
+	}
+	for i, w := range want {
+		turn, err := r.Next(ctx, Observation{Step: i + 1}, nil)
+		if err != nil {
+			t.Fatalf("turn %d: %v", i+1, err)
+		}
+		if w == "" {
+			if turn.ParseError == "" || len(turn.Actions) > 0 {
+				t.Fatalf("turn %d: a reflection outside the format gave %s (parse error %q)", i+1, actionsOf(turn), turn.ParseError)
+			}
+			r.acted = true // the judgement is asked for again
+			continue
+		}
+		if got := actionsOf(turn); got != w {
+			t.Fatalf("turn %d: %s (%s), want %s", i+1, got, turn.ParseError, w)
+		}
+	}
+	// The act phase was told ScreenAgent's format.
+	b, _ := json.Marshal(s.requests[1])
+	if !strings.Contains(string(b), "MouseAction") || strings.Contains(string(b), "pyautogui.click") {
+		t.Fatalf("the act request does not ask for ScreenAgent's format: %s", b)
+	}
+}
+
 // TestPlannerGrounderSmartResize: a UI-TARS grounder answering in pixels
 // of its smart-resized screenshot, as ScienceBoard's grounders do, while
 // the planner sees the screen as it is.

@@ -189,8 +189,12 @@ func modelConfig(name string, o Options) (ModelConfig, error) {
 	m := o.Model
 	switch action.Format(m.Format) {
 	case "", action.FormatPyAutoGUI, action.FormatJSON:
+	case action.FormatScreenAgent:
+		if name != "reflect" {
+			return ModelConfig{}, fmt.Errorf("--format screenagent is the format of --agent reflect (ScreenAgent's pipeline); --agent %s asks for pyautogui or json", name)
+		}
 	default:
-		return ModelConfig{}, fmt.Errorf("--format %q: the model agents ask for pyautogui or json", m.Format)
+		return ModelConfig{}, fmt.Errorf("--format %q: the model agents ask for pyautogui or json (--agent reflect also for screenagent)", m.Format)
 	}
 	switch action.Unit(m.Unit) {
 	case "", action.Pixels, action.Ratio, action.Thousand, SmartResize:
