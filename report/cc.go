@@ -31,15 +31,24 @@ type TaskCC struct {
 // performedStep is what the runner records of each performed action (the
 // env package's Step): the action and where a pointer action landed.
 type performedStep struct {
-	Action action.Action `json:"action"`
-	At     *[2]int       `json:"at,omitempty"`
+	Action  action.Action `json:"action"`
+	At      *[2]int       `json:"at,omitempty"`
+	Element string        `json:"element,omitempty"`
 }
 
 // landed is the performed action with its position where it landed (in
-// pixels), so that an action aimed at an element or a set-of-mark tag is
-// scored where it acted.
+// pixels) and the element it touched there, so that an action aimed at an
+// element or a set-of-mark tag is scored where it acted.
 func (p performedStep) landed() action.Action {
 	a := p.Action
+	if p.Element != "" {
+		args := make(map[string]any, len(a.Args)+1)
+		for k, v := range a.Args {
+			args[k] = v
+		}
+		args[score.ElementArg] = p.Element
+		a.Args = args
+	}
 	if p.At == nil {
 		return a
 	}

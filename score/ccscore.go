@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/observe"
 )
 
 // CC-Score (ScreenAgent) compares a predicted action sequence with a gold
@@ -200,7 +201,7 @@ func compare(g, p action.Action, gv, pv ccView, s action.Size, sims map[[2]strin
 			// Whatever the predicted mouse type, its position counts
 			// when it lies in the gold box.
 			at.positionOK = 0
-			if inside(g, gv.point, pv.point, s) {
+			if inside(g, p, gv.point, pv.point, s) {
 				at.positionOK = 1
 			}
 			score += float64(at.positionOK)
@@ -218,11 +219,27 @@ func compare(g, p action.Action, gv, pv ccView, s action.Size, sims map[[2]strin
 	return score, at
 }
 
+// ElementArg is the key of action.Args under which a performed action
+// carries the element it touched, as observe.Describe names it ("push
+// button Save"): the runner's record of each click.
+const ElementArg = "element"
+
 // inside reports whether the predicted point lies in the gold box (edges
-// included); without a box, the gold point itself is the box.
-func inside(g action.Action, gp, pp *action.Point, s action.Size) bool {
+// included). A gold action aimed at an element by role and name has its
+// element's box, known from what the prediction touched: the point is
+// inside when the element under it is the one the target names (of the
+// role, for a target that names only a role). Without a box, the gold
+// point itself is the box.
+func inside(g, p action.Action, gp, pp *action.Point, s action.Size) bool {
 	if pp == nil {
 		return false
+	}
+	if t := g.Target; g.Box == nil && t != nil && (strings.TrimSpace(t.Name) != "" || t.Role != "") {
+		touched, _ := p.Args[ElementArg].(string)
+		if strings.TrimSpace(t.Name) == "" {
+			return touched == t.Role || strings.HasPrefix(touched, t.Role+" ")
+		}
+		return touched != "" && touched == observe.Describe(&observe.Node{Role: t.Role, Name: t.Name})
 	}
 	px, py, err := pp.Pixels(s)
 	if err != nil {

@@ -151,3 +151,35 @@ func TestMacroF1(t *testing.T) {
 		t.Fatal("empty MacroF1 should be 0")
 	}
 }
+
+// TestCCScoreElementTargets: a gold click aimed at an element by role and
+// name earns the position point when the prediction touched that element
+// (the runner's record), wherever its pixels were; a target naming only a
+// role is met by any element of the role.
+func TestCCScoreElementTargets(t *testing.T) {
+	s := action.Size{W: 1000, H: 1000}
+	touched := func(el string) []action.Action {
+		return []action.Action{{Kind: action.Click, Point: action.At(5, 5), Args: map[string]any{ElementArg: el}}}
+	}
+	save := []action.Action{{Kind: action.Click, Target: &action.Target{Role: "push button", Name: " Save "}}}
+	text := []action.Action{{Kind: action.Click, Target: &action.Target{Role: "text"}}}
+	cases := []struct {
+		name string
+		gold []action.Action
+		pred []action.Action
+		want float64
+	}{
+		{"the element named", save, touched("push button Save"), 1},
+		{"another element", save, touched("push button Cancel"), 0.75},
+		{"no record", save, []action.Action{{Kind: action.Click, Point: action.At(5, 5)}}, 0.75},
+		{"any element of the role", text, touched("text bread eggs"), 1},
+		{"an element of another role", text, touched("textual thing"), 0.75},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if r := CCScoreWith(c.gold, c.pred, s, CCOptions{}); r.Score != c.want {
+				t.Fatalf("score %v, want %v", r.Score, c.want)
+			}
+		})
+	}
+}
