@@ -36,8 +36,18 @@ var servingRE = regexp.MustCompile(`serving on (https://\S+#sha256=[0-9a-f]{64})
 // certificate's fingerprint) and the process.
 func startGuest(t *testing.T, token string) (string, *exec.Cmd) {
 	t.Helper()
+	target, _, cmd := startGuestWith(t, token, "")
+	return target, cmd
+}
+
+var vncOnRE = regexp.MustCompile(`VNC on vnc://(\S+)`)
+
+// startGuestWith starts `proctor guest --local` with more options; with
+// --vnc among them it also returns the VNC server's address it prints.
+func startGuestWith(t *testing.T, token, extra string) (target, vnc string, _ *exec.Cmd) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "PROCTOR_TEST_MAIN=guest --local --listen 127.0.0.1:0 --token-file "+token)
+	cmd.Env = append(os.Environ(), "PROCTOR_TEST_MAIN=guest --local --listen 127.0.0.1:0 --token-file "+token+" "+extra)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -55,20 +65,27 @@ func startGuest(t *testing.T, token string) (string, *exec.Cmd) {
 			cmd.Process.Kill()
 		}
 	})
+	wantVNC := strings.Contains(extra, "--vnc ")
 	sc := bufio.NewScanner(stderr)
 	var said []string
 	for sc.Scan() {
 		said = append(said, sc.Text())
 		if m := servingRE.FindStringSubmatch(sc.Text()); m != nil {
+			target = m[1]
+		}
+		if m := vncOnRE.FindStringSubmatch(sc.Text()); m != nil {
+			vnc = m[1]
+		}
+		if target != "" && (vnc != "" || !wantVNC) {
 			go func() {
 				for sc.Scan() {
 				}
 			}()
-			return m[1], cmd
+			return target, vnc, cmd
 		}
 	}
 	t.Fatalf("the guest never said where it serves:\n%s", strings.Join(said, "\n"))
-	return "", nil
+	return "", "", nil
 }
 
 // TestValidateOnTwoTLSGuests validates tasks of the built-in suite on two
