@@ -306,4 +306,26 @@ func BenchmarkVNC(b *testing.B) {
 			}
 		})
 	}
+	// A typical step of a task: the agent clicks into the text and types
+	// a word, and the runner takes the next observation's screenshot.
+	// Bytes received counts everything the server sent over RFB in the
+	// step: the background loop's incremental updates and the screenshot's
+	// full refresh.
+	rc, ok := e.c.(interface{ BytesRead() int64 })
+	if !ok {
+		b.Fatal("the RFB client counts no bytes")
+	}
+	step := []action.Action{{Kind: action.Click, Point: &action.Point{X: 640, Y: 500}}, {Kind: action.Type, Text: "word "}}
+	b.Run("step/vnc", func(b *testing.B) {
+		before := rc.BytesRead()
+		for b.Loop() {
+			if _, err := e.Do(ctx, step); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := e.Screenshot(ctx, env.ShotOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(rc.BytesRead()-before)/float64(b.N), "B/step")
+	})
 }
