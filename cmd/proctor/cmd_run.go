@@ -122,7 +122,7 @@ Agents:
 	f.StringVar(&o.model.Model, "model", "", "model name (--agent openai or anthropic)")
 	f.StringVar(&o.model.BaseURL, "base-url", "", "API base URL (default: the provider's)")
 	f.StringVar(&o.model.APIKeyEnv, "api-key-env", "", "environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY)")
-	f.StringVar(&o.model.Format, "format", "pyautogui", "output format asked of the model: pyautogui or json")
+	f.StringVar(&o.model.Format, "format", "pyautogui", "output format asked of the model: pyautogui or json (--agent reflect: screenagent too)")
 	f.StringVar(&o.model.Unit, "unit", "", "coordinates the model writes: px (default), ratio, k (0..1000) or smart-resize (pixels of the screenshot resized as UI-TARS's smart resize does, within --max-pixels)")
 	f.IntVar(&o.model.MaxPixels, "max-pixels", 0, "pixel budget of --unit smart-resize and --grounder-unit smart-resize (default 12845056 = 16384x28x28, UI-TARS 1.5's)")
 	f.StringVar(&o.model.Display, "display", "", "display WIDTHxHEIGHT declared by --agent openai-computer; screenshots are scaled to it (default: the screen)")

@@ -27,7 +27,8 @@ func (o *envOptions) flags(f *pflag.FlagSet) {
 	f.StringVar(&o.tokenFile, "token-file", "", "file holding the guest daemons' bearer token (default $PROCTOR_TOKEN)")
 	f.StringVar(&o.vncPasswordFile, "vnc-password-file", "", "file holding the password of the --env vnc:// servers (default $PROCTOR_VNC_PASSWORD)")
 	f.StringVar(&o.vncGuest, "vnc-guest", "", "`URL` of a \"proctor guest\" beside the --env vnc:// server, https://HOST:PORT#sha256=FINGERPRINT:\n"+
-		"its tree, commands and files are used and its reset runs the setup (token from --token-file or $PROCTOR_TOKEN)")
+		"its tree, commands and files are used, its reset runs the setup, and the desktop runs x11 tasks too\n"+
+		"(token from --token-file or $PROCTOR_TOKEN; \"proctor guest --local --vnc HOST:PORT\" serves both)")
 	f.StringVar(&o.resetCommand, "reset-command", "", "shell `COMMAND` run on this machine to reset an --env vnc:// desktop without --vnc-guest\n"+
 		"before each task (without it the operator resets the desktop)")
 }
