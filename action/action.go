@@ -172,10 +172,13 @@ func (b Box) Center() (int, int) { return b.X + b.W/2, b.Y + b.H/2 }
 // element index (browser DOM), or an accessibility role and name, resolved by
 // the environment at run time.
 type Target struct {
-	Tag   int    `json:"tag,omitempty" yaml:"tag,omitempty"`     // set-of-mark tag N (tag_N)
-	Index *int   `json:"index,omitempty" yaml:"index,omitempty"` // element index in the observation
-	Role  string `json:"role,omitempty" yaml:"role,omitempty"`   // accessibility role, e.g. "push button"
-	Name  string `json:"name,omitempty" yaml:"name,omitempty"`   // accessibility name, e.g. "Save"
+	Tag   int  `json:"tag,omitempty" yaml:"tag,omitempty"`     // set-of-mark tag N (tag_N)
+	Index *int `json:"index,omitempty" yaml:"index,omitempty"` // element index in the observation
+	// ID is an element's id in the observation's tree, which stays the
+	// same across steps while the element lives (a browser's DOM node).
+	ID   int64  `json:"id,omitempty" yaml:"id,omitempty"`
+	Role string `json:"role,omitempty" yaml:"role,omitempty"` // accessibility role, e.g. "push button"
+	Name string `json:"name,omitempty" yaml:"name,omitempty"` // accessibility name, e.g. "Save"
 	// Narrowing fields of a role and name target, for a name that more
 	// than one element carries: the application, the title of the
 	// top-level window, a text the element holds, and which of the
@@ -192,6 +195,8 @@ func (t Target) String() string {
 		return "tag_" + strconv.Itoa(t.Tag)
 	case t.Index != nil:
 		return "#" + strconv.Itoa(*t.Index)
+	case t.ID != 0:
+		return "id " + strconv.FormatInt(t.ID, 10)
 	}
 	var s string
 	switch {
@@ -231,17 +236,23 @@ func (t Target) valid() error {
 	if t.Role != "" || t.Name != "" {
 		n++
 	}
+	if t.ID != 0 {
+		n++
+		if t.ID < 0 {
+			return fmt.Errorf("element id %d is negative", t.ID)
+		}
+	}
 	if t.Tag < 0 {
 		return fmt.Errorf("tag %d is negative", t.Tag)
 	}
 	if (t.App != "" || t.Window != "" || t.Text != "" || t.Nth != 0) && t.Role == "" && t.Name == "" {
-		return fmt.Errorf("app, window, text and nth narrow a role and name target; a tag or index names one element already")
+		return fmt.Errorf("app, window, text and nth narrow a role and name target; a tag, index or id names one element already")
 	}
 	if t.Nth < 0 {
 		return fmt.Errorf("nth %d is negative: matches count from 1", t.Nth)
 	}
 	if n != 1 {
-		return fmt.Errorf("target needs exactly one of tag, index, or role/name")
+		return fmt.Errorf("target needs exactly one of tag, index, id, or role/name")
 	}
 	return nil
 }

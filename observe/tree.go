@@ -17,13 +17,16 @@ type Node struct {
 	PID int    `json:"pid,omitempty"` // the application's process (top-level nodes)
 	// WindowRelative marks an application whose boxes are relative to
 	// their top-level windows (GTK 4), to be placed on the screen.
-	WindowRelative bool       `json:"-"`
-	Role           string     `json:"role"`
-	Name           string     `json:"name,omitempty"`
-	Text           string     `json:"text,omitempty"` // text content or value
-	States         []string   `json:"states,omitempty"`
-	Box            action.Box `json:"box"`
-	Children       []*Node    `json:"children,omitempty"`
+	WindowRelative bool `json:"-"`
+	// ID names the element for as long as it lives, where the environment
+	// can (a browser's DOM node); 0 where it cannot (the desktop).
+	ID       int64      `json:"id,omitempty"`
+	Role     string     `json:"role"`
+	Name     string     `json:"name,omitempty"`
+	Text     string     `json:"text,omitempty"` // text content or value
+	States   []string   `json:"states,omitempty"`
+	Box      action.Box `json:"box"`
+	Children []*Node    `json:"children,omitempty"`
 	// Offscreen marks a window that is not on the screen now (on another
 	// workspace, minimised, or unmapped): Filter, At and the set-of-mark
 	// overlay pass over it and its descendants; checks still read it.
