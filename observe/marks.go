@@ -20,6 +20,8 @@ type Mark struct {
 	Name string     `json:"name,omitempty"`
 	Text string     `json:"text,omitempty"`
 	Box  action.Box `json:"box"`
+	// ID is the element's id where its environment gives one (Node.ID).
+	ID int64 `json:"id,omitempty"`
 }
 
 // Center is the point a click on the mark lands on.
@@ -32,7 +34,7 @@ func Marks(nodes []Located) []Mark {
 		if !n.Interactive() {
 			continue
 		}
-		out = append(out, Mark{Tag: len(out) + 1, App: n.App, Role: n.Role, Name: n.Name, Text: n.Text, Box: n.Box})
+		out = append(out, Mark{Tag: len(out) + 1, App: n.App, Role: n.Role, Name: n.Name, Text: n.Text, Box: n.Box, ID: n.ID})
 	}
 	return out
 }

@@ -21,14 +21,59 @@ import (
 	"github.com/proctor-eval/proctor/task"
 )
 
-// Run runs the suite on the environment e, which it resets as it goes.
-// It needs yad (a GTK 3 dialog tool) and xclip on the desktop.
-func Run(t *testing.T, e env.Env) {
+// Fixture is what the suite needs of a kind of environment beyond the
+// Env interface: a dialog to answer.
+type Fixture struct {
+	// Dialog is a setup that shows a dialog, in a window whose title holds
+	// "Conformance", with the text "Proceed" and the push buttons "Yes"
+	// and "Later".
+	Dialog env.Setup
+	// Pressed reads which of the dialog's buttons was pressed, "" while
+	// none was.
+	Pressed func(ctx context.Context, e env.Env) (string, error)
+}
+
+// Desktop is the fixture of X11 desktops: a yad dialog that writes the
+// code of the button pressed to ~/rc.
+var Desktop = Fixture{
+	Dialog: env.Setup{Steps: []task.Step{
+		{Run: &task.Run{Command: `yad --title=Conformance --text=Proceed --button=Yes:0 --button=Later:5; echo $? > ~/rc`, Background: true}},
+		{WaitWindow: &task.WaitWindow{Title: "Conformance", Timeout: check.Duration(30 * time.Second)}},
+		{WaitElement: &task.WaitElement{Element: observe.ElementQuery{Role: "push button", Name: "Later"}}},
+	}},
+	Pressed: func(ctx context.Context, e env.Env) (string, error) {
+		b, err := e.ReadFile(ctx, "~/rc")
+		if errors.Is(err, observe.ErrNotFound) {
+			return "", nil
+		}
+		switch strings.TrimSpace(string(b)) {
+		case "0":
+			return "Yes", err
+		case "5":
+			return "Later", err
+		}
+		return "", err
+	},
+}
+
+// Run runs the suite on the desktop e, which it resets as it goes. It
+// needs yad (a GTK 3 dialog tool) and xclip on the desktop.
+func Run(t *testing.T, e env.Env) { RunWith(t, e, Desktop) }
+
+// RunWith runs the suite on the environment e with the fixture of its
+// kind. The tests of a capability run where e declares it (Info.Caps);
+// where it does not, the suite checks that its use is refused.
+func RunWith(t *testing.T, e env.Env, fx Fixture) {
 	ctx := func(t *testing.T) context.Context {
 		c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		t.Cleanup(cancel)
 		return c
 	}
+	info, err := e.Info(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := info.Has
 	t.Run("Info", func(t *testing.T) {
 		i, err := e.Info(ctx(t))
 		if err != nil || i.Screen.W <= 0 || i.Screen.H <= 0 || i.Kind == "" {
@@ -47,18 +92,25 @@ func Run(t *testing.T, e env.Env) {
 		}
 	})
 	t.Run("ResetRunsSetup", func(t *testing.T) {
-		err := e.Reset(ctx(t), env.Setup{
-			Steps: []task.Step{
-				{Write: &task.Write{Path: "~/a/written.txt", Content: "written"}},
-				{Copy: &task.Copy{Asset: "data.csv", To: "~/copied.csv"}},
-				{Run: &task.Run{Command: "echo ran > ~/ran.txt"}},
-			},
-			Assets: map[string][]byte{"data.csv": []byte("x,y\n1,2\n")},
-		})
+		if !has(task.CapFiles) {
+			t.Skip("no files to set up")
+		}
+		steps := []task.Step{
+			{Write: &task.Write{Path: "~/a/written.txt", Content: "written"}},
+			{Copy: &task.Copy{Asset: "data.csv", To: "~/copied.csv"}},
+		}
+		want := map[string]string{"~/a/written.txt": "written", "~/copied.csv": "x,y\n1,2\n"}
+		if has(task.CapCommands) {
+			steps = append(steps, task.Step{Run: &task.Run{Command: "echo ran > ~/ran.txt"}})
+			want["~/ran.txt"] = "ran\n"
+		} else {
+			steps = append(steps, task.Step{Write: &task.Write{Path: "~/ran.txt", Content: "ran\n"}})
+		}
+		err := e.Reset(ctx(t), env.Setup{Steps: steps, Assets: map[string][]byte{"data.csv": []byte("x,y\n1,2\n")}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for p, want := range map[string]string{"~/a/written.txt": "written", "~/copied.csv": "x,y\n1,2\n", "~/ran.txt": "ran\n"} {
+		for p, want := range want {
 			b, err := e.ReadFile(ctx(t), p)
 			if err != nil || string(b) != want {
 				t.Errorf("%s = %q, %v; want %q", p, b, err, want)
@@ -72,6 +124,16 @@ func Run(t *testing.T, e env.Env) {
 		}
 	})
 	t.Run("SetupErrorsNameTheStep", func(t *testing.T) {
+		if !has(task.CapCommands) {
+			err := e.Reset(ctx(t), env.Setup{Steps: []task.Step{
+				{Sleep: ptr(check.Duration(time.Millisecond))},
+				{Copy: &task.Copy{Asset: "absent.csv", To: "~/x.csv"}},
+			}})
+			if err == nil || !strings.Contains(err.Error(), "setup[1] copy") || !strings.Contains(err.Error(), "absent.csv") {
+				t.Fatalf("Reset = %v, want an error naming setup[1] and the asset", err)
+			}
+			return
+		}
 		err := e.Reset(ctx(t), env.Setup{Steps: []task.Step{
 			{Write: &task.Write{Path: "~/ok.txt", Content: "x"}},
 			{Run: &task.Run{Command: "exit 7"}},
@@ -81,12 +143,21 @@ func Run(t *testing.T, e env.Env) {
 		}
 	})
 	t.Run("Run", func(t *testing.T) {
+		if !has(task.CapCommands) {
+			if _, err := e.Run(ctx(t), "true", 10*time.Second); !errors.Is(err, env.ErrBadAction) {
+				t.Fatalf("Run without commands = %v, want a refusal (env.ErrBadAction)", err)
+			}
+			return
+		}
 		res, err := e.Run(ctx(t), "printf out; printf err >&2; exit 4", 10*time.Second)
 		if err != nil || res.Stdout != "out" || res.Stderr != "err" || res.ExitCode != 4 {
 			t.Fatalf("Run = %+v, %v", res, err)
 		}
 	})
 	t.Run("Files", func(t *testing.T) {
+		if !has(task.CapFiles) {
+			t.Skip("no files")
+		}
 		if err := e.WriteFile(ctx(t), "~/f/x.bin", []byte{0, 1, 2}); err != nil {
 			t.Fatal(err)
 		}
@@ -103,17 +174,17 @@ func Run(t *testing.T, e env.Env) {
 		}
 	})
 	t.Run("ClickDialogButton", func(t *testing.T) {
-		err := e.Reset(ctx(t), env.Setup{Steps: []task.Step{
-			{Run: &task.Run{Command: `yad --title=Conformance --text=Proceed --button=Yes:0 --button=Later:5; echo $? > ~/rc`, Background: true}},
-			{WaitWindow: &task.WaitWindow{Title: "Conformance", Timeout: check.Duration(30 * time.Second)}},
-			{WaitElement: &task.WaitElement{Element: observe.ElementQuery{Role: "push button", Name: "Later"}}},
-		}})
-		if err != nil {
+		if !has(task.CapTree) {
+			t.Skip("no tree to find the button in")
+		}
+		if err := e.Reset(ctx(t), fx.Dialog); err != nil {
 			t.Fatal(err)
 		}
-		ws, err := e.Windows(ctx(t))
-		if err != nil || len(ws) == 0 || !strings.Contains(ws[0].Title, "Conformance") {
-			t.Fatalf("Windows = %+v, %v", ws, err)
+		if has(task.CapWindows) {
+			ws, err := e.Windows(ctx(t))
+			if err != nil || len(ws) == 0 || !strings.Contains(ws[0].Title, "Conformance") {
+				t.Fatalf("Windows = %+v, %v", ws, err)
+			}
 		}
 		els, err := e.Elements(ctx(t), observe.ElementQuery{Role: "push button", Name: "Later"})
 		if err != nil || len(els) != 1 {
@@ -126,15 +197,24 @@ func Run(t *testing.T, e env.Env) {
 		if len(steps) != 1 || steps[0].Element != "push button Later" {
 			t.Fatalf("steps %+v: want the click recorded on push button Later", steps)
 		}
+		var pressed string
 		for range 50 {
-			if b, err := e.ReadFile(ctx(t), "~/rc"); err == nil && strings.TrimSpace(string(b)) == "5" {
+			if pressed, err = fx.Pressed(ctx(t), e); err == nil && pressed == "Later" {
 				return
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
-		t.Fatal("the dialog did not exit with the Later button's code")
+		t.Fatalf("the dialog says %q (%v) was pressed, not Later", pressed, err)
 	})
 	t.Run("Clipboard", func(t *testing.T) {
+		if !has(task.CapClipboard) || !has(task.CapCommands) {
+			if !has(task.CapClipboard) {
+				if _, err := e.Clipboard(ctx(t)); !errors.Is(err, env.ErrBadAction) {
+					t.Fatalf("Clipboard without the capability = %v, want a refusal (env.ErrBadAction)", err)
+				}
+			}
+			return
+		}
 		if _, err := e.Run(ctx(t), "printf 'copied ✓' | xclip -selection clipboard", 10*time.Second); err != nil {
 			t.Fatal(err)
 		}
@@ -152,6 +232,9 @@ func Run(t *testing.T, e env.Env) {
 		t.Fatalf("clipboard %q, want %q", got, "copied ✓")
 	})
 	t.Run("MissingElement", func(t *testing.T) {
+		if !has(task.CapTree) {
+			t.Skip("no elements")
+		}
 		if err := e.Reset(ctx(t), env.Setup{}); err != nil {
 			t.Fatal(err)
 		}
@@ -161,3 +244,5 @@ func Run(t *testing.T, e env.Env) {
 		}
 	})
 }
+
+func ptr[T any](v T) *T { return &v }
