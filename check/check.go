@@ -157,6 +157,12 @@ func (c *Check) probe(ctx context.Context, ev Evidence) (val string, found bool,
 			return "", false, infraError{err}
 		}
 		return strings.Join(ws, "\n"), true, nil
+	case p.Page != nil:
+		v, found, err := ev.Page(ctx, *p.Page)
+		if err != nil {
+			return "", false, infraError{err}
+		}
+		return v, found, nil
 	default:
 		s, err := ev.Clipboard(ctx)
 		if err != nil {

@@ -55,6 +55,9 @@ type Evidence interface {
 	Windows(ctx context.Context) ([]string, error)
 	// Clipboard returns the clipboard's text.
 	Clipboard(ctx context.Context) (string, error)
+	// Page reads a browser's page; found is false where there is nothing
+	// to read (no element matches, no such cookie, a null value).
+	Page(ctx context.Context, q observe.PageQuery) (val string, found bool, err error)
 	// Asset reads a file shipped with the suite (expected outputs).
 	Asset(name string) ([]byte, error)
 	// Trajectory is what the agent did.

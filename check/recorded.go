@@ -33,6 +33,8 @@ type Recorded struct {
 	Missing     []string      `json:"missing,omitempty"`
 	Queries     []QueryAnswer `json:"queries,omitempty"`
 	WindowsRead bool          `json:"windows_read,omitempty"`
+	// Pages are the page probes' answers.
+	Pages []PageAnswer `json:"pages,omitempty"`
 }
 
 var _ Evidence = (*Recorded)(nil)
@@ -70,6 +72,16 @@ func (r *Recorded) Elements(_ context.Context, q observe.ElementQuery) ([]observ
 		}
 	}
 	return out, nil
+}
+
+// Page returns the recorded answer to a page probe.
+func (r *Recorded) Page(_ context.Context, q observe.PageQuery) (string, bool, error) {
+	for _, a := range r.Pages {
+		if a.Query == q {
+			return a.Value, a.Found, nil
+		}
+	}
+	return "", false, fmt.Errorf("%s was %w", q.Describe(), ErrNotRecorded)
 }
 
 // Windows returns the recorded window titles.

@@ -66,6 +66,14 @@ type Recorder struct {
 	windows  []string
 	winRead  bool
 	clip     *string
+	pages    []PageAnswer
+}
+
+// PageAnswer is a recorded page probe.
+type PageAnswer struct {
+	Query observe.PageQuery `json:"query"`
+	Value string            `json:"value,omitempty"`
+	Found bool              `json:"found,omitempty"`
 }
 
 var _ Evidence = (*Recorder)(nil)
@@ -149,6 +157,25 @@ func (r *Recorder) Clipboard(ctx context.Context) (string, error) {
 	return s, err
 }
 
+// Page reads a browser's page and records the answer to q.
+func (r *Recorder) Page(ctx context.Context, q observe.PageQuery) (string, bool, error) {
+	v, found, err := r.ev.Page(ctx, q)
+	if err != nil {
+		return v, found, err
+	}
+	a := PageAnswer{Query: q, Value: v, Found: found}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.pages {
+		if r.pages[i].Query == q {
+			r.pages[i] = a
+			return v, found, nil
+		}
+	}
+	r.pages = append(r.pages, a)
+	return v, found, nil
+}
+
 // Asset reads a suite file; assets are not recorded, since the suite
 // provides them again (Recorded.AssetDir).
 func (r *Recorder) Asset(name string) ([]byte, error) { return r.ev.Asset(name) }
@@ -185,6 +212,7 @@ func (r *Recorder) Recorded() *Recorded {
 		out.Queries = append(out.Queries, QueryAnswer{Query: a.Query, Elements: slices.Clone(a.Elements)})
 	}
 	out.WindowList = slices.Clone(r.windows)
+	out.Pages = slices.Clone(r.pages)
 	if r.clip != nil {
 		c := *r.clip
 		out.Clip = &c

@@ -78,6 +78,20 @@ func (l *live) Clipboard(context.Context) (string, error) {
 	return l.clip, nil
 }
 
+// Page answers the page's URL and a cookie; any other query finds nothing.
+func (l *live) Page(_ context.Context, q observe.PageQuery) (string, bool, error) {
+	if l.broken {
+		return "", false, errDead
+	}
+	switch {
+	case q.URL:
+		return "https://shop.test/done?order=7", true, nil
+	case q.Cookie == "session":
+		return "abc", true, nil
+	}
+	return "", false, nil
+}
+
 func (l *live) Asset(name string) ([]byte, error) {
 	return os.ReadFile(filepath.Join(l.assetDir, name))
 }
@@ -156,6 +170,11 @@ func TestRecorderReproducesVerdict(t *testing.T) {
 			{Kind: AnswerKind, Accepted: []string{"12"}},
 			{Kind: Process, Steps: []string{"File", "Save"}},
 		}, nil, EndAgent, Success},
+		{"page probes", []Spec{
+			{Kind: Contains, Probe: &Probe{Page: &observe.PageQuery{URL: true}}, Value: "/done"},
+			{Kind: Exact, Probe: &Probe{Page: &observe.PageQuery{Cookie: "session"}}, Expected: "abc"},
+			{Kind: Exact, Probe: &Probe{Page: &observe.PageQuery{Storage: "cart"}}, Expected: "x"},
+		}, nil, EndAgent, Failure},
 		{"a missing file fails the same way", []Spec{
 			{Kind: Exact, Probe: &Probe{File: "/root/none.txt"}, Expected: "x"},
 		}, nil, EndAgent, Failure},

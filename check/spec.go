@@ -73,6 +73,7 @@ type Probe struct {
 	Element   *observe.ElementQuery `json:"element,omitempty" yaml:"element,omitempty"`     // text (else name) of the first matching element
 	Window    bool                  `json:"window,omitempty" yaml:"window,omitempty"`       // the window titles, one a line
 	Clipboard bool                  `json:"clipboard,omitempty" yaml:"clipboard,omitempty"` // the clipboard's text
+	Page      *observe.PageQuery    `json:"page,omitempty" yaml:"page,omitempty"`           // a browser's page: URL, text, selector, JavaScript, cookie, storage
 
 	// Read decodes a file probe: ods and odt give the document as JSON
 	// (see package odf), odt-text its paragraphs one a line, image the
@@ -88,13 +89,18 @@ var probeReads = []string{"ods", "odt", "odt-text", "image"}
 
 func (p Probe) validate() error {
 	n := 0
-	for _, set := range []bool{p.Command != "", p.File != "", p.Answer, p.Element != nil, p.Window, p.Clipboard} {
+	for _, set := range []bool{p.Command != "", p.File != "", p.Answer, p.Element != nil, p.Window, p.Clipboard, p.Page != nil} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		return fmt.Errorf("probe needs exactly one of command, file, answer, element, window, clipboard")
+		return fmt.Errorf("probe needs exactly one of command, file, answer, element, window, clipboard, page")
+	}
+	if p.Page != nil {
+		if err := p.Page.Validate(); err != nil {
+			return err
+		}
 	}
 	if (p.Read != "" || p.Cell != "") && p.File == "" {
 		return fmt.Errorf("read and cell apply to a file probe only")
@@ -129,6 +135,8 @@ func (p Probe) String() string {
 		return "element " + p.Element.Describe()
 	case p.Window:
 		return "window titles"
+	case p.Page != nil:
+		return p.Page.Describe()
 	default:
 		return "clipboard"
 	}

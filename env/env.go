@@ -7,6 +7,7 @@ package env
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -113,6 +114,21 @@ type Env interface {
 	Reset(ctx context.Context, s Setup) error
 	// Close ends the environment and everything it started.
 	Close() error
+}
+
+// Page is implemented by an environment that shows web pages (a
+// browser): the checks' page probes read its active tab.
+type Page interface {
+	Page(ctx context.Context, q observe.PageQuery) (val string, found bool, err error)
+}
+
+// ReadPage reads a page probe of e, or says that e shows no web page.
+func ReadPage(ctx context.Context, e Env, q observe.PageQuery) (string, bool, error) {
+	p, ok := e.(Page)
+	if !ok {
+		return "", false, fmt.Errorf("%w: %s needs a browser's page (task.CapPage)", ErrBadAction, q.Describe())
+	}
+	return p.Page(ctx, q)
 }
 
 // Window is a top-level window.

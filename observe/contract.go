@@ -2,6 +2,7 @@ package observe
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/proctor-eval/proctor/action"
@@ -83,4 +84,74 @@ func (q ElementQuery) Describe() string {
 		return "(any)"
 	}
 	return strings.Join(parts, " ")
+}
+
+// PageQuery reads the web page a browser shows (its active tab). Exactly
+// one of URL, Text, Selector, JS, Cookie and Storage is set.
+type PageQuery struct {
+	// URL reads the page's address; with Param, one query parameter's
+	// value.
+	URL   bool   `json:"url,omitempty" yaml:"url,omitempty"`
+	Param string `json:"param,omitempty" yaml:"param,omitempty"`
+	// Text reads the page's visible text (innerText).
+	Text bool `json:"text,omitempty" yaml:"text,omitempty"`
+	// Selector reads the first element a CSS selector matches: its text,
+	// or Attr ("value" for a field's value, else an attribute's value),
+	// or with Count the number of matching elements.
+	Selector string `json:"selector,omitempty" yaml:"selector,omitempty"`
+	Attr     string `json:"attr,omitempty" yaml:"attr,omitempty"`
+	Count    bool   `json:"count,omitempty" yaml:"count,omitempty"`
+	// JS reads a JavaScript expression's value (a promise is awaited):
+	// a string as it is, anything else as JSON; null or undefined is
+	// nothing to read.
+	JS string `json:"js,omitempty" yaml:"js,omitempty"`
+	// Cookie reads the value of the page's cookie of that name (HttpOnly
+	// ones too).
+	Cookie string `json:"cookie,omitempty" yaml:"cookie,omitempty"`
+	// Storage reads the item of the page's localStorage with that key.
+	Storage string `json:"local_storage,omitempty" yaml:"local_storage,omitempty"`
+}
+
+// Validate says what is wrong with the query.
+func (q PageQuery) Validate() error {
+	n := 0
+	for _, set := range []bool{q.URL, q.Text, q.Selector != "", q.JS != "", q.Cookie != "", q.Storage != ""} {
+		if set {
+			n++
+		}
+	}
+	switch {
+	case n != 1:
+		return fmt.Errorf("a page probe needs exactly one of url, text, selector, js, cookie, local_storage")
+	case q.Param != "" && !q.URL:
+		return fmt.Errorf("param reads a query parameter of the url: give url: true")
+	case (q.Attr != "" || q.Count) && q.Selector == "":
+		return fmt.Errorf("attr and count apply to a selector")
+	case q.Attr != "" && q.Count:
+		return fmt.Errorf("give attr or count, not both")
+	}
+	return nil
+}
+
+// Describe names the query in messages.
+func (q PageQuery) Describe() string {
+	switch {
+	case q.URL && q.Param != "":
+		return "the page's URL parameter " + strconv.Quote(q.Param)
+	case q.URL:
+		return "the page's URL"
+	case q.Text:
+		return "the page's text"
+	case q.Selector != "" && q.Count:
+		return "the number of " + strconv.Quote(q.Selector)
+	case q.Selector != "" && q.Attr != "":
+		return q.Attr + " of " + strconv.Quote(q.Selector)
+	case q.Selector != "":
+		return "the text of " + strconv.Quote(q.Selector)
+	case q.JS != "":
+		return "the JavaScript " + strconv.Quote(q.JS)
+	case q.Cookie != "":
+		return "the cookie " + strconv.Quote(q.Cookie)
+	}
+	return "the local storage item " + strconv.Quote(q.Storage)
 }

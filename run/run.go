@@ -1045,8 +1045,11 @@ func (v *evidence) Windows(ctx context.Context) ([]string, error) {
 	return titles, err
 }
 func (v *evidence) Clipboard(ctx context.Context) (string, error) { return v.e.Clipboard(ctx) }
-func (v *evidence) Asset(name string) ([]byte, error)             { return v.suite.ReadAsset(name) }
-func (v *evidence) Trajectory() check.Trajectory                  { return v.traj }
+func (v *evidence) Page(ctx context.Context, q observe.PageQuery) (string, bool, error) {
+	return env.ReadPage(ctx, v.e, q)
+}
+func (v *evidence) Asset(name string) ([]byte, error) { return v.suite.ReadAsset(name) }
+func (v *evidence) Trajectory() check.Trajectory      { return v.traj }
 
 // SuiteHash fingerprints the tasks of a run, so that runs on different
 // task versions are told apart.

@@ -22,22 +22,31 @@ const (
 	CapClipboard Capability = "clipboard" // the clipboard's text
 	CapWindows   Capability = "windows"   // the top-level windows: window probes, checks and waits
 	CapElements  Capability = "elements"  // a record of the element under each click: process checks
+	CapPage      Capability = "page"      // a browser's web page: page probes (URL, text, selectors, JavaScript, cookies, storage)
 )
 
 // Capabilities lists every capability.
-var Capabilities = []Capability{CapTree, CapCommands, CapFiles, CapClipboard, CapWindows, CapElements}
+var Capabilities = []Capability{CapTree, CapCommands, CapFiles, CapClipboard, CapWindows, CapElements, CapPage}
+
+// DesktopCapabilities are what an X11 desktop offers: everything but a
+// web page.
+var DesktopCapabilities = []Capability{CapTree, CapCommands, CapFiles, CapClipboard, CapWindows, CapElements}
 
 // TypeCapabilities is what each environment type offers: lint refuses a
 // task that needs more than its type has. A new environment type adds its
 // entry here.
 var TypeCapabilities = map[string][]Capability{
-	"x11": Capabilities,
+	"x11": DesktopCapabilities,
 	// A desktop over VNC has a screen, input and the cut text; a "proctor
 	// guest" beside it adds everything else. What a VNC place offers is
 	// known only once it is reached, so lint lets every capability through
 	// and the run's pre-flight refuses a task whose place lacks one
 	// (env.Info.Caps: vnc.Caps without a guest).
 	"vnc": Capabilities,
+	// A browser has its page's tree and elements, its tabs as windows, and
+	// the files of its episode's folder (downloads, uploads); no shell and
+	// no clipboard (env/browser's Caps, which its tests compare).
+	"browser": {CapTree, CapElements, CapWindows, CapFiles, CapPage},
 }
 
 // Need is a capability a task needs, and the place that needs it.
@@ -60,6 +69,8 @@ func (t *Task) Needs() []Need {
 		}
 		label := "the " + spec.Kind() + " step"
 		switch {
+		case st.Open != nil && t.Environment.TypeOrDefault() == "browser":
+			// A browser opens a URL or a page of its folder itself.
 		case st.Launch != nil, st.Open != nil, st.Run != nil:
 			add(CapCommands, label, "setup", i)
 		case st.Write != nil, st.Copy != nil:
@@ -110,6 +121,8 @@ func specNeeds(s check.Spec) []Capability {
 			out = append(out, CapWindows)
 		case p.Clipboard:
 			out = append(out, CapClipboard)
+		case p.Page != nil:
+			out = append(out, CapPage)
 		}
 	}
 	switch {

@@ -335,8 +335,11 @@ func (v *liveEvidence) Windows(ctx context.Context) ([]string, error) {
 	return titles, err
 }
 func (v *liveEvidence) Clipboard(ctx context.Context) (string, error) { return v.e.Clipboard(ctx) }
-func (v *liveEvidence) Asset(name string) ([]byte, error)             { return v.suite.ReadAsset(name) }
-func (v *liveEvidence) Trajectory() check.Trajectory                  { return v.traj }
+func (v *liveEvidence) Page(ctx context.Context, q observe.PageQuery) (string, bool, error) {
+	return env.ReadPage(ctx, v.e, q)
+}
+func (v *liveEvidence) Asset(name string) ([]byte, error) { return v.suite.ReadAsset(name) }
+func (v *liveEvidence) Trajectory() check.Trajectory      { return v.traj }
 
 // readProbe reads p's value from ev with the checks' own reader, through
 // a check.Recorder so that the environment is asked exactly what a check

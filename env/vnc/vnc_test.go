@@ -93,7 +93,7 @@ type fakeGuest struct {
 }
 
 func (g *fakeGuest) Info(context.Context) (env.Info, error) {
-	return env.Info{Kind: "x11", Screen: g.screen, Home: "/home/u", Caps: task.Capabilities}, nil
+	return env.Info{Kind: "x11", Screen: g.screen, Home: "/home/u", Caps: task.DesktopCapabilities}, nil
 }
 
 func (g *fakeGuest) Tree(context.Context) (*observe.Tree, error) {

@@ -178,7 +178,7 @@ func (d *Desktop) alive() error {
 func (d *Desktop) Info(ctx context.Context) (env.Info, error) {
 	w, h := d.x.Size()
 	return env.Info{Kind: "x11", Screen: action.Size{W: w, H: h}, Display: d.s.display, Home: d.s.home,
-		Versions: map[string]string{"x11": d.x.Server(), "go": runtime.Version()}, Caps: task.Capabilities}, d.alive()
+		Versions: map[string]string{"x11": d.x.Server(), "go": runtime.Version()}, Caps: task.DesktopCapabilities}, d.alive()
 }
 
 func (d *Desktop) size() action.Size {
