@@ -71,7 +71,10 @@ The pool is made from --env, repeatable: "local" (the default) is
 --parallel local desktops; "guest=https://HOST:PORT#sha256=FINGERPRINT" is
 a desktop served by "proctor guest" on another machine, pinned to the
 certificate fingerprint the daemon printed, with the token from
---token-file or $PROCTOR_TOKEN. Give several to spread a run over machines.
+--token-file or $PROCTOR_TOKEN; "browser" (or "browser=N") is headless
+Chromium browsers for the tasks of environment.type browser; and
+"vnc://HOST:PORT" is a desktop reached over VNC (see --vnc-guest). Give
+several to spread a run over machines.
 Each episode runs on an environment of its task's type and resolution: a
 local desktop is started at the size the task asks for; a guest serves the
 size it has. A guest that dies leaves the pool and its episode runs on

@@ -9,6 +9,7 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/env/browser"
 	"github.com/proctor-eval/proctor/env/vnc"
 	"github.com/proctor-eval/proctor/env/xdesktop"
 	"github.com/proctor-eval/proctor/guest"
@@ -85,6 +86,32 @@ var builtin = []Provider{
 					}
 					return guest.Dial(ctx, arg, o.Token)
 				}}}, nil
+		},
+	},
+	{
+		Name:  "browser",
+		Usage: "browser[=N]",
+		Help:  "--parallel (or N) headless Chromium browsers over the DevTools protocol, a fresh browser context per episode, for tasks of environment.type: browser",
+		Sources: func(_ context.Context, arg string, o Options) ([]env.Source, error) {
+			n := max(o.Parallel, 1)
+			if arg != "" {
+				v, err := strconv.Atoi(arg)
+				if err != nil || v < 1 || v > 64 {
+					return nil, fmt.Errorf("browser=%s: give the number of browsers, 1 to 64", arg)
+				}
+				n = v
+			}
+			if _, err := browser.ExecPath(); err != nil {
+				return nil, err
+			}
+			out := make([]env.Source, n)
+			for i := range out {
+				out[i] = env.Source{Name: fmt.Sprintf("browser %d", i+1), Type: "browser",
+					Start: func(ctx context.Context, size action.Size) (env.Env, error) {
+						return browser.Start(ctx, browser.Config{Width: size.W, Height: size.H, Log: o.Log})
+					}}
+			}
+			return out, nil
 		},
 	},
 	{

@@ -1,0 +1,645 @@
+// Package browser is an environment of one Chromium tab set, driven over
+// the Chrome DevTools Protocol: Debian's chromium, headless, started once,
+// with a fresh browser context (an incognito profile: cookies, storage,
+// cache and tabs of its own) for every episode.
+//
+// The observation is the viewport's screenshot and the page's
+// accessibility tree joined with its layout (package pagetree), in the
+// desktop's tree model, so that filtering, set-of-mark and the record of
+// the element under a click work as on a desktop. Pointer and keyboard
+// actions become CDP input events (package input interprets them), so a
+// pixel agent acts as on a screen; element actions (an index, an id, a
+// role and name) scroll the element into view and act on it; navigation,
+// tabs, option selection, uploads and JavaScript dialogs are the
+// browser's own. Site isolation is off, so that an iframe from another
+// origin lives in its page's process and its elements are in the tree.
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/env/input"
+	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/task"
+)
+
+// Defaults of Config.
+const (
+	DefaultWidth  = 1280
+	DefaultHeight = 800
+)
+
+// Caps are the capabilities of a browser: its tree and elements, its tabs
+// as windows, the files of its episode's folder (downloads, uploads), and
+// its page for page probes.
+var Caps = []task.Capability{task.CapTree, task.CapElements, task.CapWindows, task.CapFiles, task.CapPage}
+
+// Config says how to start the browser.
+type Config struct {
+	Width, Height int    // the viewport; default DefaultWidth x DefaultHeight
+	ExecPath      string // the browser; default chromium (or chromium-browser, google-chrome) on PATH
+	Dir           string // where the browser's folders are made; default the system's
+	Log           io.Writer
+}
+
+// Browser is the environment. Its methods are safe for concurrent use;
+// actions run one at a time.
+type Browser struct {
+	cfg     Config
+	base    string // the browser's folder: profile, episodes' homes
+	version string
+
+	cancelAlloc, cancelBrowser context.CancelFunc
+	root                       context.Context // the browser's first tab, which keeps it running
+
+	in      sync.Mutex     // one Do or Reset at a time
+	closing sync.WaitGroup // episodes being opened or disposed of in the background
+	spare   chan *episode  // the next episode, opened in the background
+	// input turns pointer and keyboard actions into CDP events (device
+	// in input.go); dev holds their state.
+	input *input.Interpreter
+	dev   *device
+
+	mu     sync.Mutex
+	ep     *episode
+	marks  []observe.Mark // of the last screenshot with marks
+	closed bool
+	// dialogs is closed (and replaced) when a JavaScript dialog opens: a
+	// command that the dialog holds up (the click that opened it) stops
+	// waiting for its reply.
+	dialogs chan struct{}
+}
+
+// episode is one browser context: its tabs and its folder.
+type episode struct {
+	ctx    context.Context // the context's first tab; its cancel disposes of the browser context
+	cancel context.CancelFunc
+	id     cdp.BrowserContextID
+	home   string
+	tabs   []*tab // in the order they opened
+	active *tab
+	dialog *dialog // a JavaScript dialog waiting for an answer
+}
+
+// tab is one page target with the chromedp context attached to it.
+type tab struct {
+	id     target.ID
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	// loading is set while the main frame loads a document; loaded is
+	// closed (and replaced) when it stops.
+	mu      sync.Mutex
+	loading bool
+	loaded  chan struct{}
+}
+
+// setLoading records the main frame starting or stopping to load.
+func (t *tab) setLoading(v bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.loaded == nil {
+		t.loaded = make(chan struct{})
+	}
+	if t.loading && !v {
+		close(t.loaded)
+		t.loaded = make(chan struct{})
+	}
+	t.loading = v
+}
+
+// waitLoaded waits until the main frame is not loading, at most max: a
+// page being replaced cannot be captured.
+func (t *tab) waitLoaded(ctx context.Context, max time.Duration) {
+	t.mu.Lock()
+	if !t.loading {
+		t.mu.Unlock()
+		return
+	}
+	if t.loaded == nil {
+		t.loaded = make(chan struct{})
+	}
+	ch := t.loaded
+	t.mu.Unlock()
+	timer := time.NewTimer(max)
+	defer timer.Stop()
+	select {
+	case <-ch:
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+}
+
+var _ env.Env = (*Browser)(nil)
+
+// ExecPath finds the browser: Debian's chromium first.
+func ExecPath() (string, error) {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("no Chromium to start (apt-get install chromium)")
+}
+
+// Start starts the browser and opens the first episode's context.
+func Start(ctx context.Context, cfg Config) (*Browser, error) {
+	if cfg.Width == 0 {
+		cfg.Width, cfg.Height = DefaultWidth, DefaultHeight
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	if cfg.ExecPath == "" {
+		p, err := ExecPath()
+		if err != nil {
+			return nil, err
+		}
+		cfg.ExecPath = p
+	}
+	base, err := os.MkdirTemp(cfg.Dir, "proctor-browser-")
+	if err != nil {
+		return nil, err
+	}
+	b := &Browser{cfg: cfg, base: base, dialogs: make(chan struct{}), spare: make(chan *episode, 1)}
+	b.dev = &device{b: b}
+	b.input = &input.Interpreter{Device: b.dev, Place: place{b}, Name: "the browser"}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(cfg.ExecPath),
+		chromedp.UserDataDir(filepath.Join(base, "profile")),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.WindowSize(cfg.Width, cfg.Height),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("hide-scrollbars", false),
+		chromedp.Flag("disable-smooth-scrolling", true), // a wheel notch scrolls at once
+		// An iframe from another origin stays in its page's process, so
+		// that its elements are in the page's tree and input reaches it.
+		chromedp.Flag("disable-site-isolation-trials", true),
+		// Without the back-forward cache, going back loads the page again,
+		// and the wait for its load ends.
+		chromedp.Flag("disable-features", "IsolateOrigins,site-per-process,Translate,MediaRouter,BackForwardCache"),
+		chromedp.CombinedOutput(cfg.Log),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	root, cancelBrowser := chromedp.NewContext(actx)
+	b.cancelAlloc, b.cancelBrowser, b.root = cancelAlloc, cancelBrowser, root
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(root) }()
+	select {
+	case err = <-started:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err != nil {
+		b.Close()
+		return nil, fmt.Errorf("start %s: %w", cfg.ExecPath, err)
+	}
+	v, err := cdp.Call(ctx, chromedp.FromContext(root).Browser, browser.GetVersion, cdp.Empty{})
+	if err == nil {
+		b.version = v.Product
+	}
+	if err := b.newEpisode(ctx); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// newEpisode disposes of the episode's browser context, if any, and makes
+// a fresh one current: the one opened in the background after the last
+// reset when it is ready, else one opened now. Then it opens the next
+// one in the background, so that a reset costs no browser start of a
+// context and its tab (about 280 ms here).
+func (b *Browser) newEpisode(ctx context.Context) error {
+	b.mu.Lock()
+	old := b.ep
+	b.ep = nil
+	b.marks = nil
+	b.mu.Unlock()
+	if old != nil {
+		b.dispose(old)
+	}
+	var ep *episode
+	select {
+	case ep = <-b.spare:
+	default:
+	}
+	if ep == nil {
+		var err error
+		if ep, err = b.openEpisode(ctx); err != nil {
+			return err
+		}
+	}
+	b.mu.Lock()
+	b.ep = ep
+	b.mu.Unlock()
+	b.dev.reset()
+	if err := b.front(ctx, ep.active); err != nil {
+		return err
+	}
+	b.closing.Add(1)
+	go func() {
+		defer b.closing.Done()
+		next, err := b.openEpisode(b.root)
+		if err != nil {
+			return // the next reset opens one itself
+		}
+		select {
+		case b.spare <- next:
+		default:
+			b.dispose(next)
+		}
+	}()
+	return nil
+}
+
+// front makes a tab the one its window shows, so that it gets frames.
+func (b *Browser) front(ctx context.Context, t *tab) error {
+	if t == nil {
+		return nil
+	}
+	err := chromedp.Do(t.ctx, chromedp.Func(func(_ context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, page.BringToFront, cdp.Empty{})
+		return err
+	}))
+	if err != nil {
+		return fmt.Errorf("bring the tab to the front: %w", err)
+	}
+	return nil
+}
+
+// dispose closes an episode's context in the background: closing a tab
+// waits for the browser to drop it.
+func (b *Browser) dispose(ep *episode) {
+	b.closing.Add(1)
+	go func() {
+		defer b.closing.Done()
+		ep.close()
+		os.RemoveAll(ep.home)
+	}()
+}
+
+// openEpisode opens a browser context with one blank tab and an empty
+// folder, where downloads go.
+func (b *Browser) openEpisode(ctx context.Context) (*episode, error) {
+	home, err := os.MkdirTemp(b.base, "home-")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(home, "Downloads"), 0o700); err != nil {
+		return nil, err
+	}
+	// A window of its own: a tab that another one hides gets no frames,
+	// and a screenshot of it waits for ever.
+	ectx, cancel := chromedp.NewContext(b.root, chromedp.WithNewBrowserContext(), chromedp.WithNewWindow(true))
+	ep := &episode{ctx: ectx, cancel: cancel, home: home}
+	fail := func(err error) (*episode, error) {
+		cancel()
+		os.RemoveAll(home)
+		return nil, err
+	}
+	if err := chromedp.Do(ectx); err != nil {
+		return fail(fmt.Errorf("open a browser context: %w", err))
+	}
+	c := chromedp.FromContext(ectx)
+	ep.id = c.BrowserContextID
+	first := &tab{id: c.Target.TargetID, ctx: ectx}
+	if err := b.prepareTab(first, ep); err != nil {
+		return fail(err)
+	}
+	ep.tabs, ep.active = []*tab{first}, first
+	_, err = cdp.Call(ctx, c.Browser, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorAllow, BrowserContextID: ep.id,
+		DownloadPath: filepath.Join(home, "Downloads"), EventsEnabled: ptr(true)})
+	if err != nil {
+		return fail(fmt.Errorf("set the download folder: %w", err))
+	}
+	return ep, nil
+}
+
+// prepareTab sets a tab's viewport and listens to its dialogs.
+func (b *Browser) prepareTab(t *tab, ep *episode) error {
+	err := chromedp.Do(t.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+			Width: int64(b.cfg.Width), Height: int64(b.cfg.Height), DeviceScaleFactor: 1})
+		return err
+	}))
+	if err != nil {
+		return fmt.Errorf("set the viewport: %w", err)
+	}
+	main := cdp.FrameID(t.id) // a page target's main frame has its id
+	return chromedp.Listen(t.ctx, func(ev any) {
+		switch ev := ev.(type) {
+		case *page.EventFrameStartedLoading:
+			if ev.FrameID == main {
+				t.setLoading(true)
+			}
+		case *page.EventFrameRequestedNavigation:
+			if ev.FrameID == main {
+				t.setLoading(true)
+			}
+		case *page.EventFrameStartedNavigating:
+			if ev.FrameID == main && ev.NavigationType != page.FrameStartedNavigatingNavigationTypeSameDocument && ev.NavigationType != page.FrameStartedNavigatingNavigationTypeHistorySameDocument {
+				t.setLoading(true)
+			}
+		case *page.EventFrameStoppedLoading:
+			if ev.FrameID == main {
+				t.setLoading(false)
+			}
+		case *page.EventJavascriptDialogOpening:
+			b.mu.Lock()
+			ep.dialog = &dialog{tab: t, kind: string(ev.Type), message: ev.Message, text: ev.DefaultPrompt}
+			close(b.dialogs)
+			b.dialogs = make(chan struct{})
+			b.mu.Unlock()
+		case *page.EventJavascriptDialogClosed:
+			b.mu.Lock()
+			if ep.dialog != nil && ep.dialog.tab == t {
+				ep.dialog = nil
+			}
+			b.mu.Unlock()
+		}
+	})
+}
+
+// dialogOpened returns a channel closed when a dialog opens.
+func (b *Browser) dialogOpened() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.dialogs
+}
+
+// close ends the episode's tabs and disposes of its browser context.
+func (ep *episode) close() {
+	for _, t := range ep.tabs {
+		if t.cancel != nil {
+			t.cancel()
+		}
+	}
+	ep.cancel()
+}
+
+// episode returns the current episode, or ErrClosed.
+func (b *Browser) episode() (*episode, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed || b.ep == nil {
+		return nil, fmt.Errorf("the browser: %w", env.ErrClosed)
+	}
+	select {
+	case <-b.root.Done():
+		return nil, fmt.Errorf("the browser ended: %w", env.ErrClosed)
+	default:
+	}
+	return b.ep, nil
+}
+
+// page returns the active tab's context after bringing in the tabs the
+// page opened itself (a link to a new window): the newest becomes active,
+// as a person sees it in front.
+func (b *Browser) page(ctx context.Context) (context.Context, error) {
+	ep, err := b.episode()
+	if err != nil {
+		return nil, err
+	}
+	if err := b.syncTabs(ctx, ep); err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if ep.active == nil {
+		return nil, fmt.Errorf("%w: the browser has no tab open", env.ErrBadAction)
+	}
+	return ep.active.ctx, nil
+}
+
+// syncTabs attaches to the page targets of the episode's browser context
+// that it does not know yet and forgets those that closed.
+func (b *Browser) syncTabs(ctx context.Context, ep *episode) error {
+	infos, err := chromedp.Targets(ep.ctx)
+	if err != nil {
+		return fmt.Errorf("list the tabs: %w", err)
+	}
+	live := map[target.ID]bool{}
+	var fresh []*target.Info
+	b.mu.Lock()
+	known := map[target.ID]bool{}
+	for _, t := range ep.tabs {
+		known[t.id] = true
+	}
+	b.mu.Unlock()
+	for _, in := range infos {
+		if in.Type != "page" || in.BrowserContextID != ep.id {
+			continue
+		}
+		live[in.TargetID] = true
+		if !known[in.TargetID] {
+			fresh = append(fresh, in)
+		}
+	}
+	b.mu.Lock()
+	kept := ep.tabs[:0]
+	for _, t := range ep.tabs {
+		if live[t.id] {
+			kept = append(kept, t)
+		} else if t.cancel != nil {
+			go t.cancel()
+		}
+	}
+	ep.tabs = kept
+	if ep.active != nil && !live[ep.active.id] {
+		ep.active = nil
+		if len(kept) > 0 {
+			ep.active = kept[len(kept)-1]
+		}
+	}
+	b.mu.Unlock()
+	for _, in := range fresh {
+		tctx, cancel := chromedp.NewContext(ep.ctx, chromedp.WithTargetID(in.TargetID))
+		t := &tab{id: in.TargetID, ctx: tctx, cancel: cancel}
+		if err := b.prepareTab(t, ep); err != nil {
+			cancel()
+			continue // it closed while attaching
+		}
+		b.mu.Lock()
+		ep.tabs = append(ep.tabs, t)
+		ep.active = t
+		b.mu.Unlock()
+	}
+	return nil
+}
+
+// Info describes the browser.
+func (b *Browser) Info(ctx context.Context) (env.Info, error) {
+	if _, err := b.episode(); err != nil {
+		return env.Info{}, err
+	}
+	return env.Info{Kind: "browser", Screen: b.size(), Display: "chromium (headless)",
+		Versions: map[string]string{"browser": b.version, "go": runtime.Version()}, Caps: append([]task.Capability(nil), Caps...)}, nil
+}
+
+func (b *Browser) size() action.Size { return action.Size{W: b.cfg.Width, H: b.cfg.Height} }
+
+// Reset opens a fresh browser context (nothing of the last episode is
+// left: cookies, storage, tabs, files) and runs the setup: open a URL,
+// write or copy files into the episode's folder, wait for an element,
+// sleep. The browser has no shell: a setup that runs commands is refused.
+func (b *Browser) Reset(ctx context.Context, s env.Setup) error {
+	b.in.Lock()
+	defer b.in.Unlock()
+	if _, err := b.episode(); err != nil {
+		return err
+	}
+	if err := b.newEpisode(ctx); err != nil {
+		return err
+	}
+	for i, st := range s.Steps {
+		spec := st.Spec()
+		if spec == nil {
+			return fmt.Errorf("setup[%d]: a step needs exactly one kind", i)
+		}
+		if err := b.step(ctx, s, spec); err != nil {
+			return fmt.Errorf("setup[%d] %s: %w", i, spec.Kind(), err)
+		}
+	}
+	return nil
+}
+
+// step runs one setup step.
+func (b *Browser) step(ctx context.Context, s env.Setup, spec task.StepSpec) error {
+	switch st := spec.(type) {
+	case task.Write:
+		return b.WriteFile(ctx, st.Path, []byte(st.Content))
+	case task.Copy:
+		data, ok := s.Assets[st.Asset]
+		if !ok {
+			return fmt.Errorf("no asset %q", st.Asset)
+		}
+		return b.WriteFile(ctx, st.To, data)
+	case task.Open:
+		if st.App != "" {
+			return fmt.Errorf("%w: the browser opens URLs and files itself, with no app", env.ErrBadAction)
+		}
+		u := st.URL
+		if u == "" {
+			u = b.expandURL(st.Path)
+		}
+		pctx, err := b.page(ctx)
+		if err != nil {
+			return err
+		}
+		return b.navigate(ctx, pctx, u)
+	case task.WaitElement:
+		return b.waitElement(ctx, st)
+	case task.Sleep:
+		return input.Sleep(ctx, time.Duration(st.For))
+	}
+	return fmt.Errorf("%w: the browser has no shell, applications or windows to set up; open a URL, write or copy files, wait for an element", env.ErrBadAction)
+}
+
+// expandURL turns a path in the episode's folder (~/page.html) into a
+// file URL; URLs are kept.
+func (b *Browser) expandURL(u string) string {
+	if strings.HasPrefix(u, "~/") || u == "~" {
+		p, err := b.path(u)
+		if err == nil {
+			return "file://" + p
+		}
+	}
+	return u
+}
+
+// waitElement waits until an element the step names shows.
+func (b *Browser) waitElement(ctx context.Context, st task.WaitElement) error {
+	timeout := time.Duration(st.Timeout)
+	if timeout <= 0 {
+		timeout = task.DefaultStepTimeout
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		t, err := b.Tree(ctx)
+		if err != nil {
+			return err
+		}
+		q := st.Element
+		if len(t.Find(q.App, q.Role, q.Name, q.Text, q.Contains)) > 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("gave up waiting for the element %+v after %s", q, timeout)
+		}
+		if err := input.Sleep(ctx, 100*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+// Run refuses: the browser has no shell.
+func (b *Browser) Run(context.Context, string, time.Duration) (observe.CommandResult, error) {
+	return observe.CommandResult{}, b.missing("a shell command", task.CapCommands)
+}
+
+// Clipboard refuses: a headless browser has no clipboard of its own.
+func (b *Browser) Clipboard(context.Context) (string, error) {
+	return "", b.missing("the clipboard", task.CapClipboard)
+}
+
+// missing is the error of a use of a capability the browser lacks.
+func (b *Browser) missing(what string, c task.Capability) error {
+	return fmt.Errorf("%w: %s needs %s, which the browser does not offer", env.ErrBadAction, what, c)
+}
+
+// Close ends the browser and removes its folders.
+func (b *Browser) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	ep := b.ep
+	b.ep = nil
+	b.mu.Unlock()
+	if ep != nil {
+		ep.close()
+	}
+	b.closing.Wait()
+	select {
+	case sp := <-b.spare:
+		sp.close()
+	default:
+	}
+	if b.cancelBrowser != nil {
+		b.cancelBrowser()
+	}
+	if b.cancelAlloc != nil {
+		b.cancelAlloc()
+	}
+	return os.RemoveAll(b.base)
+}
+
+func ptr[T any](v T) *T { return &v }

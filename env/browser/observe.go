@@ -1,0 +1,240 @@
+package browser
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/draw"
+	"image/png"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/internal/pagetree"
+	"github.com/proctor-eval/proctor/observe"
+)
+
+// Screenshot captures the active tab's viewport. A JavaScript dialog
+// waiting for an answer is drawn over it where the tree places it, so
+// that a pixel agent sees it and can click its buttons.
+func (b *Browser) Screenshot(ctx context.Context, o env.ShotOptions) (env.Shot, error) {
+	pctx, err := b.page(ctx)
+	if err != nil {
+		return env.Shot{}, err
+	}
+	dl := b.dialogOpen()
+	// With marks, the tree is read while the page is captured.
+	var tree *observe.Tree
+	treeDone := make(chan error, 1)
+	if o.Marks {
+		go func() {
+			var err error
+			tree, err = b.Tree(ctx)
+			treeDone <- err
+		}()
+	} else {
+		treeDone <- nil
+	}
+	var data []byte
+	if dl == nil {
+		if data, err = b.capture(ctx, pctx); err != nil {
+			<-treeDone
+			return env.Shot{}, b.failed("take a screenshot", err)
+		}
+	}
+	if err := <-treeDone; err != nil {
+		return env.Shot{}, err
+	}
+	plain := !o.Marks && !o.Cursor && (o.Scale == 0 || o.Scale == 1) && o.JPEG == 0
+	if plain && dl == nil {
+		return env.Shot{Data: data, Format: "png", Size: b.size()}, nil
+	}
+	img := image.NewRGBA(image.Rect(0, 0, b.cfg.Width, b.cfg.Height))
+	if dl == nil {
+		src, err := png.Decode(bytes.NewReader(data))
+		if err != nil {
+			return env.Shot{}, fmt.Errorf("the browser's screenshot: %w", err)
+		}
+		draw.Draw(img, img.Rect, src, src.Bounds().Min, draw.Src)
+	} else {
+		// A page under a dialog cannot be captured: the dialog blocks its
+		// rendering. It is shown greyed, as a browser shows it.
+		draw.Draw(img, img.Rect, image.NewUniform(dialogShade), image.Point{}, draw.Src)
+		dl.draw(img, b.size())
+	}
+	var marks []observe.Mark
+	if o.Marks {
+		marks = observe.Marks(tree.Filter(observe.Options{Screen: b.size()}))
+		observe.DrawMarks(img, marks)
+		b.mu.Lock()
+		b.marks = marks
+		b.mu.Unlock()
+	}
+	x, y, _ := b.dev.Pointer()
+	return env.FinishShot(img, o, &image.Point{X: x, Y: y}, marks, tree)
+}
+
+// Waits of a capture: for a document being loaded, and for the capture
+// itself before it is tried again once the page has loaded.
+const (
+	loadWait    = 10 * time.Second
+	captureWait = 5 * time.Second
+)
+
+// capture takes the PNG of the active tab's viewport. Chromium does not
+// answer a capture asked for while the tab replaces its document (a form
+// sent, a link followed): the capture waits for the load, and one that
+// gets no answer is tried again once the page has loaded.
+func (b *Browser) capture(ctx context.Context, pctx context.Context) ([]byte, error) {
+	t := b.activeTab()
+	var err error
+	for try := 0; try < 2; try++ {
+		if t != nil {
+			t.waitLoaded(ctx, loadWait)
+		}
+		cctx, cancel := context.WithTimeout(ctx, captureWait)
+		var data []byte
+		data, err = chromedp.Run(pctx, func(_ context.Context, tg *chromedp.Target) ([]byte, error) {
+			res, err := cdp.Call(cctx, tg, page.CaptureScreenshot, page.CaptureScreenshotParams{
+				Format: page.CaptureScreenshotFormatPng, OptimizeForSpeed: ptr(true)})
+			return res.Data, err
+		})
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return data, err
+		}
+	}
+	return nil, err
+}
+
+// activeTab is the episode's active tab, or nil.
+func (b *Browser) activeTab() *tab {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ep == nil {
+		return nil
+	}
+	return b.ep.active
+}
+
+// Tree reads the active tab's accessibility tree, every frame's, with the
+// boxes of the page's layout; a JavaScript dialog waiting for an answer
+// is its own node, with its buttons.
+func (b *Browser) Tree(ctx context.Context) (*observe.Tree, error) {
+	pctx, err := b.page(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if dl := b.dialogOpen(); dl != nil {
+		return &observe.Tree{Apps: []*observe.Node{dl.node(b.size())}}, nil
+	}
+	if t := b.activeTab(); t != nil {
+		t.waitLoaded(ctx, loadWait)
+	}
+	t, err := pagetree.Read(pctx)
+	if err != nil {
+		return nil, b.failed("read the page's tree", err)
+	}
+	return t, nil
+}
+
+// failed names what failed, and says so when the browser is gone.
+func (b *Browser) failed(what string, err error) error {
+	if _, aerr := b.episode(); aerr != nil {
+		return aerr
+	}
+	if ctx := context.Cause(b.root); ctx != nil {
+		return fmt.Errorf("%s: the browser ended (%v): %w", what, ctx, env.ErrClosed)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// Elements finds the tree's elements a query names.
+func (b *Browser) Elements(ctx context.Context, q observe.ElementQuery) ([]observe.Element, error) {
+	t, err := b.Tree(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []observe.Element
+	for _, n := range t.Find(q.App, q.Role, q.Name, q.Text, q.Contains) {
+		out = append(out, observe.Element{App: n.App, Role: n.Role, Name: n.Name, Text: n.Text, Box: n.Box, States: n.States})
+	}
+	return out, nil
+}
+
+// Windows lists the tabs, in the order they opened, as windows: the title
+// (or the URL of a page without one), and which is active. IDs count from
+// 1 in that order.
+func (b *Browser) Windows(ctx context.Context) ([]env.Window, error) {
+	ep, err := b.episode()
+	if err != nil {
+		return nil, err
+	}
+	if err := b.syncTabs(ctx, ep); err != nil {
+		return nil, err
+	}
+	infos, err := chromedp.Targets(ep.ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list the tabs: %w", err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []env.Window
+	for i, t := range ep.tabs {
+		w := env.Window{ID: uint32(i + 1), Active: t == ep.active, Box: action.Box{W: b.cfg.Width, H: b.cfg.Height}}
+		for _, in := range infos {
+			if in.TargetID == t.id {
+				w.Title = in.Title
+				if w.Title == "" {
+					w.Title = in.URL
+				}
+			}
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+// evalTimeout bounds a JavaScript expression's evaluation.
+const evalTimeout = 10 * time.Second
+
+// Eval evaluates a JavaScript expression in the active tab's page
+// (awaiting a promise) and returns its value as text: a string as it is,
+// anything else as JSON. An exception is an error that says so.
+func (b *Browser) Eval(ctx context.Context, expr string) (string, error) {
+	v, _, err := b.eval(ctx, expr)
+	return v, err
+}
+
+// eval is Eval that also says whether the value is null or undefined.
+func (b *Browser) eval(ctx context.Context, expr string) (string, bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, evalTimeout)
+	defer cancel()
+	res, err := onTab(ctx, b, runtime.Evaluate, runtime.EvaluateParams{Expression: expr,
+		ReturnByValue: ptr(true), AwaitPromise: ptr(true), Timeout: runtime.TimeDelta(evalTimeout.Milliseconds())})
+	if err != nil {
+		return "", false, b.failed(fmt.Sprintf("evaluate %q", expr), err)
+	}
+	if d := res.ExceptionDetails; d != nil {
+		msg := d.Text
+		if d.Exception != nil && d.Exception.Description != "" {
+			msg = d.Exception.Description
+		}
+		return "", false, fmt.Errorf("evaluate %q: %s", expr, msg)
+	}
+	if res.Result == nil || len(res.Result.Value) == 0 || string(res.Result.Value) == "null" {
+		return "", true, nil
+	}
+	var s string
+	if json.Unmarshal(res.Result.Value, &s) == nil {
+		return s, false, nil
+	}
+	return string(res.Result.Value), false, nil
+}
