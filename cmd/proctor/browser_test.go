@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/proctor-eval/proctor/agent"
+	"github.com/proctor-eval/proctor/env/browser"
+	"github.com/proctor-eval/proctor/store"
+)
+
+// TestBrowserUseAgentOrdersAPlan runs an agent that answers in
+// browser-use's format through "proctor run --agent http" on the browser
+// environment: it reads the numbered elements of each observation, fills
+// the form by index, answers the confirmation dialog and says done; the
+// page probes find the order placed.
+func TestBrowserUseAgentOrdersAPlan(t *testing.T) {
+	if _, err := browser.ExecPath(); err != nil {
+		t.Skip(err)
+	}
+	var steps atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/step" {
+			fmt.Fprint(w, "{}")
+			return
+		}
+		var req agent.StepRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		index := func(role, name string) int {
+			for _, m := range req.Observation.Marks {
+				if m.Role == role && m.Name == name {
+					return m.Tag
+				}
+			}
+			return -1
+		}
+		var reply string
+		switch steps.Add(1) {
+		case 1:
+			reply = fmt.Sprintf(`{"current_state": {"next_goal": "fill the form"}, "action": [
+				{"input_text": {"index": %d, "text": "Ada Lovelace"}},
+				{"select_dropdown_option": {"index": %d, "text": "Team"}},
+				{"click_element_by_index": {"index": %d}}]}`,
+				index("entry", "Full name"), index("combo box", "Plan"), index("push button", "Place order"))
+		case 2:
+			reply = fmt.Sprintf(`{"action": [{"click_element_by_index": {"index": %d}}]}`, index("push button", "OK"))
+		default:
+			reply = `{"action": [{"done": {"text": "ordered", "success": true}}]}`
+		}
+		json.NewEncoder(w).Encode(agent.StepResponse{Reply: reply, Format: "browser-use"})
+	}))
+	defer srv.Close()
+	dir := filepath.Join(t.TempDir(), "run")
+	stdout, errs, code := runCLI(t, "", "run", "--suite", "../../testdata/browser", "--env", "browser", "--agent", "http",
+		"--agent-url", srv.URL, "--filter", "^order-plan$", "--out", dir)
+	if code != 0 || !strings.Contains(errs, "success      order-plan") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, errs)
+	}
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	recorded, err := st.Steps("order-plan", 0)
+	if err != nil || len(recorded) != 3 {
+		t.Fatalf("%d steps recorded (%v), want 3", len(recorded), err)
+	}
+	// The clicks are recorded on the elements the indexes named.
+	if !strings.Contains(string(recorded[0].Done), `"element":"push button Place order"`) ||
+		!strings.Contains(string(recorded[1].Done), `"element":"push button OK"`) {
+		t.Fatalf("click records:\n%s\n%s", recorded[0].Done, recorded[1].Done)
+	}
+}
