@@ -80,3 +80,16 @@ func TestBrowserUseAgentOrdersAPlan(t *testing.T) {
 		t.Fatalf("click records:\n%s\n%s", recorded[0].Done, recorded[1].Done)
 	}
 }
+
+// TestValidateBrowserSuite proves the browser suite's checks in headless
+// Chromium: every gold succeeds, every do-nothing and wrong trajectory
+// does not.
+func TestValidateBrowserSuite(t *testing.T) {
+	if _, err := browser.ExecPath(); err != nil {
+		t.Skip(err)
+	}
+	_, errs, code := runCLI(t, "", "validate", "../../testdata/browser", "--env", "browser")
+	if code != 0 || !strings.Contains(errs, "2 tasks, 9 trajectories, 0 violations") {
+		t.Fatalf("validate exited %d:\n%s", code, errs)
+	}
+}

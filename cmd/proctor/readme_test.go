@@ -37,11 +37,12 @@ import (
 // listed fails TestReadmeCommands, and so does an entry that no command of
 // the README matches.
 var readmeNotRun = map[string]string{
-	"bash scripts/main.sh":                              "sets a machine up (installs packages) and runs the whole built-in suite",
-	"bash scripts/test.sh":                              "is the CI job that runs these tests",
-	"bin/proctor validate testdata/runner --parallel 2": "TestValidate runs this very command",
-	"bin/proctor guest --local --token-file token":      "serves until stopped; TestGuestToken and the remote tests start the daemon",
-	"bin/proctor run --agent replay --parallel 2":       "runs the 96 tasks of the built-in suite (about 15 minutes)",
+	"bash scripts/main.sh":                                                                      "sets a machine up (installs packages) and runs the whole built-in suite",
+	"bash scripts/test.sh":                                                                      "is the CI job that runs these tests",
+	"bin/proctor validate testdata/runner --parallel 2":                                         "TestValidate runs this very command",
+	"bin/proctor validate testdata/browser --env browser":                                       "TestValidateBrowserSuite runs this very command",
+	"bin/proctor guest --local --token-file token":                                              "serves until stopped; TestGuestToken and the remote tests start the daemon",
+	"bin/proctor run --agent replay --parallel 2":                                               "runs the 96 tasks of the built-in suite (about 15 minutes)",
 	"bin/proctor run --agent replay --token-file token --env guest=https://HOST:PORT#sha256=FP": "needs a guest daemon on another machine; TestValidateOnTwoTLSGuests runs guests",
 	`bin/proctor view runs --token "$PROCTOR_VIEW_TOKEN"`:                                       "serves until stopped; the viewer's tests serve its pages",
 	"bin/proctor validate suites/desktop --parallel 2":                                          "validates the 96 tasks of the built-in suite (about 15 minutes); CI validates a subset",

@@ -2,19 +2,29 @@ package browser
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"testing"
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/task"
 )
 
-// BenchmarkReset measures a fresh episode: a new browser context with its
-// tab (the target is 300 ms), between episodes (the next context opened
-// in the background during the last episode) and back to back (opened
-// during the reset); and a cold start of the browser (1.5 s).
+// BenchmarkReset measures a fresh episode on the page bench/playwright
+// loads: a new browser context with its tab, the page opened and loaded
+// (the target is 300 ms), between episodes (the next context opened in
+// the background during the last episode) and back to back (opened during
+// the reset); and a cold start of the browser with the page (1.5 s).
 func BenchmarkReset(b *testing.B) {
 	need(b)
+	page, err := os.ReadFile("../../bench/playwright/page2000.html")
+	if err != nil {
+		b.Fatal(err)
+	}
+	u := site(b, map[string]string{"page": string(page)})
+	setup := env.Setup{Steps: []task.Step{{Open: &task.Open{URL: u + "/page"}}}}
 	b.Run("context", func(b *testing.B) {
 		br := start(b)
 		ctx := context.Background()
@@ -24,7 +34,7 @@ func BenchmarkReset(b *testing.B) {
 				time.Sleep(10 * time.Millisecond)
 			}
 			b.StartTimer()
-			if err := br.Reset(ctx, env.Setup{}); err != nil {
+			if err := br.Reset(ctx, setup); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -33,7 +43,7 @@ func BenchmarkReset(b *testing.B) {
 		br := start(b)
 		ctx := context.Background()
 		for b.Loop() {
-			if err := br.Reset(ctx, env.Setup{}); err != nil {
+			if err := br.Reset(ctx, setup); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -45,18 +55,27 @@ func BenchmarkReset(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			if err := br.Reset(ctx, setup); err != nil {
+				b.Fatal(err)
+			}
 			br.Close()
 		}
 	})
 }
 
-// BenchmarkObserve measures what a step costs on a page of about 2,000
-// elements: the screenshot, the tree, the screenshot with set-of-mark
-// boxes (screenshot, tree and marks), and a click round trip.
+// BenchmarkObserve measures what a step costs on the page of about 2,000
+// elements that bench/playwright measures too: the screenshot, the tree,
+// the observation (screenshot with set-of-mark boxes: screenshot, tree
+// and marks), and a click round trip on its button (element by id,
+// scrolled into view and clicked, until the page counts the click).
 func BenchmarkObserve(b *testing.B) {
 	br := start(b)
-	u := site(b, map[string]string{"big": bigPage(150)})
-	open(b, br, u+"/big")
+	page, err := os.ReadFile("../../bench/playwright/page2000.html")
+	if err != nil {
+		b.Fatal(err)
+	}
+	u := site(b, map[string]string{"page": string(page)})
+	open(b, br, u+"/page")
 	ctx := context.Background()
 	b.Run("screenshot", func(b *testing.B) {
 		for b.Loop() {
@@ -80,10 +99,25 @@ func BenchmarkObserve(b *testing.B) {
 		}
 	})
 	b.Run("click", func(b *testing.B) {
-		click := []action.Action{{Kind: action.Click, Point: action.At(60, 20)}}
+		tree, err := br.Tree(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		found := tree.Find("", "push button", "Mark reviewed", "", false)
+		if len(found) != 1 || found[0].ID == 0 {
+			b.Fatalf("the button: %d found", len(found))
+		}
+		click := []action.Action{{Kind: action.Click, Target: &action.Target{ID: found[0].ID}}}
+		n := 0
+		for _, err := fmt.Sscan(eval(b, br, "document.getElementById('count').textContent"), &n); err != nil; {
+			b.Fatal(err)
+		}
 		for b.Loop() {
 			if _, err := br.Do(ctx, click); err != nil {
 				b.Fatal(err)
+			}
+			n++
+			for eval(b, br, "document.getElementById('count').textContent") != fmt.Sprint(n) {
 			}
 		}
 	})

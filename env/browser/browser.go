@@ -222,44 +222,48 @@ func Start(ctx context.Context, cfg Config) (*Browser, error) {
 	if err == nil {
 		b.version = v.Product
 	}
-	if err := b.newEpisode(ctx); err != nil {
+	if _, err := b.newEpisode(ctx); err != nil {
 		b.Close()
 		return nil, err
 	}
+	b.after(nil)
 	return b, nil
 }
 
-// newEpisode disposes of the episode's browser context, if any, and makes
-// a fresh one current: the one opened in the background after the last
-// reset when it is ready, else one opened now. Then it opens the next
-// one in the background, so that a reset costs no browser start of a
-// context and its tab (about 280 ms here).
-func (b *Browser) newEpisode(ctx context.Context) error {
+// newEpisode makes a fresh browser context current: the one opened in the
+// background after the last reset when it is ready, else one opened now.
+// It returns the last episode, for after: the caller disposes of it and
+// opens the next one once the setup has run, so that neither slows the
+// setup down.
+func (b *Browser) newEpisode(ctx context.Context) (old *episode, err error) {
 	b.mu.Lock()
-	old := b.ep
+	old = b.ep
 	b.ep = nil
 	b.marks = nil
 	b.mu.Unlock()
-	if old != nil {
-		b.dispose(old)
-	}
 	var ep *episode
 	select {
 	case ep = <-b.spare:
 	default:
 	}
 	if ep == nil {
-		var err error
 		if ep, err = b.openEpisode(ctx); err != nil {
-			return err
+			return old, err
 		}
 	}
 	b.mu.Lock()
 	b.ep = ep
 	b.mu.Unlock()
 	b.dev.reset()
-	if err := b.front(ctx, ep.active); err != nil {
-		return err
+	return old, b.front(ctx, ep.active)
+}
+
+// after disposes of the last episode and opens the next one, in the
+// background: a reset then costs no start of a context and its tab
+// (about 280 ms here).
+func (b *Browser) after(old *episode) {
+	if old != nil {
+		b.dispose(old)
 	}
 	b.closing.Add(1)
 	go func() {
@@ -274,7 +278,6 @@ func (b *Browser) newEpisode(ctx context.Context) error {
 			b.dispose(next)
 		}
 	}()
-	return nil
 }
 
 // front makes a tab the one its window shows, so that it gets frames.
@@ -514,7 +517,9 @@ func (b *Browser) Reset(ctx context.Context, s env.Setup) error {
 	if _, err := b.episode(); err != nil {
 		return err
 	}
-	if err := b.newEpisode(ctx); err != nil {
+	old, err := b.newEpisode(ctx)
+	defer b.after(old)
+	if err != nil {
 		return err
 	}
 	for i, st := range s.Steps {
