@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"fmt"
 	"image"
 	"image/color"
 	"image/draw"
@@ -50,6 +51,31 @@ func Lookup(marks []Mark, tag int) (Mark, bool) {
 		}
 	}
 	return Mark{}, false
+}
+
+// LookupTarget returns the mark a target's tag or index names (an index
+// is browser-use's number of an element, the mark's tag). Its error says
+// which and matches ErrNotFound.
+func LookupTarget(marks []Mark, t action.Target) (Mark, error) {
+	tag := t.Tag
+	if t.Index != nil {
+		tag = *t.Index
+	}
+	m, ok := Lookup(marks, tag)
+	if !ok {
+		return Mark{}, fmt.Errorf("%w: no mark %s among the %d of the last observation", ErrNotFound, t, len(marks))
+	}
+	return m, nil
+}
+
+// Elements are the nodes of the tree a query names, as the environment
+// contract answers them.
+func (t *Tree) Elements(q ElementQuery) []Element {
+	var out []Element
+	for _, n := range t.Find(q.App, q.Role, q.Name, q.Text, q.Contains) {
+		out = append(out, Element{App: n.App, Role: n.Role, Name: n.Name, Text: n.Text, Box: n.Box, States: n.States})
+	}
+	return out
 }
 
 var markColors = []color.RGBA{

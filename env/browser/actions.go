@@ -241,16 +241,12 @@ func (b *Browser) element(ctx context.Context, t *action.Target) (int64, error) 
 	case t.ID != 0:
 		return t.ID, nil
 	case t.Tag > 0 || t.Index != nil:
-		tag := t.Tag
-		if t.Index != nil {
-			tag = *t.Index
-		}
 		b.mu.Lock()
 		marks := b.marks
 		b.mu.Unlock()
-		m, ok := observe.Lookup(marks, tag)
-		if !ok {
-			return 0, fmt.Errorf("%w: no element %s among the %d of the last observation", env.ErrNotFound, t, len(marks))
+		m, err := observe.LookupTarget(marks, *t)
+		if err != nil {
+			return 0, err
 		}
 		if m.ID == 0 {
 			return 0, fmt.Errorf("%w: element %s has no id", env.ErrNotFound, t)
@@ -512,16 +508,12 @@ func (p place) Target(ctx context.Context, t *action.Target) (int, int, int, err
 		return x, y, matches, err
 	}
 	if t.Tag > 0 || t.Index != nil {
-		tag := t.Tag
-		if t.Index != nil {
-			tag = *t.Index
-		}
 		p.b.mu.Lock()
 		marks := p.b.marks
 		p.b.mu.Unlock()
-		m, ok := observe.Lookup(marks, tag)
-		if !ok {
-			return 0, 0, 0, fmt.Errorf("%w: no element %s among the %d of the last observation", env.ErrNotFound, t, len(marks))
+		m, err := observe.LookupTarget(marks, *t)
+		if err != nil {
+			return 0, 0, 0, err
 		}
 		if m.ID == 0 { // a dialog's button: where it was drawn
 			x, y := m.Center()

@@ -98,16 +98,12 @@ func (p place) Target(ctx context.Context, t *action.Target) (x, y, matches int,
 		return 0, 0, 0, e.missing("the element target "+t.String(), task.CapTree)
 	}
 	if t.Tag > 0 || t.Index != nil {
-		tag := t.Tag
-		if t.Index != nil {
-			tag = *t.Index
-		}
 		e.mu.Lock()
 		marks := e.marks
 		e.mu.Unlock()
-		m, ok := observe.Lookup(marks, tag)
-		if !ok {
-			return 0, 0, 0, fmt.Errorf("%w: no mark %s among the %d of the last screenshot with marks", env.ErrNotFound, t, len(marks))
+		m, err := observe.LookupTarget(marks, *t)
+		if err != nil {
+			return 0, 0, 0, err
 		}
 		x, y = m.Center()
 		return x, y, 0, nil

@@ -404,7 +404,7 @@ func (e *Env) Reset(ctx context.Context, s env.Setup) error {
 	}
 	for i, st := range s.Steps {
 		if st.Sleep != nil {
-			if err := sleep(ctx, time.Duration(*st.Sleep)); err != nil {
+			if err := input.Sleep(ctx, time.Duration(*st.Sleep)); err != nil {
 				return fmt.Errorf("setup[%d] sleep: %w", i, err)
 			}
 		}
@@ -477,15 +477,4 @@ func (e *Env) Close() error {
 		err = errors.Join(err, e.guest.Close())
 	}
 	return err
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

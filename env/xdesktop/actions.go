@@ -8,7 +8,6 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/input"
 	"github.com/proctor-eval/proctor/internal/atspi"
 	"github.com/proctor-eval/proctor/internal/x11"
@@ -78,10 +77,6 @@ func (p place) Shell(ctx context.Context, command string) (string, error) {
 func (d *Desktop) target(ctx context.Context, t *action.Target) (int, int, int, error) {
 	switch {
 	case t.Tag > 0 || t.Index != nil:
-		tag := t.Tag
-		if t.Index != nil {
-			tag = *t.Index
-		}
 		d.mu.Lock()
 		marks := d.marks
 		d.mu.Unlock()
@@ -91,9 +86,9 @@ func (d *Desktop) target(ctx context.Context, t *action.Target) (int, int, int, 
 				return 0, 0, 0, err
 			}
 		}
-		m, ok := observe.Lookup(marks, tag)
-		if !ok {
-			return 0, 0, 0, fmt.Errorf("%w: no mark %s among the %d of the last observation", env.ErrNotFound, t, len(marks))
+		m, err := observe.LookupTarget(marks, *t)
+		if err != nil {
+			return 0, 0, 0, err
 		}
 		x, y := m.Center()
 		return x, y, 0, nil

@@ -349,11 +349,7 @@ func (d *Desktop) Elements(ctx context.Context, q observe.ElementQuery) ([]obser
 	if err != nil {
 		return nil, err
 	}
-	var out []observe.Element
-	for _, n := range t.Find(q.App, q.Role, q.Name, q.Text, q.Contains) {
-		out = append(out, observe.Element{App: n.App, Role: n.Role, Name: n.Name, Text: n.Text, Box: n.Box, States: n.States})
-	}
-	return out, nil
+	return t.Elements(q), nil
 }
 
 // Clipboard reads the clipboard with xclip or xsel.
