@@ -421,7 +421,7 @@ func TestFormControls(t *testing.T) {
 		t.Fatalf("after 5 wheel notches the page is at %s", y)
 	}
 	do(action.Action{Kind: action.ScrollToText, Text: "twice"})
-	do(action.Action{Kind: action.Click, Target: &action.Target{Role: "static", Name: "twice"}, Count: 2})
+	do(action.Action{Kind: action.Click, Target: &action.Target{Role: "paragraph", Text: "twice"}, Count: 2})
 	if got := eval(t, b, "document.getElementById('dbl').textContent"); got != "double" {
 		t.Fatalf("after a double click: %q", got)
 	}

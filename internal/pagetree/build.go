@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
@@ -114,6 +115,23 @@ func (b *builder) convert(ft *frameTree, n *axNode) []*observe.Node {
 	if len(kids) == 1 && kids[0].Role == "static" && len(kids[0].Children) == 0 &&
 		(kids[0].Name == node.Name || kids[0].Name == node.Text) {
 		node.Children = nil // the text that names its parent, or is its value, says nothing more
+	}
+	if node.Text == "" && textHolders[node.Role] && len(node.Children) > 0 {
+		// A paragraph, heading or cell holds its text, as the desktop's
+		// do: its text children fold into it, so that the element probe
+		// of a status line reads it and the table shows it once.
+		var parts []string
+		for _, k := range node.Children {
+			if k.Role != "static" || len(k.Children) > 0 {
+				parts = nil
+				break
+			}
+			parts = append(parts, k.Text)
+		}
+		if parts != nil {
+			node.Text = strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
+			node.Children = nil
+		}
 	}
 	return []*observe.Node{node}
 }

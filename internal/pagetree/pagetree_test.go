@@ -242,7 +242,7 @@ func TestForm(t *testing.T) {
 		{"push button", "Save", "", []string{"visible", "showing", "enabled", "sensitive", "focusable"}, nil},
 		{"push button", "Nope", "", []string{"visible", "showing"}, []string{"enabled", "sensitive"}},
 		{"link", "Home", "", []string{"visible", "enabled", "focusable"}, nil},
-		{"static", "Plain text here", "Plain text here", []string{"visible", "showing"}, nil},
+		{"paragraph", "", "Plain text here", []string{"visible", "showing"}, nil}, // its text child folds into it
 		{"list box", "Pick", "", []string{"focusable"}, nil},
 		{"list item", "Apple", "", []string{"visible", "selectable"}, []string{"selected"}},
 		{"list item", "Banana", "", []string{"visible", "selectable", "selected"}, nil},

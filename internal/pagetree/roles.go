@@ -6,6 +6,11 @@ import (
 	"github.com/chromedp/cdproto/accessibility"
 )
 
+// textHolders are the roles whose node holds the text of its text
+// children (see builder.convert).
+var textHolders = map[string]bool{"paragraph": true, "heading": true, "status bar": true, "notification": true,
+	"label": true, "table cell": true, "list item": true, "description term": true}
+
 // roles maps Chromium's AX roles (ARIA roles and its own, such as
 // StaticText) to the role names the desktop's accessibility tree (AT-SPI)
 // uses, so that observe's filters treat web and desktop elements alike.
