@@ -229,8 +229,11 @@ func TestReadmeYAML(t *testing.T) {
 // and fails.
 func wrapChecks(t *testing.T, src string) (doc, how string) {
 	t.Helper()
-	const minimal = "id: readme-checks\ninstruction: The README's checks, in a task.\napp: xterm\nlevel: paper\nkind: state\n" +
+	minimal := "id: readme-checks\ninstruction: The README's checks, in a task.\napp: xterm\nlevel: paper\nkind: state\n" +
 		"gold: [{kind: done}]\nchecks:\n"
+	if strings.Contains(src, "page:") { // page probes: a browser's task
+		minimal = strings.Replace(minimal, "app: xterm\n", "environment: {type: browser}\n", 1)
+	}
 	var v any
 	if err := yaml.Unmarshal([]byte(src), &v); err != nil {
 		return src, "not YAML"
