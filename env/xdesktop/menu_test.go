@@ -58,10 +58,18 @@ func TestMenuClickRecords(t *testing.T) {
 			for i := range tries {
 				open := c.open(i)
 				waitFor(t, d, fmt.Sprint("the menu opener ", open.Target), showing(open.Target.Role, open.Target.Name))
-				if _, err := d.Do(ctx(t), []action.Action{open}); err != nil {
-					t.Fatalf("try %d: open the menu: %v", i+1, err)
-				}
 				role, name := c.item(i)
+				// A GTK 4 menu button now and then lets a click pass
+				// while its last popover is still going: the opener is
+				// clicked again, up to three times, as a person would.
+				for again := 0; ; again++ {
+					if _, err := d.Do(ctx(t), []action.Action{open}); err != nil {
+						t.Fatalf("try %d: open the menu: %v", i+1, err)
+					}
+					if again == 2 || seen(t, d, 30, showing(role, name)) {
+						break
+					}
+				}
 				waitFor(t, d, fmt.Sprintf("the menu item %q", name), showing(role, name))
 				steps, err := d.Do(ctx(t), []action.Action{byName(role, name)})
 				if err != nil {

@@ -95,6 +95,23 @@ func waitFor(t testing.TB, d *Desktop, what string, found func(*observe.Tree) bo
 	t.Fatalf("never saw %s; last tree:\n%s", what, observe.Linearize(last.Filter(observe.Options{}), 0))
 }
 
+// seen polls the tree up to n times, 100 ms apart, for what found looks
+// for.
+func seen(t testing.TB, d *Desktop, n int, found func(*observe.Tree) bool) bool {
+	t.Helper()
+	for range n {
+		tr, err := d.Tree(ctx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if found(tr) {
+			return true
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return false
+}
+
 func byName(role, name string) action.Action {
 	return action.Action{Kind: action.Click, Target: &action.Target{Role: role, Name: name}}
 }
