@@ -18,13 +18,14 @@ import (
 
 // screenAgentTasks are the tasks of the built-in suite run over VNC in
 // the ScreenAgent setting: every one of the suite's GUI applications that
-// starts in seconds, and a shell task.
-const screenAgentTasks = "^(calc-product|dialog-answer-install-now|dialog-answer-skip-this-version|editor-write-1|files-create-notes-txt|count-words-1|append-milk-(gui|cli)|form-contact-rosa|sheet-total-q1|doc-heading-title|web-order-team)$"
+// starts in seconds, and shell tasks (scripts/screenagent.sh adds the two
+// LibreOffice tasks, which take longest).
+const screenAgentTasks = "^(calc-product|dialog-answer-install-now|dialog-answer-skip-this-version|editor-write-1|files-create-notes-txt|count-words-1|append-milk-(gui|cli)|form-contact-rosa|web-order-team)$"
 
 // TestScreenAgentSettingOverVNC runs the built-in suite's tasks on a
 // desktop reached over VNC (x11vnc, served by "proctor guest --vnc"), the
 // guest beside it setting each task up and reading the checks' probes:
-// the gold solutions of 12 tasks all succeed, and so does ScreenAgent's
+// the gold solutions of 10 tasks all succeed, and so does ScreenAgent's
 // plan-act-reflect pipeline speaking its JSON function calls to a model
 // stand-in; proctor report --ccscore scores both runs against the gold.
 func TestScreenAgentSettingOverVNC(t *testing.T) {
@@ -37,8 +38,8 @@ func TestScreenAgentSettingOverVNC(t *testing.T) {
 	gold := filepath.Join(dir, "gold")
 	_, errs, code := runCLI(t, "", append([]string{"run", "--suite", "../../suites/desktop", "--agent", "replay",
 		"--filter", screenAgentTasks, "--out", gold}, on...)...)
-	if code != 0 || successes(errs) != 12 {
-		t.Fatalf("the gold solutions over VNC: exit %d, want 12 successes\n%s", code, errs)
+	if code != 0 || successes(errs) != 10 {
+		t.Fatalf("the gold solutions over VNC: exit %d, want 10 successes\n%s", code, errs)
 	}
 	out, errs, code := runCLI(t, "", "report", gold, "--ccscore")
 	if code != 0 || !regexp.MustCompile(`cc-score +1\.000`).MatchString(out) ||
@@ -51,10 +52,10 @@ func TestScreenAgentSettingOverVNC(t *testing.T) {
 	reflect := filepath.Join(dir, "reflect")
 	_, errs, code = runCLI(t, "", append([]string{"run", "--suite", "../../suites/desktop", "--agent", "reflect",
 		"--format", "screenagent", "--model", "screenagent", "--base-url", model.URL, "--api-key-env", "STANDIN_KEY",
-		"--obs", "screenshot+a11y", "--filter", "^(calc-product|dialog-answer-install-now|editor-write-1|form-contact-rosa)$",
+		"--obs", "screenshot+a11y", "--filter", "^(dialog-answer-install-now|editor-write-1)$",
 		"--out", reflect}, on...)...)
-	if code != 0 || successes(errs) != 4 {
-		t.Fatalf("the reflect agent over VNC: exit %d, want 4 successes\n%s", code, errs)
+	if code != 0 || successes(errs) != 2 {
+		t.Fatalf("the reflect agent over VNC: exit %d, want 2 successes\n%s", code, errs)
 	}
 	out, errs, code = runCLI(t, "", "report", reflect, "--ccscore")
 	m := regexp.MustCompile(`cc-score +([0-9.]+)`).FindStringSubmatch(out)
