@@ -24,6 +24,7 @@ import (
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/service"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -151,6 +152,16 @@ func Run(ctx context.Context, cfg Config) ([]store.Result, error) {
 	finished, err := cfg.Store.Finished()
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Suite != nil && len(cfg.Suite.Services) > 0 {
+		svcs, err := service.Start(ctx, cfg.Suite.Dir, cfg.Suite.Services)
+		if err != nil {
+			return nil, err
+		}
+		defer svcs.Close()
+		if cfg.Tasks, err = svcs.Fill(cfg.Tasks); err != nil {
+			return nil, err
+		}
 	}
 	var jobs []job
 	rerun := 0

@@ -24,6 +24,14 @@ func (s *Suite) lint(f *fileCtx, t *Task) Problems {
 			add([]any{"apps", i}, "%s", s.unknownApp(a))
 		}
 	}
+	for _, name := range t.ServiceNames() {
+		if _, ok := s.Service(name); !ok {
+			add(nil, "{{services.%s}} names a service %s does not declare (services: %s)", name, SuiteFile, s.serviceNames())
+		}
+	}
+	if serviceRE.MatchString(t.ID) {
+		add([]any{"id"}, "an id cannot name a service: its origin is known only when a run starts")
+	}
 	size, err := t.Environment.Size()
 	if err != nil {
 		add([]any{"environment", "resolution"}, "%v", err)

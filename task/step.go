@@ -155,7 +155,8 @@ func (o Open) Validate(s *Suite) error {
 		return fmt.Errorf("path: open needs exactly one of path and url")
 	}
 	if o.URL != "" {
-		u, err := url.Parse(o.URL)
+		// A service's origin is filled in when the run starts.
+		u, err := url.Parse(serviceRE.ReplaceAllString(o.URL, "http://127.0.0.1:1"))
 		if err != nil || u.Scheme == "" {
 			return fmt.Errorf("url: %q is not an absolute URL", o.URL)
 		}

@@ -74,6 +74,7 @@ type Suite struct {
 	Name        string             `json:"name,omitempty"`
 	Description string             `json:"description,omitempty"`
 	Apps        map[string]AppSpec `json:"apps,omitempty"`
+	Services    []Service          `json:"services,omitempty"`
 	Tasks       []*Task            `json:"-"`
 	assets      map[string]bool
 	// badApps are the apps suite.yaml declares with problems, by the line

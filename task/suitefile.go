@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -113,6 +115,7 @@ func (s *Suite) parseSuiteFile(name string, src []byte) Problems {
 	if v, ok := obj["description"].(string); ok {
 		s.Description = v
 	}
+	probs = append(probs, s.parseServices(f, obj["services"])...)
 	apps, _ := obj["apps"].(map[string]any)
 	for app, raw := range apps {
 		if bad[app] {
@@ -174,4 +177,40 @@ func (s *Suite) unknownApp(name string) string {
 func appLine(f *fileCtx, app string) int {
 	line, _ := f.locate([]any{"apps", app})
 	return line
+}
+
+// parseServices fills the suite's services; one with problems (the schema
+// reports its shape) is left out, and a name given twice or a folder
+// outside the suite is reported where it stands.
+func (s *Suite) parseServices(f *fileCtx, raw any) Problems {
+	list, _ := raw.([]any)
+	var probs Problems
+	seen := map[string]bool{}
+	for i, r := range list {
+		var sv Service
+		b, err := json.Marshal(r)
+		if err == nil {
+			d := json.NewDecoder(bytes.NewReader(b))
+			d.DisallowUnknownFields()
+			err = d.Decode(&sv)
+		}
+		if err != nil || sv.Name == "" || sv.Static == "" {
+			continue // the schema has said what is wrong
+		}
+		switch {
+		case seen[sv.Name]:
+			probs = append(probs, f.problem([]any{"services", i, "name"}, "service %q is declared twice", sv.Name))
+			continue
+		case !filepath.IsLocal(sv.Static):
+			probs = append(probs, f.problem([]any{"services", i, "static"}, "%q is not a folder inside the suite", sv.Static))
+			continue
+		}
+		if st, err := os.Stat(filepath.Join(s.Dir, sv.Static)); err != nil || !st.IsDir() {
+			probs = append(probs, f.problem([]any{"services", i, "static"}, "the suite has no folder %q", sv.Static))
+			continue
+		}
+		seen[sv.Name] = true
+		s.Services = append(s.Services, sv)
+	}
+	return probs
 }

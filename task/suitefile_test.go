@@ -2,6 +2,7 @@ package task
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -152,5 +153,45 @@ func TestAppEnvLoads(t *testing.T) {
 func TestEmptySuiteFile(t *testing.T) {
 	if _, ps := Load(writeSuite(t, "# nothing yet\n")); len(ps) > 0 {
 		t.Fatal(ps)
+	}
+}
+
+func TestSuiteServices(t *testing.T) {
+	const task = "id: t\ninstruction: Open {{services.%s}}/a.html\nenvironment: {type: browser}\nlevel: paper\nkind: state\n" +
+		"setup:\n  - open: {url: \"{{services.%s}}/a.html\"}\nchecks:\n  - kind: exact\n    probe: {page: {url: true}}\n    expected: \"{{services.%s}}/b.html\"\ngold:\n  - kind: done\n"
+	for _, tc := range []struct {
+		name, suite, uses string
+		want            []string // problem fragments; none: loads clean
+	}{
+		{"declared", "services:\n  - {name: site, static: site}\n", "site", nil},
+		{"undeclared", "services:\n  - {name: site, static: site}\n", "shop",
+			[]string{"t.yaml:1:1: {{services.shop}} names a service suite.yaml does not declare (services: site)"}},
+		{"twice", "services:\n  - {name: site, static: site}\n  - {name: site, static: site}\n", "site",
+			[]string{"suite.yaml:4:6: services[1].name: service \"site\" is declared twice"}},
+		{"outside", "services:\n  - {name: site, static: ../x}\n", "site",
+			[]string{"suite.yaml:3:18: services[0].static: \"../x\" is not a folder inside the suite", "names a service suite.yaml does not declare (services: none)"}},
+		{"no folder", "services:\n  - {name: site, static: nothere}\n", "site",
+			[]string{"services[0].static: the suite has no folder \"nothere\""}},
+		{"no static", "services:\n  - {name: site}\n", "site", []string{"suite.yaml:3:5: services[0]: missing required field \"static\""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.Mkdir(filepath.Join(dir, "site"), 0o755)
+			os.WriteFile(filepath.Join(dir, SuiteFile), []byte("name: s\n"+tc.suite), 0o644)
+			os.WriteFile(filepath.Join(dir, "t.yaml"), []byte(fmt.Sprintf(task, tc.uses, tc.uses, tc.uses)), 0o644)
+			s, probs := Load(dir)
+			got := strings.Join(problemLines(probs), "\n")
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("problems:\n%s\nwant one with %q", got, w)
+				}
+			}
+			if len(tc.want) == 0 && len(probs) > 0 {
+				t.Errorf("problems:\n%s", got)
+			}
+			if len(tc.want) == 0 && (len(s.Services) != 1 || s.Services[0] != (Service{Name: "site", Static: "site"})) {
+				t.Errorf("services = %+v", s.Services)
+			}
+		})
 	}
 }
