@@ -146,6 +146,9 @@ type Setup struct {
 	Steps  []task.Step             `json:"steps,omitempty"`
 	Apps   map[string]task.AppSpec `json:"apps,omitempty"`
 	Assets map[string][]byte       `json:"assets,omitempty"` // asset name to content, for copy steps
+	// Type is the task's environment type: a desktop opens a browser
+	// task's pages in Chromium, with page probes.
+	Type string `json:"type,omitempty"`
 }
 
 // App resolves an app name among the setup's apps and the built-in ones.

@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -154,4 +155,32 @@ func (q PageQuery) Describe() string {
 		return "the cookie " + strconv.Quote(q.Cookie)
 	}
 	return "the local storage item " + strconv.Quote(q.Storage)
+}
+
+// Script is the JavaScript expression that reads the query in the page,
+// for every environment that reads pages over the DevTools protocol; it is
+// empty for a cookie, which the protocol reads itself (HttpOnly ones too).
+func (q PageQuery) Script() string {
+	arg := func(s string) string { j, _ := json.Marshal(s); return string(j) }
+	switch {
+	case q.URL && q.Param != "":
+		return "new URL(location.href).searchParams.get(" + arg(q.Param) + ")"
+	case q.URL:
+		return "location.href"
+	case q.Text:
+		return "document.body ? document.body.innerText : ''"
+	case q.Selector != "" && q.Count:
+		return "String(document.querySelectorAll(" + arg(q.Selector) + ").length)"
+	case q.Selector != "" && q.Attr == "value":
+		return "(e => e ? String(e.value ?? '') : null)(document.querySelector(" + arg(q.Selector) + "))"
+	case q.Selector != "" && q.Attr != "":
+		return "(e => e ? e.getAttribute(" + arg(q.Attr) + ") : null)(document.querySelector(" + arg(q.Selector) + "))"
+	case q.Selector != "":
+		return "(e => e ? e.textContent : null)(document.querySelector(" + arg(q.Selector) + "))"
+	case q.Storage != "":
+		return "localStorage.getItem(" + arg(q.Storage) + ")"
+	case q.Cookie != "":
+		return ""
+	}
+	return q.JS
 }

@@ -745,7 +745,7 @@ func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, e
 		return res, infraError{fmt.Errorf("read assets: %w", err)}
 	}
 	rctx, cancel := context.WithTimeout(ctx, cfg.ResetTimeout)
-	err = e.Reset(rctx, env.Setup{Steps: t.Setup, Apps: cfg.Suite.Apps, Assets: as})
+	err = e.Reset(rctx, env.Setup{Steps: t.Setup, Apps: cfg.Suite.Apps, Assets: as, Type: j.typ()})
 	cancel()
 	if err != nil {
 		return res, infraError{fmt.Errorf("reset: %w", err)}

@@ -3,7 +3,7 @@ package browser
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"image/draw"
@@ -12,11 +12,11 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/internal/devtools"
 	"github.com/proctor-eval/proctor/internal/pagetree"
 	"github.com/proctor-eval/proctor/observe"
 )
@@ -198,9 +198,6 @@ func (b *Browser) Windows(ctx context.Context) ([]env.Window, error) {
 	return out, nil
 }
 
-// evalTimeout bounds a JavaScript expression's evaluation.
-const evalTimeout = 10 * time.Second
-
 // Eval evaluates a JavaScript expression in the active tab's page
 // (awaiting a promise) and returns its value as text: a string as it is,
 // anything else as JSON. An exception is an error that says so.
@@ -211,26 +208,24 @@ func (b *Browser) Eval(ctx context.Context, expr string) (string, error) {
 
 // eval is Eval that also says whether the value is null or undefined.
 func (b *Browser) eval(ctx context.Context, expr string) (string, bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, evalTimeout)
-	defer cancel()
-	res, err := onTab(ctx, b, runtime.Evaluate, runtime.EvaluateParams{Expression: expr,
-		ReturnByValue: ptr(true), AwaitPromise: ptr(true), Timeout: runtime.TimeDelta(evalTimeout.Milliseconds())})
+	pctx, err := b.page(ctx)
 	if err != nil {
+		return "", false, err
+	}
+	type value struct {
+		v    string
+		null bool
+	}
+	r, err := chromedp.Run(pctx, func(_ context.Context, t *chromedp.Target) (value, error) {
+		v, null, err := devtools.Eval(ctx, t, expr)
+		return value{v, null}, err
+	})
+	if err != nil {
+		var js devtools.Error
+		if errors.As(err, &js) {
+			return "", false, err
+		}
 		return "", false, b.failed(fmt.Sprintf("evaluate %q", expr), err)
 	}
-	if d := res.ExceptionDetails; d != nil {
-		msg := d.Text
-		if d.Exception != nil && d.Exception.Description != "" {
-			msg = d.Exception.Description
-		}
-		return "", false, fmt.Errorf("evaluate %q: %s", expr, msg)
-	}
-	if res.Result == nil || len(res.Result.Value) == 0 || string(res.Result.Value) == "null" {
-		return "", true, nil
-	}
-	var s string
-	if json.Unmarshal(res.Result.Value, &s) == nil {
-		return s, false, nil
-	}
-	return string(res.Result.Value), false, nil
+	return r.v, r.null, nil
 }

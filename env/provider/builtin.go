@@ -37,6 +37,8 @@ var builtin = []Provider{
 			out := make([]env.Source, n)
 			for i := range out {
 				out[i] = env.Source{Name: fmt.Sprintf("local %d", i+1), Type: "x11",
+					// A browser task runs in Chromium on the desktop, seen as pixels.
+					Also: []string{"browser"},
 					Start: func(ctx context.Context, size action.Size) (env.Env, error) {
 						return xdesktop.Start(ctx, xdesktop.Config{Width: size.W, Height: size.H, HomeTemplate: o.HomeTemplate, Log: o.Log})
 					}}

@@ -162,15 +162,27 @@ func (d *Desktop) step(ctx context.Context, s env.Setup, spec task.StepSpec) err
 		if target == "" {
 			target = d.expand(st.Path)
 		}
-		if st.App != "" {
-			app, ok := s.App(st.App)
+		name := st.App
+		browserTask := s.Type == "browser"
+		if browserTask {
+			if name != "" && name != "chromium" {
+				return fmt.Errorf("a browser task opens its pages in Chromium, not %q", name)
+			}
+			name = "chromium"
+		}
+		if name != "" {
+			app, ok := s.App(name)
 			if !ok {
-				return fmt.Errorf("unknown app %q", st.App)
+				return fmt.Errorf("unknown app %q", name)
 			}
 			if err := d.prepare(app); err != nil {
 				return err
 			}
-			return d.Launch(append(appArgv(app), target)...)
+			argv := appArgv(app)
+			if browserTask {
+				argv = append(argv, d.devtoolsFlags()...)
+			}
+			return d.Launch(append(argv, target)...)
 		}
 		return d.Launch("xdg-open", target)
 	case task.WaitWindow:

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -178,8 +179,12 @@ func (d *Desktop) alive() error {
 func (d *Desktop) Info(ctx context.Context) (env.Info, error) {
 	w, h := d.x.Size()
 	return env.Info{Kind: "x11", Screen: action.Size{W: w, H: h}, Display: d.s.display, Home: d.s.home,
-		Versions: map[string]string{"x11": d.x.Server(), "go": runtime.Version()}, Caps: task.DesktopCapabilities}, d.alive()
+		Versions: map[string]string{"x11": d.x.Server(), "go": runtime.Version()}, Caps: desktopCaps}, d.alive()
 }
+
+// desktopCaps are a desktop's capabilities: those of the x11 type, and
+// page probes in the Chromium that a browser task opens (see Page).
+var desktopCaps = append(slices.Clone(task.DesktopCapabilities), task.CapPage)
 
 func (d *Desktop) size() action.Size {
 	w, h := d.x.Size()
