@@ -24,7 +24,7 @@ var builtin = []Provider{
 	{
 		Name:  "local",
 		Usage: "local",
-		Help:  "--parallel local X11 desktops, each started at the size its task asks for (the default)",
+		Help:  "--parallel local X11 desktops, each started at the size its task asks for (the default); they run browser tasks in Chromium, seen as pixels",
 		Sources: func(_ context.Context, arg string, o Options) ([]env.Source, error) {
 			n := max(o.Parallel, 1)
 			if arg != "" {
