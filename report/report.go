@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -183,6 +184,7 @@ func Write(w io.Writer, rs []*Report, format string) error {
 	rows := [][]string{
 		row("agent", func(r *Report) string { return r.Run.Agent }),
 		row("observation", func(r *Report) string { return r.Run.ObsMode }),
+		row("environment", func(r *Report) string { return r.Environments() }),
 		row("episodes", func(r *Report) string { return fmt.Sprint(r.Summary.N) }),
 		row("success rate", func(r *Report) string { return pct(r.Summary.SuccessRate) }),
 		row("weighted score", func(r *Report) string { return pct(r.Summary.Weighted) }),
@@ -285,4 +287,28 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// Environments names the kinds of environment the run's episodes ran in
+// (x11, browser, vnc), so that runs of one suite in the browser and on a
+// desktop can be told apart side by side; "-" for episodes that did not
+// record it.
+func (r *Report) Environments() string {
+	seen := map[string]bool{}
+	var out []string
+	for _, res := range r.Results {
+		k := res.Env
+		if k == "" {
+			k = "-"
+		}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	if len(out) == 0 {
+		return "-"
+	}
+	return strings.Join(out, ", ")
 }

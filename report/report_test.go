@@ -87,3 +87,22 @@ func TestLevelsInOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestEnvironments(t *testing.T) {
+	for _, tc := range []struct {
+		envs []string
+		want string
+	}{
+		{nil, "-"},
+		{[]string{"browser", "browser"}, "browser"},
+		{[]string{"x11", "browser", ""}, "-, browser, x11"},
+	} {
+		r := &Report{}
+		for _, e := range tc.envs {
+			r.Results = append(r.Results, store.Result{Env: e})
+		}
+		if got := r.Environments(); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.envs, got, tc.want)
+		}
+	}
+}

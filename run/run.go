@@ -622,6 +622,9 @@ func runEpisode(ctx context.Context, cfg Config, s *place, j job, p *progress) (
 		res, err := episode(ctx, cfg, e, j)
 		if err == nil {
 			res.Attempts = attempts
+			s.mu.Lock()
+			res.Env = s.info.Kind
+			s.mu.Unlock()
 			return res, nil
 		}
 		last = err

@@ -65,6 +65,10 @@ type Result struct {
 	Verdict      json.RawMessage `json:"verdict,omitempty"`
 	Answer       string          `json:"answer,omitempty"`
 	Finished     time.Time       `json:"finished"`
+	// Env is the kind of environment the episode ran in (x11, browser,
+	// vnc): a browser task runs in the browser environment or in Chromium
+	// on a desktop.
+	Env string `json:"env,omitempty"`
 }
 
 // Step is one step of an episode.
