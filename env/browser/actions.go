@@ -241,10 +241,7 @@ func (b *Browser) element(ctx context.Context, t *action.Target) (int64, error) 
 	case t.ID != 0:
 		return t.ID, nil
 	case t.Tag > 0 || t.Index != nil:
-		b.mu.Lock()
-		marks := b.marks
-		b.mu.Unlock()
-		m, err := observe.LookupTarget(marks, *t)
+		m, err := b.mark(ctx, t)
 		if err != nil {
 			return 0, err
 		}
@@ -508,10 +505,7 @@ func (p place) Target(ctx context.Context, t *action.Target) (int, int, int, err
 		return x, y, matches, err
 	}
 	if t.Tag > 0 || t.Index != nil {
-		p.b.mu.Lock()
-		marks := p.b.marks
-		p.b.mu.Unlock()
-		m, err := observe.LookupTarget(marks, *t)
+		m, err := p.b.mark(ctx, t)
 		if err != nil {
 			return 0, 0, 0, err
 		}
@@ -553,4 +547,21 @@ func (p place) Describe(ctx context.Context, x, y int) string {
 // Shell refuses: the browser has no shell.
 func (p place) Shell(context.Context, string) (string, error) {
 	return "", p.b.missing("a code action", task.CapCommands)
+}
+
+// mark looks up the element a tag or index names among the marks of the
+// last observation with marks; before any (a replayed trajectory, an agent
+// shown screenshots only), the page is numbered as it is now.
+func (b *Browser) mark(ctx context.Context, t *action.Target) (observe.Mark, error) {
+	b.mu.Lock()
+	marks := b.marks
+	b.mu.Unlock()
+	if marks == nil {
+		tree, err := b.Tree(ctx)
+		if err != nil {
+			return observe.Mark{}, err
+		}
+		marks = b.marksOf(tree)
+	}
+	return observe.LookupTarget(marks, *t)
 }

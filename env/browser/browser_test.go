@@ -182,8 +182,15 @@ root.querySelector("button").onclick = () => document.getElementById("out").text
 	if _, err := b.Do(ctx, []action.Action{{Kind: action.Click, Target: &action.Target{Index: &inner}}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := eval(t, b, "document.getElementById('out').textContent"); !strings.HasPrefix(got, "inner from http://localhost:") {
-		t.Fatalf("after the click in the cross-origin frame the page says %q", got)
+	// The frame's message reaches the page a moment after the click.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		got := eval(t, b, "document.getElementById('out').textContent")
+		if strings.HasPrefix(got, "inner from http://localhost:") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the click in the cross-origin frame the page says %q", got)
+		}
 	}
 	shadow := markOf(t, shot, "push button", "Shadow")
 	steps, err := b.Do(ctx, []action.Action{{Kind: action.Click, Target: &action.Target{Index: &shadow}}})
@@ -491,5 +498,44 @@ func TestPageProbes(t *testing.T) {
 	}
 	if _, _, err := b.Page(ctx, observe.PageQuery{JS: "no.such.thing"}); err == nil || !strings.Contains(err.Error(), "ReferenceError") {
 		t.Fatalf("an exception: %v", err)
+	}
+}
+
+// TestIndexesNumberWhatAPersonActsOn checks the element indexes of
+// browser-use's actions: controls are numbered in page order, a page's
+// text containers only where the page made them focusable or editable,
+// and an index works before any observation with marks was taken (a
+// replayed trajectory, a screenshot-only agent).
+func TestIndexesNumberWhatAPersonActsOn(t *testing.T) {
+	b := start(t)
+	u := site(t, map[string]string{"page": `<!doctype html><title>Indexes</title>
+<h1>Orders</h1><p>Fill in the form.</p>
+<label for=n>Name</label><input id=n>
+<ul><li>Plain item</li></ul>
+<p tabindex=0 onclick="out.textContent='focusable paragraph'">Focusable paragraph</p>
+<div contenteditable=true aria-label="Notes">notes</div>
+<table><tr><td>Cell</td></tr></table>
+<button onclick="out.textContent='saved'">Save</button><p id=out>none</p>`})
+	open(t, b, u+"/page")
+	ctx := testCtx(t)
+	// Before any marks: index 4 is the Save button.
+	four := 4
+	if _, err := b.Do(ctx, []action.Action{{Kind: action.Click, Target: &action.Target{Index: &four}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval(t, b, "document.getElementById('out').textContent"); got != "saved" {
+		t.Fatalf("index 4 before any marks: the page says %q, want saved", got)
+	}
+	shot, err := b.Screenshot(ctx, env.ShotOptions{Marks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range shot.Marks {
+		got = append(got, strings.TrimSpace(fmt.Sprintf("%d %s %s%s", m.Tag, m.Role, m.Name, m.Text)))
+	}
+	want := []string{"1 entry Name", "2 paragraph Focusable paragraph", "3 section Notesnotes", "4 push button Save"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("marks:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

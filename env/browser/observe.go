@@ -71,7 +71,7 @@ func (b *Browser) Screenshot(ctx context.Context, o env.ShotOptions) (env.Shot, 
 	}
 	var marks []observe.Mark
 	if o.Marks {
-		marks = observe.Marks(tree.Filter(observe.Options{Screen: b.size()}))
+		marks = b.marksOf(tree)
 		observe.DrawMarks(img, marks)
 		b.mu.Lock()
 		b.marks = marks
@@ -228,4 +228,25 @@ func (b *Browser) eval(ctx context.Context, expr string) (string, bool, error) {
 		return "", false, b.failed(fmt.Sprintf("evaluate %q", expr), err)
 	}
 	return r.v, r.null, nil
+}
+
+// pageText are the roles of a page's own text containers: the desktop
+// counts them among the elements a person acts on (an office document's
+// paragraphs take the caret), a page's do not.
+var pageText = map[string]bool{"document": true, "frame": true, "paragraph": true, "table cell": true,
+	"list item": true, "heading": true, "status bar": true}
+
+// marksOf numbers the elements of the tree that a person acts on, as
+// browser-use's indexes do: the desktop's interactive elements less the
+// page's text containers, which count only where the page made them
+// editable or, but for a document, focusable (tabindex).
+func (b *Browser) marksOf(tree *observe.Tree) []observe.Mark {
+	var keep []observe.Located
+	for _, n := range tree.Filter(observe.Options{Screen: b.size()}) {
+		if pageText[n.Role] && !n.Has("editable") && (n.Role == "document" || n.Role == "frame" || !n.Has("focusable")) {
+			continue
+		}
+		keep = append(keep, n)
+	}
+	return observe.Marks(keep)
 }
