@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -191,17 +192,19 @@ func promptHash(rc runConfig) string {
 	return agent.PromptHashOf(rc.Agent, agentOptions(rc, nil, nil))
 }
 
-// suitePath resolves a suite argument: a folder or file on disk wins; the
-// default suite, when the working directory has no such folder, is the
-// one built into the binary, written out to the user's cache.
+// suitePath resolves a suite argument: a folder or file on disk wins; a
+// built-in suite's path (suites/desktop, the default, or suites/web), when
+// the working directory has no such folder, is the one built into the
+// binary, written out to the user's cache.
 func suitePath(path string) (string, error) {
-	if path != DefaultSuite {
-		return path, nil
-	}
 	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
 		return path, nil // there, or unreadable: the loader says why
 	}
-	return suites.Dir(filepath.Base(DefaultSuite))
+	dir, name := filepath.Split(filepath.Clean(path))
+	if filepath.Clean(dir) == "suites" && slices.Contains(suites.Names(), name) {
+		return suites.Dir(name)
+	}
+	return path, nil
 }
 
 // selectTasks keeps the tasks whose id matches filter and that carry tag.
