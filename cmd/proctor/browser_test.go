@@ -93,3 +93,41 @@ func TestValidateBrowserSuite(t *testing.T) {
 		t.Fatalf("validate exited %d:\n%s", code, errs)
 	}
 }
+
+// TestWebSuiteInBothSettings runs the same instances of the web suite in
+// the browser environment (the DOM setting) and in Chromium on a local
+// desktop (the pixel setting), with the pages served by the suite's
+// static service, and compares the two runs side by side: both succeed,
+// and the report's environment row tells them apart.
+func TestWebSuiteInBothSettings(t *testing.T) {
+	if _, err := browser.ExecPath(); err != nil {
+		t.Skip(err)
+	}
+	needDesktop(t)
+	const filter = "^(frames-pay-hale|shadow-restock-paper)$"
+	dom := filepath.Join(t.TempDir(), "web-dom")
+	pixels := filepath.Join(t.TempDir(), "web-pixels")
+	for _, out := range []struct{ dir, env string }{{dom, "browser"}, {pixels, "local"}} {
+		_, errs, code := runCLI(t, "", "run", "--suite", "../../suites/web", "--agent", "replay", "--env", out.env,
+			"--filter", filter, "--out", out.dir)
+		if code != 0 || !strings.Contains(errs, "success      frames-pay-hale") || !strings.Contains(errs, "success      shadow-restock-paper") {
+			t.Fatalf("--env %s: exit %d\n%s", out.env, code, errs)
+		}
+	}
+	stdout, errs, code := runCLI(t, "", "report", dom, pixels)
+	if code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, errs)
+	}
+	var env, rate string
+	for _, l := range strings.Split(stdout, "\n") {
+		switch f := strings.Fields(l); {
+		case len(f) > 0 && f[0] == "environment":
+			env = strings.Join(f[1:], " ")
+		case strings.HasPrefix(l, "success rate"):
+			rate = strings.Join(f[2:], " ")
+		}
+	}
+	if env != "browser x11" || rate != "100.0% 100.0%" {
+		t.Fatalf("environment %q, success rate %q, want browser x11 and 100%% twice:\n%s", env, rate, stdout)
+	}
+}
