@@ -3,7 +3,6 @@ package browser
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"image"
 	"image/draw"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/env"
-	"github.com/proctor-eval/proctor/internal/devtools"
 	"github.com/proctor-eval/proctor/internal/pagetree"
 	"github.com/proctor-eval/proctor/observe"
 )
@@ -208,26 +206,8 @@ func (b *Browser) Eval(ctx context.Context, expr string) (string, error) {
 
 // eval is Eval that also says whether the value is null or undefined.
 func (b *Browser) eval(ctx context.Context, expr string) (string, bool, error) {
-	pctx, err := b.page(ctx)
-	if err != nil {
-		return "", false, err
-	}
-	type value struct {
-		v    string
-		null bool
-	}
-	r, err := chromedp.Run(pctx, func(_ context.Context, t *chromedp.Target) (value, error) {
-		v, null, err := devtools.Eval(ctx, t, expr)
-		return value{v, null}, err
-	})
-	if err != nil {
-		var js devtools.Error
-		if errors.As(err, &js) {
-			return "", false, err
-		}
-		return "", false, b.failed(fmt.Sprintf("evaluate %q", expr), err)
-	}
-	return r.v, r.null, nil
+	v, found, err := b.Page(ctx, observe.PageQuery{JS: expr})
+	return v, !found, err
 }
 
 // pageText are the roles of a page's own text containers: the desktop
