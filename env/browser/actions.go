@@ -31,6 +31,7 @@ const navTimeout = 30 * time.Second
 // and acted on at its centre. Navigation, tabs, options, uploads and
 // dialogs are the browser's own.
 func (b *Browser) Do(ctx context.Context, acts []action.Action) ([]action.Step, error) {
+	b.use()
 	b.in.Lock()
 	defer b.in.Unlock()
 	b.dev.ctx = ctx

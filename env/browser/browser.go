@@ -98,6 +98,19 @@ type episode struct {
 	tabs   []*tab // in the order they opened
 	active *tab
 	dialog *dialog // a JavaScript dialog waiting for an answer
+	// used is set by the first action, file written or page read: an
+	// episode still unused (the one Start opened) is as fresh as a new
+	// one, and the first reset takes it.
+	used bool
+}
+
+// use marks the current episode as used.
+func (b *Browser) use() {
+	b.mu.Lock()
+	if b.ep != nil {
+		b.ep.used = true
+	}
+	b.mu.Unlock()
 }
 
 // tab is one page target with the chromedp context attached to it.
@@ -222,11 +235,12 @@ func Start(ctx context.Context, cfg Config) (*Browser, error) {
 	if err == nil {
 		b.version = v.Product
 	}
+	// The first episode, unused until the first reset takes it; that
+	// reset opens the next one in the background.
 	if _, err := b.newEpisode(ctx); err != nil {
 		b.Close()
 		return nil, err
 	}
-	b.after(nil)
 	return b, nil
 }
 
@@ -238,6 +252,12 @@ func Start(ctx context.Context, cfg Config) (*Browser, error) {
 func (b *Browser) newEpisode(ctx context.Context) (old *episode, err error) {
 	b.mu.Lock()
 	old = b.ep
+	if old != nil && !old.used && old.dialog == nil {
+		b.marks = nil
+		b.mu.Unlock()
+		b.dev.reset()
+		return nil, b.front(ctx, old.active)
+	}
 	b.ep = nil
 	b.marks = nil
 	b.mu.Unlock()
@@ -522,6 +542,7 @@ func (b *Browser) Reset(ctx context.Context, s env.Setup) error {
 	if err != nil {
 		return err
 	}
+	b.use() // the setup starts using it, whatever its steps
 	for i, st := range s.Steps {
 		spec := st.Spec()
 		if spec == nil {

@@ -328,6 +328,41 @@ func TestIsolation(t *testing.T) {
 	if _, err := b.ReadFile(ctx, "~/left.txt"); !errors.Is(err, env.ErrNotFound) {
 		t.Fatalf("a file of the last episode: %v", err)
 	}
+	// An episode whose page stored something on load, with no action
+	// after its setup, is not taken again either.
+	saver := site(t, map[string]string{"page": `<!doctype html><title>Saver</title><script>localStorage.setItem('k', 'loaded')</script>`})
+	open(t, b, saver+"/page")
+	if err := b.Reset(ctx, env.Setup{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, found, err := b.Page(ctx, observe.PageQuery{URL: true}); err != nil || got != "about:blank" {
+		t.Fatalf("after an episode with only a setup, the next one shows %q (%v, %v)", got, found, err)
+	}
+}
+
+// TestFirstResetTakesTheFreshEpisode: the episode Start opens serves the
+// first reset (a cold start opens one browser context, not two), and a
+// screenshot before it does not count as use.
+func TestFirstResetTakesTheFreshEpisode(t *testing.T) {
+	b := start(t)
+	ctx := testCtx(t)
+	if _, err := b.Screenshot(ctx, env.ShotOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	current := func() *episode { b.mu.Lock(); defer b.mu.Unlock(); return b.ep }
+	first := current()
+	if err := b.Reset(ctx, env.Setup{}); err != nil {
+		t.Fatal(err)
+	}
+	if current() != first {
+		t.Fatal("the first reset opened another browser context")
+	}
+	if err := b.Reset(ctx, env.Setup{}); err != nil {
+		t.Fatal(err)
+	}
+	if current() == first {
+		t.Fatal("the second reset kept the episode the first one used")
+	}
 }
 
 // TestTabsAndNavigation: a link to a new window opens a tab that becomes

@@ -94,6 +94,7 @@ func (b *Browser) ReadFile(_ context.Context, p string) ([]byte, error) {
 
 // WriteFile writes a file of the episode's folder, making its folders.
 func (b *Browser) WriteFile(_ context.Context, p string, data []byte) error {
+	b.use()
 	home, rel, err := b.rel(p)
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 // no cookie or storage item has the name, the URL has no such parameter,
 // the expression's value is null or undefined.
 func (b *Browser) Page(ctx context.Context, q observe.PageQuery) (string, bool, error) {
+	b.use()
 	if err := q.Validate(); err != nil {
 		return "", false, fmt.Errorf("%w: %v", env.ErrBadAction, err)
 	}
