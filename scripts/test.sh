@@ -35,14 +35,25 @@ for pkg in $(go list ./...); do
 		go test "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 5s >/tmp/proctor-fuzz.log 2>&1 || { cat /tmp/proctor-fuzz.log; exit 1; }
 	done
 done
-echo "== proctor tasks lint testdata/example testdata/runner suites/desktop"
-go run ./cmd/proctor tasks lint testdata/example testdata/runner suites/desktop
+echo "== proctor tasks lint testdata/example testdata/runner suites/desktop suites/web"
+go run ./cmd/proctor tasks lint testdata/example testdata/runner suites/desktop suites/web
 # CI validates a subset of the built-in suite that covers every application
 # and every level (the full run is documented in the README).
 ci_subset='^(calc-product|dialog-answer-install-now|editor-write-1|files-create-notes-txt|count-words-1|append-milk-(gui|cli)|form-contact-rosa|sheet-total-q1|sheet-best-q1|sheet-sort-regions|sheet-to-slides-infeasible|doc-heading-title|doc-replace-spelling|doc-qa-smallest-region|web-order-team|web-stock-odense-units|web-depots-in-6-days-to-editor|gimp-flip|gimp-draw-horizontal-line|report-q4-summary|carry-product-37x43-to-editor|terminal-download-infeasible)$'
 echo "== proctor validate suites/desktop (CI subset: every app and level)"
 go run ./cmd/proctor validate suites/desktop --parallel 2 --filter "$ci_subset" >/dev/null
-echo "== proctor validate suites/desktop (CI subset) on two guest daemons over TLS"
-bash scripts/guests-validate.sh "$ci_subset"
+# The guest daemons' path is proven on fewer tasks, one of each kind of app.
+guest_subset='^(calc-product|dialog-answer-install-now|files-create-notes-txt|append-milk-cli|form-contact-rosa|sheet-total-q1|web-order-team|gimp-flip|terminal-download-infeasible)$'
+echo "== proctor validate suites/desktop (guest subset) on two guest daemons over TLS"
+bash scripts/guests-validate.sh "$guest_subset"
+# The web suite: a subset in the browser environment with every page,
+# level and kind, and a few of the same instances in Chromium on the X
+# desktop (seen as pixels). The full validations are in the README.
+web_subset='^(forms-signup-bluebird|forms-employees-qa|forms-fax-infeasible|table-smallest-process|table-overdue-paid|modal-edit-hopper|confirm-archive-t203|download-best-q4|upload-contacts|tabs-order-brightwater|tabs-lookup-process|frames-pay-hale|frames-checkout-whitby|frames-reference-qa|shadow-restock-paper|shadow-urgent|scroll-assign-1137|scroll-reporter-qa-1096|index-open-helpdesk)$'
+echo "== proctor validate suites/web --env browser (CI subset: every page, level and kind)"
+go run ./cmd/proctor validate suites/web --env browser --parallel 2 --filter "$web_subset" >/dev/null
+web_desktop_subset='^(frames-pay-hale|shadow-restock-paper|confirm-archive-t203|download-sales-north-year)$'
+echo "== proctor validate suites/web (desktop subset) in Chromium on the X desktop"
+go run ./cmd/proctor validate suites/web --parallel 2 --filter "$web_desktop_subset" >/dev/null
 echo "== go test -race"
 go test -race -count=1 -timeout 25m ./...

@@ -296,6 +296,13 @@ func (in *Interpreter) Do(ctx context.Context, a action.Action) (action.Step, er
 			if err := dev.Button(Left, false); err != nil {
 				return st, err
 			}
+			// As a person does: the field takes the focus, then the keys
+			// come. An application that moves the focus late (Chromium's
+			// password fields, with their password manager) would otherwise
+			// give the first keys to the field before.
+			if err := Sleep(ctx, FocusPause); err != nil {
+				return st, err
+			}
 		}
 		if a.Clear {
 			if err := in.keys(ctx, []string{"ctrl", "a"}, true); err != nil {
@@ -459,6 +466,10 @@ func (in *Interpreter) drag(ctx context.Context, fx, fy, tx, ty int, a action.Ac
 	}
 	return dev.Button(b, false)
 }
+
+// FocusPause is how long a type action with a target waits between its
+// click and its first key.
+const FocusPause = 150 * time.Millisecond
 
 // Sleep waits d or until ctx is done.
 func Sleep(ctx context.Context, d time.Duration) error {
