@@ -161,7 +161,7 @@ func TestSuiteServices(t *testing.T) {
 		"setup:\n  - open: {url: \"{{services.%s}}/a.html\"}\nchecks:\n  - kind: exact\n    probe: {page: {url: true}}\n    expected: \"{{services.%s}}/b.html\"\ngold:\n  - kind: done\n"
 	for _, tc := range []struct {
 		name, suite, uses string
-		want            []string // problem fragments; none: loads clean
+		want              []string // problem fragments; none: loads clean
 	}{
 		{"declared", "services:\n  - {name: site, static: site}\n", "site", nil},
 		{"undeclared", "services:\n  - {name: site, static: site}\n", "shop",
