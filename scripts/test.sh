@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sets up and runs Proctor's tests: formatting, vet, the race-enabled test
-# suite, a short run of every fuzz target, and lint of the example suite.
+# Sets up and runs Proctor's tests: formatting, vet, a short run of every fuzz
+# target, lint and validation of the suites, and the test suite (race-enabled
+# except the command's end-to-end tests). Each phase prints its start second.
 cd "$(dirname "$0")/.."
 . scripts/env.sh
 # Fuzz budgets are counts, not durations: Go 1.26's fuzz coordinator can
@@ -19,15 +20,15 @@ need_pkgs gnome-calculator:gnome-calculator kalgebra:kalgebra xdotool:xdotool xw
 	x11vnc:x11vnc Xvnc:tigervnc-standalone-server vncpasswd:tigervnc-tools
 
 go mod download
-echo "== gofmt"
+echo "== gofmt [${SECONDS}s]"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then
 	echo "gofmt would change: $unformatted" >&2
 	exit 1
 fi
-echo "== go vet"
+echo "== go vet [${SECONDS}s]"
 go vet ./...
-echo "== fuzz targets ($fuzztime inputs each)"
+echo "== fuzz targets ($fuzztime inputs each) [${SECONDS}s]"
 for pkg in $(go list ./...); do
 	dir=$(go list -f '{{.Dir}}' "$pkg")
 	for target in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //'); do
@@ -35,26 +36,38 @@ for pkg in $(go list ./...); do
 		go test "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 5s >/tmp/proctor-fuzz.log 2>&1 || { cat /tmp/proctor-fuzz.log; exit 1; }
 	done
 done
-echo "== proctor tasks lint testdata/example testdata/runner suites/desktop suites/web"
+echo "== proctor tasks lint testdata/example testdata/runner suites/desktop suites/web [${SECONDS}s]"
 go run ./cmd/proctor tasks lint testdata/example testdata/runner suites/desktop suites/web
 # CI validates a subset of the built-in suite that covers every application
 # and every level (the full run is documented in the README).
 ci_subset='^(calc-product|dialog-answer-install-now|editor-write-1|files-create-notes-txt|count-words-1|append-milk-(gui|cli)|form-contact-rosa|sheet-total-q1|sheet-best-q1|sheet-sort-regions|sheet-to-slides-infeasible|doc-heading-title|doc-replace-spelling|doc-qa-smallest-region|web-order-team|web-stock-odense-units|web-depots-in-6-days-to-editor|gimp-flip|gimp-draw-horizontal-line|report-q4-summary|carry-product-37x43-to-editor|terminal-download-infeasible)$'
-echo "== proctor validate suites/desktop (CI subset: every app and level)"
+echo "== proctor validate suites/desktop (CI subset: every app and level) [${SECONDS}s]"
 go run ./cmd/proctor validate suites/desktop --parallel 2 --filter "$ci_subset" >/dev/null
 # The guest daemons' path is proven on fewer tasks: a dialog, files, a
 # spreadsheet, a web page (TestValidateOnTwoTLSGuests covers more).
 guest_subset='^(calc-product|dialog-answer-install-now|files-create-notes-txt|sheet-total-q1|web-order-team)$'
-echo "== proctor validate suites/desktop (guest subset) on two guest daemons over TLS"
+echo "== proctor validate suites/desktop (guest subset) on two guest daemons over TLS [${SECONDS}s]"
 bash scripts/guests-validate.sh "$guest_subset"
 # The web suite: a subset in the browser environment with every page,
 # level and kind, and a few of the same instances in Chromium on the X
 # desktop (seen as pixels). The full validations are in the README.
 web_subset='^(forms-employees-qa|forms-fax-infeasible|table-overdue-paid|modal-edit-hopper|confirm-archive-t203|download-best-q4|upload-contacts|tabs-order-brightwater|frames-pay-hale|frames-checkout-whitby|frames-reference-qa|shadow-restock-paper|scroll-assign-1137|index-open-helpdesk)$'
-echo "== proctor validate suites/web --env browser (CI subset: every page, level and kind)"
+echo "== proctor validate suites/web --env browser (CI subset: every page, level and kind) [${SECONDS}s]"
 go run ./cmd/proctor validate suites/web --env browser --parallel 2 --filter "$web_subset" >/dev/null
 web_desktop_subset='^(frames-pay-hale|shadow-restock-paper|confirm-archive-t203)$'
-echo "== proctor validate suites/web (desktop subset) in Chromium on the X desktop"
+echo "== proctor validate suites/web (desktop subset) in Chromium on the X desktop [${SECONDS}s]"
 go run ./cmd/proctor validate suites/web --parallel 2 --filter "$web_desktop_subset" >/dev/null
-echo "== go test -race"
-go test -race -count=1 -timeout 25m ./...
+# The command's end-to-end tests run without the race detector, beside the
+# race-enabled tests of every package (the runner, environments and agents
+# they drive have their own race-enabled tests): the detector multiplies
+# their time by two and a half, and they were CI's longest pole.
+echo "== go test -race (every package but cmd/proctor) and go test ./cmd/proctor, side by side [${SECONDS}s]"
+go test -count=1 -timeout 25m ./cmd/proctor >/tmp/proctor-cmd-test.log 2>&1 &
+cmdtest=$!
+race=0
+go test -race -count=1 -timeout 25m $(go list ./... | grep -v '/cmd/proctor$') || race=$?
+cmd=0
+wait $cmdtest || cmd=$?
+cat /tmp/proctor-cmd-test.log
+echo "== done [${SECONDS}s]"
+[ "$race" = 0 ] && [ "$cmd" = 0 ]
