@@ -1,5 +1,9 @@
-// Package service runs the servers a suite declares (task.Service) for the
-// length of a run, and tells the tasks where they are.
+// Package service runs the servers a suite declares (task.Service), and
+// tells the tasks where they are.
+//
+// Static services (Set) run for the length of a run. Command services
+// (Instances) run on each place of the pool, each from its own copy of
+// its pristine data folder, restored before every episode.
 //
 // A static service is served by Proctor itself: Go's file server over the
 // suite's folder, on a free port of the loopback interface. It answers as
@@ -34,6 +38,7 @@ const ErrStart Error = "service did not start"
 // Set is the running services of a suite.
 type Set struct {
 	origins map[string]string
+	later   map[string]string // command services: their placeholders
 	servers []*http.Server
 	wg      sync.WaitGroup
 }
@@ -41,8 +46,14 @@ type Set struct {
 // Start starts every service of the suite whose folder is dir. Close
 // stops them.
 func Start(ctx context.Context, dir string, svcs []task.Service) (*Set, error) {
-	s := &Set{origins: map[string]string{}}
+	s := &Set{origins: map[string]string{}, later: map[string]string{}}
 	for _, sv := range svcs {
+		if sv.IsCommand() {
+			// Started on each place (Instances); its placeholder stays
+			// for the episode to fill.
+			s.later[sv.Name] = "{{services." + sv.Name + "}}"
+			continue
+		}
 		origin, err := s.static(ctx, dir, sv)
 		if err != nil {
 			s.Close()
@@ -123,12 +134,20 @@ func (s *Set) Close() error {
 	return errors.Join(errs...)
 }
 
-// Fill returns the tasks with their service placeholders filled with
-// the set's origins.
+// Fill returns the tasks with their static services' placeholders filled
+// with the set's origins; those of command services are left for each
+// episode to fill (Instances.Origins).
 func (s *Set) Fill(tasks []*task.Task) ([]*task.Task, error) {
+	all := map[string]string{}
+	for n, o := range s.later {
+		all[n] = o
+	}
+	for n, o := range s.origins {
+		all[n] = o
+	}
 	out := make([]*task.Task, len(tasks))
 	for i, t := range tasks {
-		c, err := t.WithServices(s.origins)
+		c, err := t.WithServices(all)
 		if err != nil {
 			return nil, err
 		}

@@ -26,7 +26,9 @@ func (s *Suite) lint(f *fileCtx, t *Task) Problems {
 	}
 	for _, name := range t.ServiceNames() {
 		if _, ok := s.Service(name); !ok {
-			add(nil, "{{services.%s}} names a service %s does not declare (services: %s)", name, SuiteFile, s.serviceNames())
+			p := f.problem(nil, "{{services.%s}} names a service %s does not declare (services: %s)", name, SuiteFile, s.serviceNames())
+			p.Line, p.Col = f.locateText("services." + name)
+			ps = append(ps, p)
 		}
 	}
 	if serviceRE.MatchString(t.ID) {

@@ -446,3 +446,42 @@ func (s *Suite) instance(f *fileCtx, in instanceDoc) (*Task, Problems) {
 	}
 	return &t, nil
 }
+
+// textFinder is an ast.Visitor that finds the first scalar whose text
+// holds sub.
+type textFinder struct {
+	sub string
+	tok *token.Token
+}
+
+func (v *textFinder) Visit(n ast.Node) ast.Visitor {
+	if v.tok != nil {
+		return nil
+	}
+	if tok := n.GetToken(); tok != nil && strings.Contains(tok.Value, v.sub) {
+		switch n.(type) {
+		case *ast.StringNode, *ast.LiteralNode:
+			v.tok = tok
+			return nil
+		}
+	}
+	return v
+}
+
+// locateText finds the line and column of the first scalar of the file
+// whose text holds sub, or 1:1.
+func (f *fileCtx) locateText(sub string) (int, int) {
+	if f.ast == nil {
+		return 0, 0
+	}
+	v := &textFinder{sub: sub}
+	for _, d := range f.ast.Docs {
+		if d.Body != nil && v.tok == nil {
+			ast.Walk(v, d.Body)
+		}
+	}
+	if v.tok == nil {
+		return 1, 1
+	}
+	return v.tok.Position.Line, v.tok.Position.Column
+}

@@ -3,21 +3,110 @@ package task
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/proctor-eval/proctor/check"
 )
 
 // Service is a server that a suite's tasks need, declared under services
-// in suite.yaml. The runner starts each one before the first episode and
-// stops it after the last; a task names it in any string as
-// {{services.NAME}}, which becomes the server's origin
-// (http://127.0.0.1:PORT) when the run starts.
+// in suite.yaml. A task names it in any string as {{services.NAME}},
+// which becomes the server's origin (http://127.0.0.1:PORT) for the
+// episode.
+//
+// A static service (Static) is Proctor's own file server over a folder of
+// the suite, started once for the run. A command service (Command) is an
+// application of the suite's own, started on each place of the pool from
+// a fresh copy of its pristine data folder, and, unless Reset is "run",
+// started again from a fresh copy before every episode, so that nothing
+// one episode wrote is seen by the next.
 type Service struct {
 	Name string `json:"name"`
 	// Static is a folder of the suite that Proctor's own static file
 	// server serves.
 	Static string `json:"static,omitempty"`
+	// Command starts the server in the foreground: its arguments, with
+	// {{port}} (a free loopback port), {{data}} (the instance's copy of
+	// Data) and {{suite}} (the suite's folder) filled. Stopping it kills
+	// its process group.
+	Command []string `json:"command,omitempty"`
+	// Data is the pristine data folder each instance copies: absolute,
+	// or relative to the suite's data folder (DataDir), which the suite's
+	// set-up fills.
+	Data string `json:"data,omitempty"`
+	// Ready is the path of the server that answers once it serves
+	// requests; the runner polls it with GET until it answers with a
+	// status under 500. "/" when empty.
+	Ready string `json:"ready,omitempty"`
+	// StartTimeout bounds starting the server until it is ready.
+	StartTimeout check.Duration `json:"start_timeout,omitempty"`
+	// Reset is when the data is restored: "episode" (before every
+	// episode, the default) or "run" (one instance for the whole run).
+	Reset string `json:"reset,omitempty"`
+}
+
+// IsCommand reports whether the service is a command service.
+func (sv Service) IsCommand() bool { return len(sv.Command) > 0 }
+
+// commandProblem says what is wrong with a command service's fields, or "".
+func (sv Service) commandProblem() string {
+	if !strings.Contains(strings.Join(sv.Command, " "), "{{port}}") {
+		return "the command must take the port it listens on as {{port}}"
+	}
+	for _, a := range sv.Command {
+		for _, m := range placeholderRE.FindAllStringSubmatch(a, -1) {
+			if m[1] != "port" && m[1] != "data" && m[1] != "suite" {
+				return fmt.Sprintf("unknown placeholder {{%s}} in the command (known: {{port}}, {{data}}, {{suite}})", m[1])
+			}
+		}
+	}
+	if strings.Contains(strings.Join(sv.Command, " "), "{{data}}") && sv.Data == "" {
+		return "the command names {{data}} but the service has no data folder"
+	}
+	return ""
+}
+
+// The service resets.
+const (
+	ResetEpisode = "episode"
+	ResetRun     = "run"
+)
+
+// DefaultStartTimeout bounds a command service's start when the suite
+// gives none.
+const DefaultStartTimeout = check.Duration(120 * time.Second)
+
+// DataRoot is the folder under which suites keep the data their set-up
+// prepares: $PROCTOR_DATA, else /var/lib/proctor.
+func DataRoot() string {
+	if d := os.Getenv("PROCTOR_DATA"); d != "" {
+		return d
+	}
+	return "/var/lib/proctor"
+}
+
+// DataDir is the suite's data folder: DataRoot/NAME.
+func (s *Suite) DataDir() string { return filepath.Join(DataRoot(), s.Name) }
+
+// DataPath is where the service's pristine data lies.
+func (s *Suite) DataPath(sv Service) string {
+	if sv.Data == "" || filepath.IsAbs(sv.Data) {
+		return sv.Data
+	}
+	return filepath.Join(s.DataDir(), sv.Data)
+}
+
+// Setup is how a suite's applications are installed and prepared, run by
+// `proctor setup SUITE`: the Debian packages first, then the script (a
+// file of the suite run with bash, with PROCTOR_SUITE_DATA naming the
+// suite's data folder).
+type Setup struct {
+	Packages []string `json:"packages,omitempty"`
+	Script   string   `json:"script,omitempty"`
 }
 
 // serviceRE matches a service placeholder; the template's own

@@ -75,6 +75,7 @@ type Suite struct {
 	Description string             `json:"description,omitempty"`
 	Apps        map[string]AppSpec `json:"apps,omitempty"`
 	Services    []Service          `json:"services,omitempty"`
+	Setup       *Setup             `json:"setup,omitempty"`
 	Tasks       []*Task            `json:"-"`
 	assets      map[string]bool
 	// badApps are the apps suite.yaml declares with problems, by the line

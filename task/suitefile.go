@@ -116,6 +116,7 @@ func (s *Suite) parseSuiteFile(name string, src []byte) Problems {
 		s.Description = v
 	}
 	probs = append(probs, s.parseServices(f, obj["services"])...)
+	probs = append(probs, s.parseSetup(f, obj["setup"])...)
 	apps, _ := obj["apps"].(map[string]any)
 	for app, raw := range apps {
 		if bad[app] {
@@ -194,14 +195,27 @@ func (s *Suite) parseServices(f *fileCtx, raw any) Problems {
 			d.DisallowUnknownFields()
 			err = d.Decode(&sv)
 		}
-		if err != nil || sv.Name == "" || sv.Static == "" {
+		if err != nil || sv.Name == "" || (sv.Static == "") == (len(sv.Command) == 0) {
 			continue // the schema has said what is wrong
 		}
-		switch {
-		case seen[sv.Name]:
+		if seen[sv.Name] {
 			probs = append(probs, f.problem([]any{"services", i, "name"}, "service %q is declared twice", sv.Name))
 			continue
-		case !filepath.IsLocal(sv.Static):
+		}
+		if sv.IsCommand() {
+			if p := sv.commandProblem(); p != "" {
+				probs = append(probs, f.problem([]any{"services", i, "command"}, "%s", p))
+				continue
+			}
+			if sv.Data != "" && !filepath.IsAbs(sv.Data) && !filepath.IsLocal(sv.Data) {
+				probs = append(probs, f.problem([]any{"services", i, "data"}, "%q is neither absolute nor a folder inside the suite's data folder", sv.Data))
+				continue
+			}
+			seen[sv.Name] = true
+			s.Services = append(s.Services, sv)
+			continue
+		}
+		if !filepath.IsLocal(sv.Static) {
 			probs = append(probs, f.problem([]any{"services", i, "static"}, "%q is not a folder inside the suite", sv.Static))
 			continue
 		}
@@ -213,4 +227,33 @@ func (s *Suite) parseServices(f *fileCtx, raw any) Problems {
 		s.Services = append(s.Services, sv)
 	}
 	return probs
+}
+
+// parseSetup fills the suite's set-up; a script outside the suite or
+// missing is reported where it stands.
+func (s *Suite) parseSetup(f *fileCtx, raw any) Problems {
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var st Setup
+	b, err := json.Marshal(m)
+	if err == nil {
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.DisallowUnknownFields()
+		err = d.Decode(&st)
+	}
+	if err != nil {
+		return nil // the schema has said what is wrong
+	}
+	if st.Script != "" {
+		if !filepath.IsLocal(st.Script) {
+			return Problems{f.problem([]any{"setup", "script"}, "%q is not a file inside the suite", st.Script)}
+		}
+		if fi, err := os.Stat(filepath.Join(s.Dir, st.Script)); err != nil || !fi.Mode().IsRegular() {
+			return Problems{f.problem([]any{"setup", "script"}, "the suite has no file %q", st.Script)}
+		}
+	}
+	s.Setup = &st
+	return nil
 }

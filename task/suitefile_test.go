@@ -76,7 +76,7 @@ func TestSuiteFileSchemaErrorsHavePlaces(t *testing.T) {
 	for _, tc := range []struct{ name, suite, want string }{
 		{"missing command", "apps:\n  foo:\n    package: foo\n", `suite.yaml:2:3: apps.foo: missing required field "command"`},
 		{"wrong type", "name: [a, b]\n", `suite.yaml:1:1: name: got array, want string`},
-		{"top-level field", "name: x\ncolour: red\n", `suite.yaml:2:1: colour: unknown field "colour" (valid: name, description, apps, services)`},
+		{"top-level field", "name: x\ncolour: red\n", `suite.yaml:2:1: colour: unknown field "colour" (valid: name, description, apps, services, setup)`},
 		{"env value", "apps:\n  foo:\n    command: foo\n    env:\n      N: 3\n", `suite.yaml:5:7: apps.foo.env.N: got number, want string`},
 		{"env name", "apps:\n  foo:\n    command: foo\n    env:\n      A-B: x\n", `suite.yaml:5:7: apps.foo.env.A-B: "A-B" is not a valid name here: 'A-B' does not match pattern`},
 		{"marker", "apps:\n  foo:\n    command: foo\n    env:\n      PROCTOR_DESKTOP: x\n", `suite.yaml:5:7: apps.foo.env.PROCTOR_DESKTOP: "PROCTOR_DESKTOP" is not a valid name here`},
@@ -165,18 +165,34 @@ func TestSuiteServices(t *testing.T) {
 	}{
 		{"declared", "services:\n  - {name: site, static: site}\n", "site", nil},
 		{"undeclared", "services:\n  - {name: site, static: site}\n", "shop",
-			[]string{"t.yaml:1:1: {{services.shop}} names a service suite.yaml does not declare (services: site)"}},
+			[]string{"t.yaml:2:14: {{services.shop}} names a service suite.yaml does not declare (services: site)"}},
 		{"twice", "services:\n  - {name: site, static: site}\n  - {name: site, static: site}\n", "site",
 			[]string{"suite.yaml:4:6: services[1].name: service \"site\" is declared twice"}},
 		{"outside", "services:\n  - {name: site, static: ../x}\n", "site",
 			[]string{"suite.yaml:3:18: services[0].static: \"../x\" is not a folder inside the suite", "names a service suite.yaml does not declare (services: none)"}},
 		{"no folder", "services:\n  - {name: site, static: nothere}\n", "site",
 			[]string{"services[0].static: the suite has no folder \"nothere\""}},
-		{"no static", "services:\n  - {name: site}\n", "site", []string{"suite.yaml:3:5: services[0]: missing required field \"static\""}},
+		{"no static", "services:\n  - {name: site}\n", "site", []string{"suite.yaml:3:5: services[0]"}},
+		{"command", "services:\n  - {name: site, command: [bash, \"{{suite}}/start\", \"{{port}}\", \"{{data}}\"], data: site, ready: /up, start_timeout: 30s}\n", "site", nil},
+		{"static and command", "services:\n  - {name: site, static: site, command: [x, \"{{port}}\"]}\n", "site", []string{"suite.yaml:3:5: services[0]"}},
+		{"no port", "services:\n  - {name: site, command: [x, \"{{data}}\"], data: d}\n", "site",
+			[]string{"suite.yaml:3:18: services[0].command: the command must take the port it listens on as {{port}}"}},
+		{"unknown placeholder", "services:\n  - {name: site, command: [x, \"{{port}}\", \"{{home}}\"]}\n", "site",
+			[]string{"unknown placeholder {{home}} in the command"}},
+		{"data without folder", "services:\n  - {name: site, command: [x, \"{{port}}\", \"{{data}}\"]}\n", "site",
+			[]string{"the command names {{data}} but the service has no data folder"}},
+		{"data outside", "services:\n  - {name: site, command: [x, \"{{port}}\"], data: ../d}\n", "site",
+			[]string{"services[0].data: \"../d\" is neither absolute"}},
+		{"bad reset", "services:\n  - {name: site, command: [x, \"{{port}}\"], reset: never}\n", "site", []string{"services[0].reset"}},
+		{"setup", "services:\n  - {name: site, static: site}\nsetup:\n  packages: [sqlite3]\n  script: site/setup.sh\n", "site", nil},
+		{"setup without script", "services:\n  - {name: site, static: site}\nsetup:\n  script: nothere.sh\n", "site",
+			[]string{"suite.yaml:5:3: setup.script: the suite has no file \"nothere.sh\""}},
+		{"setup bad package", "services:\n  - {name: site, static: site}\nsetup:\n  packages: [\"Not A Package\"]\n", "site", []string{"setup.packages[0]"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			os.Mkdir(filepath.Join(dir, "site"), 0o755)
+			os.WriteFile(filepath.Join(dir, "site", "setup.sh"), []byte("true\n"), 0o644)
 			os.WriteFile(filepath.Join(dir, SuiteFile), []byte("name: s\n"+tc.suite), 0o644)
 			os.WriteFile(filepath.Join(dir, "t.yaml"), []byte(fmt.Sprintf(task, tc.uses, tc.uses, tc.uses)), 0o644)
 			s, probs := Load(dir)
@@ -189,7 +205,7 @@ func TestSuiteServices(t *testing.T) {
 			if len(tc.want) == 0 && len(probs) > 0 {
 				t.Errorf("problems:\n%s", got)
 			}
-			if len(tc.want) == 0 && (len(s.Services) != 1 || s.Services[0] != (Service{Name: "site", Static: "site"})) {
+			if len(tc.want) == 0 && (len(s.Services) != 1 || s.Services[0].Name != "site") {
 				t.Errorf("services = %+v", s.Services)
 			}
 		})

@@ -1,0 +1,293 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/proctor-eval/proctor/task"
+)
+
+// ErrNoData is wrapped by the error of a command service whose pristine
+// data folder is missing: the suite's set-up has not run.
+const ErrNoData Error = "the service's data folder is missing"
+
+// Instances are the command services of one place of the pool: each
+// server runs from its own copy of its pristine data folder, on its own
+// loopback port. Reset restores them before an episode. The methods are
+// not safe for concurrent use; a place runs one episode at a time.
+type Instances struct {
+	suite *task.Suite
+	svcs  []task.Service
+	run   map[string]*instance
+	// Resets counts the resets, ResetTime sums their time.
+	Resets    int
+	ResetTime time.Duration
+}
+
+// instance is one running server.
+type instance struct {
+	sv     task.Service
+	port   int
+	dir    string // holds data/ (the copy) and log
+	cmd    *exec.Cmd
+	exited chan struct{}
+}
+
+// NewInstances returns the suite's command services for one place, none
+// running yet; nil when the suite has none.
+func NewInstances(s *task.Suite) *Instances {
+	if s == nil {
+		return nil
+	}
+	var svcs []task.Service
+	for _, sv := range s.Services {
+		if sv.IsCommand() {
+			svcs = append(svcs, sv)
+		}
+	}
+	if len(svcs) == 0 {
+		return nil
+	}
+	return &Instances{suite: s, svcs: svcs, run: map[string]*instance{}}
+}
+
+// Reset gives every command service a fresh start: a server whose data
+// is restored on every episode is stopped, its copy replaced by a new copy
+// of the pristine folder, and started again; one kept for the run is
+// started the first time only. The servers restart side by side, and
+// Reset returns once all answer.
+func (in *Instances) Reset(ctx context.Context) error {
+	if in == nil {
+		return nil
+	}
+	start := time.Now()
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, sv := range in.svcs {
+		old := in.run[sv.Name]
+		if old != nil && sv.Reset == task.ResetRun && old.alive() {
+			continue
+		}
+		wg.Go(func() {
+			if old != nil {
+				old.stop()
+			}
+			port := 0
+			if old != nil {
+				port = old.port // the same origin episode after episode
+			}
+			inst, err := in.start(ctx, sv, port)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				delete(in.run, sv.Name)
+				errs = append(errs, fmt.Errorf("%w: %s: %w", ErrStart, sv.Name, err))
+				return
+			}
+			in.run[sv.Name] = inst
+		})
+	}
+	wg.Wait()
+	in.Resets++
+	in.ResetTime += time.Since(start)
+	return errors.Join(errs...)
+}
+
+// Origins maps each running service's name to its origin.
+func (in *Instances) Origins() map[string]string {
+	out := map[string]string{}
+	if in == nil {
+		return out
+	}
+	for n, i := range in.run {
+		out[n] = "http://127.0.0.1:" + strconv.Itoa(i.port)
+	}
+	return out
+}
+
+// Data is the folder of the running service's copy of its data, and
+// false when the service is not running.
+func (in *Instances) Data(name string) (string, bool) {
+	if in == nil {
+		return "", false
+	}
+	i, ok := in.run[name]
+	if !ok {
+		return "", false
+	}
+	return filepath.Join(i.dir, "data"), true
+}
+
+// Close stops the servers and removes their copies.
+func (in *Instances) Close() error {
+	if in == nil {
+		return nil
+	}
+	for n, i := range in.run {
+		i.stop()
+		delete(in.run, n)
+	}
+	return nil
+}
+
+// start copies the service's pristine data and starts its server on
+// port (a free one when 0), and waits until it answers.
+func (in *Instances) start(ctx context.Context, sv task.Service, port int) (*instance, error) {
+	dir, err := os.MkdirTemp("", "proctor-service-"+sv.Name+"-")
+	if err != nil {
+		return nil, err
+	}
+	i := &instance{sv: sv, dir: dir}
+	ok := false
+	defer func() {
+		if !ok {
+			i.stop()
+		}
+	}()
+	data := filepath.Join(dir, "data")
+	if pristine := in.suite.DataPath(sv); pristine != "" {
+		if st, err := os.Stat(pristine); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("%w: %s (run `proctor setup %s` first)", ErrNoData, pristine, in.suite.Name)
+		}
+		// cp -a keeps owners, modes and links: a server that runs as
+		// another user finds its files as the set-up left them.
+		out, err := exec.CommandContext(ctx, "cp", "-a", pristine+"/.", data+"/").CombinedOutput()
+		if err != nil {
+			return nil, fmt.Errorf("copy %s: %v: %s", pristine, err, bytes.TrimSpace(out))
+		}
+	} else if err := os.Mkdir(data, 0o755); err != nil {
+		return nil, err
+	}
+	if port == 0 {
+		if port, err = freePort(); err != nil {
+			return nil, err
+		}
+	}
+	i.port = port
+	args := make([]string, len(sv.Command))
+	for k, a := range sv.Command {
+		a = strings.ReplaceAll(a, "{{port}}", strconv.Itoa(port))
+		a = strings.ReplaceAll(a, "{{data}}", data)
+		args[k] = strings.ReplaceAll(a, "{{suite}}", in.suite.Dir)
+	}
+	log, err := os.Create(filepath.Join(dir, "log"))
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close()
+	i.cmd = exec.Command(args[0], args[1:]...)
+	i.cmd.Dir = in.suite.Dir
+	i.cmd.Stdout, i.cmd.Stderr = log, log
+	i.cmd.Env = append(os.Environ(), "PROCTOR_SUITE_DATA="+in.suite.DataDir())
+	// Its own process group, so that stop reaches what it starts; killed
+	// with Proctor.
+	i.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := i.cmd.Start(); err != nil {
+		return nil, err
+	}
+	i.exited = make(chan struct{})
+	go func() {
+		i.cmd.Wait()
+		close(i.exited)
+	}()
+	if err := i.waitReady(ctx); err != nil {
+		return nil, err
+	}
+	ok = true
+	return i, nil
+}
+
+// waitReady polls the service's ready path until it answers with a status
+// under 500, the server exits, or the start timeout ends.
+func (i *instance) waitReady(ctx context.Context) error {
+	timeout := time.Duration(i.sv.StartTimeout)
+	if timeout <= 0 {
+		timeout = time.Duration(task.DefaultStartTimeout)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	path := i.sv.Ready
+	if path == "" {
+		path = "/"
+	}
+	url := "http://127.0.0.1:" + strconv.Itoa(i.port) + path
+	client := &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	last := "no answer"
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		res, err := client.Do(req)
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode < 500 {
+				return nil
+			}
+			last = res.Status
+		}
+		select {
+		case <-i.exited:
+			return fmt.Errorf("%s exited (%v) before %s answered; its log ends:\n%s", i.sv.Command[0], i.cmd.ProcessState, url, i.logTail())
+		case <-ctx.Done():
+			return fmt.Errorf("%s did not answer within %s (last: %s); its log ends:\n%s", url, timeout, last, i.logTail())
+		case <-tick.C:
+		}
+	}
+}
+
+// alive reports whether the server still runs.
+func (i *instance) alive() bool {
+	select {
+	case <-i.exited:
+		return false
+	default:
+		return i.exited != nil
+	}
+}
+
+// logTail is the end of the server's log.
+func (i *instance) logTail() string {
+	b, _ := os.ReadFile(filepath.Join(i.dir, "log"))
+	if len(b) > 2000 {
+		b = b[len(b)-2000:]
+	}
+	return string(bytes.TrimSpace(b))
+}
+
+// stop kills the server's process group and removes its copy: the data
+// is thrown away, so nothing is gained by a graceful stop.
+func (i *instance) stop() {
+	if i.cmd != nil && i.cmd.Process != nil {
+		syscall.Kill(-i.cmd.Process.Pid, syscall.SIGKILL)
+		<-i.exited
+		i.cmd = nil
+	}
+	os.RemoveAll(i.dir)
+}
+
+// freePort asks the kernel for a free loopback port.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
