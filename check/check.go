@@ -163,6 +163,13 @@ func (c *Check) probe(ctx context.Context, ev Evidence) (val string, found bool,
 			return "", false, infraError{err}
 		}
 		return v, found, nil
+	case p.SQL != nil || p.HTTP != nil:
+		q, _ := p.Service()
+		v, found, err := ev.Service(ctx, q)
+		if err != nil {
+			return "", false, infraError{err}
+		}
+		return v, found, nil
 	default:
 		s, err := ev.Clipboard(ctx)
 		if err != nil {

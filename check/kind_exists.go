@@ -10,7 +10,9 @@ import (
 )
 
 // Exists and NotExists: a file, an element or a window is there, or is
-// not. The two share one definition with the sense flipped, so they live
+// not; or a probe finds something to read, or does not (a page's
+// selector, a cookie, a row of a service's database, a 2xx answer of its
+// API). The two share one definition with the sense flipped, so they live
 // together.
 const (
 	Exists    Kind = "exists"
@@ -18,21 +20,24 @@ const (
 )
 
 func init() {
-	fields := []string{"file", "element", "window"}
-	register(Exists, kindDef{fields: fields, compile: compileExists, evaluate: evalExists})
-	register(NotExists, kindDef{fields: fields, compile: compileExists, evaluate: evalExists})
+	fields := []string{"file", "element", "window", "probe"}
+	register(Exists, kindDef{fields: fields, probe: probeByKind, compile: compileExists, evaluate: evalExists})
+	register(NotExists, kindDef{fields: fields, probe: probeByKind, compile: compileExists, evaluate: evalExists})
 }
 
 func compileExists(c *Check) error {
 	s := c.Spec
 	n := 0
-	for _, set := range []bool{s.File != "", s.Element != nil, s.Window != ""} {
+	for _, set := range []bool{s.File != "", s.Element != nil, s.Window != "", s.Probe != nil} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		return ferr("file", "an %s check needs exactly one of file, element, window", s.Kind)
+		return ferr("file", "an %s check needs exactly one of file, element, window, probe", s.Kind)
+	}
+	if s.Probe != nil {
+		return needProbe(c)
 	}
 	return nil
 }
@@ -51,6 +56,13 @@ func evalExists(ctx context.Context, c *Check, in input) (bool, string, error) {
 func (c *Check) exists(ctx context.Context, ev Evidence) (string, bool, error) {
 	s := c.Spec
 	switch {
+	case s.Probe != nil:
+		_, found, err := c.probe(ctx, ev)
+		var bad unreadable
+		if err != nil && !errors.As(err, &bad) {
+			return "", false, err
+		}
+		return s.Probe.String(), found, nil
 	case s.File != "":
 		_, err := ev.ReadFile(ctx, s.File)
 		if errors.Is(err, observe.ErrNotFound) {

@@ -210,7 +210,7 @@ func TestCompileMessages(t *testing.T) {
 		{Spec{Kind: Range, Probe: &Probe{Answer: true}, Expected: 1, Min: fptr(1)}, "expected: does not apply to a range check"},
 		{Spec{Kind: Infeasible, Probe: &Probe{Answer: true}, Value: "x"}, "probe: does not apply to a infeasible check"},
 		{Spec{Kind: Range, Min: fptr(1)}, "probe: a range check needs a probe"},
-		{Spec{Kind: NotExists}, "file: an not_exists check needs exactly one of file, element, window"},
+		{Spec{Kind: NotExists}, "file: an not_exists check needs exactly one of file, element, window, probe"},
 		{Spec{Kind: NotContains, Probe: &Probe{Answer: true}}, "value: a not_contains check needs a value"},
 		{Spec{Kind: FileEqual, File: "a", Asset: "b", Tolerance: -1}, "tolerance: must not be negative"},
 		{Spec{Kind: FileEqual, File: "a", Asset: "b", Tolerance: 2}, "tolerance: is the share of differing pixels, 0..1"},

@@ -35,6 +35,8 @@ type Recorded struct {
 	WindowsRead bool          `json:"windows_read,omitempty"`
 	// Pages are the page probes' answers.
 	Pages []PageAnswer `json:"pages,omitempty"`
+	// Services are the service probes' answers.
+	Services []ServiceAnswer `json:"services,omitempty"`
 }
 
 var _ Evidence = (*Recorded)(nil)
@@ -80,6 +82,14 @@ func (r *Recorded) Page(_ context.Context, q observe.PageQuery) (string, bool, e
 		if a.Query == q {
 			return a.Value, a.Found, nil
 		}
+	}
+	return "", false, fmt.Errorf("%s was %w", q.Describe(), ErrNotRecorded)
+}
+
+// Service returns the recorded answer to a service probe.
+func (r *Recorded) Service(_ context.Context, q ServiceQuery) (string, bool, error) {
+	if a, ok := findService(r.Services, q); ok {
+		return a.Value, a.Found, nil
 	}
 	return "", false, fmt.Errorf("%s was %w", q.Describe(), ErrNotRecorded)
 }

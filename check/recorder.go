@@ -67,6 +67,7 @@ type Recorder struct {
 	winRead  bool
 	clip     *string
 	pages    []PageAnswer
+	services []ServiceAnswer
 }
 
 // PageAnswer is a recorded page probe.
@@ -176,6 +177,26 @@ func (r *Recorder) Page(ctx context.Context, q observe.PageQuery) (string, bool,
 	return v, found, nil
 }
 
+// Service reads a service's state and records the answer to q.
+func (r *Recorder) Service(ctx context.Context, q ServiceQuery) (string, bool, error) {
+	v, found, err := r.ev.Service(ctx, q)
+	if err != nil {
+		return v, found, err
+	}
+	a := ServiceAnswer{Query: q, Value: v, Found: found}
+	k := q.key()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.services {
+		if r.services[i].Query.key() == k {
+			r.services[i] = a
+			return v, found, nil
+		}
+	}
+	r.services = append(r.services, a)
+	return v, found, nil
+}
+
 // Asset reads a suite file; assets are not recorded, since the suite
 // provides them again (Recorded.AssetDir).
 func (r *Recorder) Asset(name string) ([]byte, error) { return r.ev.Asset(name) }
@@ -213,6 +234,7 @@ func (r *Recorder) Recorded() *Recorded {
 	}
 	out.WindowList = slices.Clone(r.windows)
 	out.Pages = slices.Clone(r.pages)
+	out.Services = slices.Clone(r.services)
 	if r.clip != nil {
 		c := *r.clip
 		out.Clip = &c

@@ -92,6 +92,21 @@ func (l *live) Page(_ context.Context, q observe.PageQuery) (string, bool, error
 	return "", false, nil
 }
 
+// Service answers a count of open tickets by SQL and a ticket by HTTP;
+// other queries find nothing.
+func (l *live) Service(_ context.Context, q ServiceQuery) (string, bool, error) {
+	if l.broken {
+		return "", false, errDead
+	}
+	switch {
+	case q.SQL != nil && q.SQL.Query == "select count(*) as n from tickets where status = 'open'":
+		return `[{"n":3}]`, true, nil
+	case q.HTTP != nil && q.HTTP.Path == "/REST/2.0/ticket/7":
+		return `{"id":7,"Status":"resolved"}`, true, nil
+	}
+	return "[]", false, nil
+}
+
 func (l *live) Asset(name string) ([]byte, error) {
 	return os.ReadFile(filepath.Join(l.assetDir, name))
 }
@@ -204,12 +219,20 @@ func TestRecorderReproducesVerdict(t *testing.T) {
 	}
 }
 
+// The service probes of the recorder's tests.
+var (
+	openTickets = &SQLQuery{Service: "rt", DB: "rt.db", Query: "select count(*) as n from tickets where status = 'open'"}
+	ticket7     = &HTTPQuery{Service: "rt", Path: "/REST/2.0/ticket/7", User: "root", Password: "password"}
+)
+
 func TestRecordedRejudgesChangedChecks(t *testing.T) {
 	recordedWith := []Spec{
 		{Kind: Exact, Probe: &Probe{File: "/root/notes.txt"}, Expected: "hello world"},
 		{Kind: NotExists, File: "/root/gone.txt"},
 		{Kind: Exact, Probe: &Probe{Command: "echo 42"}, Expected: 42},
 		{Kind: Exists, Element: &observe.ElementQuery{Role: "label", Name: "result"}},
+		{Kind: Exact, Probe: &Probe{SQL: openTickets}, Expected: []any{map[string]any{"n": 3}}, As: "json"},
+		{Kind: Contains, Probe: &Probe{HTTP: ticket7}, Value: "resolved"},
 	}
 	tests := []struct {
 		name   string
@@ -225,6 +248,12 @@ func TestRecordedRejudgesChangedChecks(t *testing.T) {
 		{"unrecorded element query", Spec{Kind: Exists, Element: &observe.ElementQuery{Role: "label", Name: "display"}}, Error, "element query {role=\"label\" name=\"display\"} was not recorded"},
 		{"unrecorded windows", Spec{Kind: Exists, Window: "Calculator"}, Error, "window list was not recorded"},
 		{"unrecorded clipboard", Spec{Kind: Exact, Probe: &Probe{Clipboard: true}, Expected: "copied text"}, Error, "clipboard was not recorded"},
+		{"same sql, other test", Spec{Kind: Predicate, Probe: &Probe{SQL: openTickets}, Expr: "value[0].n > 2"}, Success, "all checks passed"},
+		{"same http, other test", Spec{Kind: Predicate, Probe: &Probe{HTTP: ticket7}, Expr: `value.Status == "open"`}, Failure, `value.Status == "open" is false`},
+		{"exists on a recorded sql", Spec{Kind: Exists, Probe: &Probe{SQL: openTickets}}, Success, "all checks passed"},
+		{"not_exists on a recorded http", Spec{Kind: NotExists, Probe: &Probe{HTTP: ticket7}}, Failure, "GET /REST/2.0/ticket/7 of rt exists"},
+		{"unrecorded sql", Spec{Kind: Exact, Probe: &Probe{SQL: &SQLQuery{Service: "rt", DB: "rt.db", Query: "select 1"}}, Expected: "1"}, Error, `sql "select 1" on rt's rt.db was not recorded`},
+		{"unrecorded http", Spec{Kind: Exact, Probe: &Probe{HTTP: &HTTPQuery{Service: "rt", Path: "/REST/2.0/ticket/8"}}, Expected: "x"}, Error, "GET /REST/2.0/ticket/8 of rt was not recorded"},
 	}
 	orig, err := CompileAll(recordedWith, nil)
 	if err != nil {

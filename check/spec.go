@@ -74,6 +74,8 @@ type Probe struct {
 	Window    bool                  `json:"window,omitempty" yaml:"window,omitempty"`       // the window titles, one a line
 	Clipboard bool                  `json:"clipboard,omitempty" yaml:"clipboard,omitempty"` // the clipboard's text
 	Page      *observe.PageQuery    `json:"page,omitempty" yaml:"page,omitempty"`           // a browser's page: URL, text, selector, JavaScript, cookie, storage
+	SQL       *SQLQuery             `json:"sql,omitempty" yaml:"sql,omitempty"`             // rows of a read-only query of a service's SQLite database, as JSON
+	HTTP      *HTTPQuery            `json:"http,omitempty" yaml:"http,omitempty"`           // the body of a service's HTTP API answer
 
 	// Read decodes a file probe: ods and odt give the document as JSON
 	// (see package odf), odt-text its paragraphs one a line, image the
@@ -87,15 +89,28 @@ type Probe struct {
 // The decoders of a file probe.
 var probeReads = []string{"ods", "odt", "odt-text", "image"}
 
+// Service is the probe's service query, if it is one.
+func (p Probe) Service() (ServiceQuery, bool) {
+	if p.SQL == nil && p.HTTP == nil {
+		return ServiceQuery{}, false
+	}
+	return ServiceQuery{SQL: p.SQL, HTTP: p.HTTP}, true
+}
+
 func (p Probe) validate() error {
 	n := 0
-	for _, set := range []bool{p.Command != "", p.File != "", p.Answer, p.Element != nil, p.Window, p.Clipboard, p.Page != nil} {
+	for _, set := range []bool{p.Command != "", p.File != "", p.Answer, p.Element != nil, p.Window, p.Clipboard, p.Page != nil, p.SQL != nil, p.HTTP != nil} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		return fmt.Errorf("probe needs exactly one of command, file, answer, element, window, clipboard, page")
+		return fmt.Errorf("probe needs exactly one of command, file, answer, element, window, clipboard, page, sql, http")
+	}
+	if q, ok := p.Service(); ok {
+		if err := q.Validate(); err != nil {
+			return err
+		}
 	}
 	if p.Page != nil {
 		if err := p.Page.Validate(); err != nil {
@@ -137,6 +152,9 @@ func (p Probe) String() string {
 		return "window titles"
 	case p.Page != nil:
 		return p.Page.Describe()
+	case p.SQL != nil || p.HTTP != nil:
+		q, _ := p.Service()
+		return q.Describe()
 	default:
 		return "clipboard"
 	}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -206,6 +207,9 @@ type place struct {
 	// startTimeout bounds starting the environment (a daemon that
 	// accepts the connection and never answers, a desktop that hangs).
 	startTimeout time.Duration
+	// svc are the suite's command services of this place, restored
+	// before every episode; nil when the suite has none.
+	svc *service.Instances
 }
 
 func (p *place) env() env.Env {
@@ -402,6 +406,15 @@ func preflight(ctx context.Context, cfg Config, jobs []job) ([]*place, error) {
 			problems = append(problems, fmt.Sprintf("task %s needs a %s environment of %dx%d; the pool has %s", j.t.ID, j.typ(), j.size().W, j.size().H, describePool(places)))
 		}
 	}
+	if cfg.Suite != nil {
+		for _, sv := range cfg.Suite.Services {
+			if d := cfg.Suite.DataPath(sv); sv.IsCommand() && d != "" {
+				if st, err := os.Stat(d); err != nil || !st.IsDir() {
+					problems = append(problems, fmt.Sprintf("service %s: its data folder %s is missing: run `proctor setup %s` first", sv.Name, d, cfg.Suite.Name))
+				}
+			}
+		}
+	}
 	if len(problems) > 0 {
 		return nil, preflightError(problems)
 	}
@@ -418,6 +431,7 @@ func preflight(ctx context.Context, cfg Config, jobs []job) ([]*place, error) {
 					}
 					return nil, fmt.Errorf("pre-flight: environment %s does not start: %w", p.src.Name, err)
 				}
+				p.svc = service.NewInstances(cfg.Suite)
 				started = append(started, p)
 				break
 			}
@@ -489,6 +503,7 @@ func runJobs(ctx context.Context, cfg Config, jobs []job, pr *progress) error {
 	defer func() {
 		for _, p := range places {
 			p.close()
+			p.svc.Close()
 		}
 	}()
 	q := newQueue(jobs)
@@ -619,7 +634,7 @@ func runEpisode(ctx context.Context, cfg Config, s *place, j job, p *progress) (
 			return store.Result{}, ErrNoEnvironment
 		}
 		attempts++
-		res, err := episode(ctx, cfg, e, j)
+		res, err := episode(ctx, cfg, e, s.svc, j)
 		if err == nil {
 			res.Attempts = attempts
 			s.mu.Lock()
@@ -736,7 +751,7 @@ func checkActions(acts []action.Action, screen action.Size) ([]action.Action, er
 // The task's wall time bounds every call of the episode, the agent's and
 // the environment's alike; reaching it ends the episode as uncompleted,
 // and the checks then get their own time.
-func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, error) {
+func episode(ctx context.Context, cfg Config, e env.Env, svc *service.Instances, j job) (store.Result, error) {
 	t := j.t
 	res := baseResult(j)
 	start := time.Now()
@@ -746,6 +761,20 @@ func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, e
 	as, err := assets(cfg.Suite, t)
 	if err != nil {
 		return res, infraError{fmt.Errorf("read assets: %w", err)}
+	}
+	if svc != nil {
+		// The applications first, from their pristine data: the setup may
+		// open them.
+		rctx, cancel := context.WithTimeout(ctx, cfg.ResetTimeout)
+		err := svc.Reset(rctx)
+		cancel()
+		if err != nil {
+			return res, infraError{fmt.Errorf("reset the services: %w", err)}
+		}
+		if t, err = t.WithServices(svc.Origins()); err != nil {
+			return res, infraError{err}
+		}
+		res.Instruction = t.Instruction
 	}
 	rctx, cancel := context.WithTimeout(ctx, cfg.ResetTimeout)
 	err = e.Reset(rctx, env.Setup{Steps: t.Setup, Apps: cfg.Suite.Apps, Assets: as, Type: j.typ()})
@@ -966,7 +995,7 @@ func episode(ctx context.Context, cfg Config, e env.Env, j job) (store.Result, e
 	defer cancelJudge()
 	// What the checks read is recorded, so that proctor rescore can judge
 	// the episode again with changed checks.
-	ev := check.NewRecorder(&evidence{e: e, traj: traj, suite: cfg.Suite})
+	ev := check.NewRecorder(&evidence{e: e, traj: traj, suite: cfg.Suite, svc: svc})
 	v := suite.Judge(jctx, ev, end)
 	if v.Outcome == check.Error {
 		return res, infraError{errors.New(v.Reason)} // evidence could not be read: retry
@@ -1039,6 +1068,14 @@ type evidence struct {
 	e     env.Env
 	traj  check.Trajectory
 	suite *task.Suite
+	svc   *service.Instances
+}
+
+func (v *evidence) Service(ctx context.Context, q check.ServiceQuery) (string, bool, error) {
+	if v.svc == nil {
+		return "", false, fmt.Errorf("%s: the suite runs no command service", q.Describe())
+	}
+	return v.svc.Query(ctx, q)
 }
 
 func (v *evidence) Command(ctx context.Context, cmd string, timeout time.Duration) (observe.CommandResult, error) {

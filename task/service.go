@@ -35,8 +35,8 @@ type Service struct {
 	// its process group.
 	Command []string `json:"command,omitempty"`
 	// Data is the pristine data folder each instance copies: absolute,
-	// or relative to the suite's data folder (DataDir), which the suite's
-	// set-up fills.
+	// a folder of the suite as {{suite}}/PATH, or relative to the suite's
+	// data folder (DataDir), which the suite's set-up fills.
 	Data string `json:"data,omitempty"`
 	// Ready is the path of the server that answers once it serves
 	// requests; the runner polls it with GET until it answers with a
@@ -92,10 +92,16 @@ func DataRoot() string {
 // DataDir is the suite's data folder: DataRoot/NAME.
 func (s *Suite) DataDir() string { return filepath.Join(DataRoot(), s.Name) }
 
+// suiteData is the prefix of a data folder shipped with the suite.
+const suiteData = "{{suite}}/"
+
 // DataPath is where the service's pristine data lies.
 func (s *Suite) DataPath(sv Service) string {
-	if sv.Data == "" || filepath.IsAbs(sv.Data) {
+	switch {
+	case sv.Data == "" || filepath.IsAbs(sv.Data):
 		return sv.Data
+	case strings.HasPrefix(sv.Data, suiteData):
+		return filepath.Join(s.Dir, strings.TrimPrefix(sv.Data, suiteData))
 	}
 	return filepath.Join(s.DataDir(), sv.Data)
 }

@@ -207,8 +207,13 @@ func (s *Suite) parseServices(f *fileCtx, raw any) Problems {
 				probs = append(probs, f.problem([]any{"services", i, "command"}, "%s", p))
 				continue
 			}
-			if sv.Data != "" && !filepath.IsAbs(sv.Data) && !filepath.IsLocal(sv.Data) {
-				probs = append(probs, f.problem([]any{"services", i, "data"}, "%q is neither absolute nor a folder inside the suite's data folder", sv.Data))
+			if in, ok := strings.CutPrefix(sv.Data, suiteData); ok {
+				if st, err := os.Stat(filepath.Join(s.Dir, in)); !filepath.IsLocal(in) || err != nil || !st.IsDir() {
+					probs = append(probs, f.problem([]any{"services", i, "data"}, "the suite has no folder %q", in))
+					continue
+				}
+			} else if sv.Data != "" && !filepath.IsAbs(sv.Data) && !filepath.IsLocal(sv.Data) {
+				probs = append(probs, f.problem([]any{"services", i, "data"}, "%q is neither absolute, nor {{suite}}/PATH, nor a folder inside the suite's data folder", sv.Data))
 				continue
 			}
 			seen[sv.Name] = true

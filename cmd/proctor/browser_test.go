@@ -94,6 +94,21 @@ func TestValidateBrowserSuite(t *testing.T) {
 	}
 }
 
+// TestValidateCommandService validates the example suite's task on its
+// own application server: a command service started from a copy of its
+// data before each episode, named in the setup by its origin, and read
+// by the checks with sql and http probes. Gold passes only if the
+// probes read the application's state.
+func TestValidateCommandService(t *testing.T) {
+	if _, err := browser.ExecPath(); err != nil {
+		t.Skip(err)
+	}
+	out, errs, code := runCLI(t, "", "validate", "../../testdata/example", "--env", "browser", "--filter", "^helpdesk-ticket-qa$")
+	if code != 0 || !strings.Contains(errs, "1 tasks, 4 trajectories, 0 violations") {
+		t.Fatalf("validate exited %d:\n%s\n%s", code, out, errs)
+	}
+}
+
 // TestWebSuiteInBothSettings runs the same instances of the web suite in
 // the browser environment (the DOM setting) and in Chromium on a local
 // desktop (the pixel setting), with the pages served by the suite's

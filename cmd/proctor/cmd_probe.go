@@ -338,6 +338,10 @@ func (v *liveEvidence) Clipboard(ctx context.Context) (string, error) { return v
 func (v *liveEvidence) Page(ctx context.Context, q observe.PageQuery) (string, bool, error) {
 	return env.ReadPage(ctx, v.e, q)
 }
+func (v *liveEvidence) Service(ctx context.Context, q check.ServiceQuery) (string, bool, error) {
+	return "", false, fmt.Errorf("%s: proctor probe does not keep a suite's command services running after the setup; "+
+		"read the application's pristine data under %s, or try the check with proctor validate", q.Describe(), v.suite.DataDir())
+}
 func (v *liveEvidence) Asset(name string) ([]byte, error) { return v.suite.ReadAsset(name) }
 func (v *liveEvidence) Trajectory() check.Trajectory      { return v.traj }
 
