@@ -1,0 +1,40 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSetup runs a suite's set-up: a package that is not installed is
+// named (in a dry run), and the script prepares the data folder that
+// PROCTOR_SUITE_DATA names, under PROCTOR_DATA.
+func TestSetup(t *testing.T) {
+	dir := t.TempDir()
+	data := t.TempDir()
+	t.Setenv("PROCTOR_DATA", data)
+	os.WriteFile(filepath.Join(dir, "suite.yaml"), []byte("name: apps\nsetup:\n  packages: [bash, proctor-test-absent]\n  script: prepare.sh\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "prepare.sh"), []byte("set -e\nmkdir -p \"$PROCTOR_SUITE_DATA/app\"\nhead -c 2048 /dev/zero > \"$PROCTOR_SUITE_DATA/app/db.sqlite\"\necho prepared \"$PROCTOR_SUITE\"\n"), 0o644)
+	out, errs, code := runCLI(t, "", "setup", dir, "--dry-run")
+	want := filepath.Join(data, "apps")
+	if code != 0 || out != "apt-get install -y --no-install-recommends proctor-test-absent\nPROCTOR_SUITE_DATA="+want+" bash "+filepath.Join(dir, "prepare.sh")+"\n" {
+		t.Fatalf("dry run: exit %d\n%s\n%s", code, out, errs)
+	}
+	// Without the absent package, the set-up runs.
+	os.WriteFile(filepath.Join(dir, "suite.yaml"), []byte("name: apps\nsetup:\n  packages: [bash]\n  script: prepare.sh\n"), 0o644)
+	out, errs, code = runCLI(t, "", "setup", dir)
+	if code != 0 || !strings.Contains(errs, "packages: all 1 installed") || !strings.Contains(errs, "prepared "+dir) ||
+		!strings.Contains(errs, "apps set up in") || !strings.Contains(errs, "its data folder "+want+" holds 0.0 MiB") {
+		t.Fatalf("setup: exit %d\n%s\n%s", code, out, errs)
+	}
+	if st, err := os.Stat(filepath.Join(want, "app", "db.sqlite")); err != nil || st.Size() != 2048 {
+		t.Fatalf("the script's data: %v", err)
+	}
+	// A failing script fails the set-up, naming it.
+	os.WriteFile(filepath.Join(dir, "prepare.sh"), []byte("echo no disk >&2; exit 4\n"), 0o644)
+	_, errs, code = runCLI(t, "", "setup", dir)
+	if code == 0 || !strings.Contains(errs, "prepare.sh: exit status 4") || !strings.Contains(errs, "no disk") {
+		t.Fatalf("a failing script: exit %d\n%s", code, errs)
+	}
+}
