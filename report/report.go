@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -38,6 +39,17 @@ type Report struct {
 	// CC is the CC-Score against the tasks' gold solutions, when asked
 	// for (CCScores).
 	CC *CC `json:"cc_score,omitempty"`
+	// Personas are SCUBA's metrics per persona, for runs whose tasks name
+	// one, in the personas' order.
+	Personas []Persona `json:"personas,omitempty"`
+}
+
+// Persona is the metrics of one persona's episodes: SCUBA reports the
+// milestone score, success, time, steps, tokens and cost per persona.
+type Persona struct {
+	Name    string        `json:"name"`
+	Summary score.Summary `json:"summary"`
+	Means   Means         `json:"means"`
 }
 
 // Rejudged is the latest re-judging of a run: how many episodes were
@@ -106,10 +118,26 @@ func Load(dir string) (*Report, error) {
 func Make(dir string, run store.Run, rs []store.Result) *Report {
 	r := &Report{Dir: dir, Run: run, Results: rs, Breakdowns: map[score.Dimension][]score.Group{}}
 	var scored []score.Result
-	var m Means
+	m := means(rs)
 	for _, x := range rs {
 		scored = append(scored, score.Result{Task: x.Task, Repeat: x.Repeat, Level: x.Level, Weight: x.Weight, Apps: x.Apps,
 			Domain: x.Domain, Kind: x.Kind, Difficulty: x.Difficulty, Outcome: check.Outcome(x.Outcome), Milestone: x.Milestone})
+	}
+	r.Means = m
+	r.Personas = personas(rs, scored)
+	r.Summary = score.Summarize(scored)
+	for _, d := range score.Dimensions {
+		r.Breakdowns[d] = score.Breakdown(scored, d)
+	}
+	r.Repeats = score.Repeats(scored)
+	return r
+}
+
+// means averages the episodes' time, steps and tokens, and sums and
+// averages their cost.
+func means(rs []store.Result) Means {
+	var m Means
+	for _, x := range rs {
 		m.Duration += x.Duration
 		m.Steps += float64(x.Steps)
 		m.InputTokens += float64(x.InputTokens)
@@ -123,13 +151,34 @@ func Make(dir string, run store.Run, rs []store.Result) *Report {
 		m.OutputTokens /= float64(n)
 		m.Cost = m.TotalCost / float64(n)
 	}
-	r.Means = m
-	r.Summary = score.Summarize(scored)
-	for _, d := range score.Dimensions {
-		r.Breakdowns[d] = score.Breakdown(scored, d)
+	return m
+}
+
+// personas groups the results by persona, sorted by name (episodes of no
+// persona last, as "-"); none when no task names one.
+func personas(rs []store.Result, scored []score.Result) []Persona {
+	by := map[string][]int{}
+	for i, x := range rs {
+		by[x.Persona] = append(by[x.Persona], i)
 	}
-	r.Repeats = score.Repeats(scored)
-	return r
+	if len(by) == 1 && by[""] != nil {
+		return nil
+	}
+	names := slices.Sorted(maps.Keys(by))
+	if names[0] == "" {
+		names = append(names[1:], "")
+	}
+	var out []Persona
+	for _, n := range names {
+		var sub []store.Result
+		var sc []score.Result
+		for _, i := range by[n] {
+			sub = append(sub, rs[i])
+			sc = append(sc, scored[i])
+		}
+		out = append(out, Persona{Name: orDash(n), Summary: score.Summarize(sc), Means: means(sub)})
+	}
+	return out
 }
 
 // Formats are the output formats of Write.
@@ -244,6 +293,7 @@ func Write(w io.Writer, rs []*Report, format string) error {
 		}
 		table("By "+string(d), append([]string{string(d)}, header[1:]...), brows)
 	}
+	writePersonas(rs, pct, table)
 	writeCC(rs, header, row, table)
 	for _, r := range rs {
 		if len(r.Lost) == 0 {
@@ -311,4 +361,24 @@ func (r *Report) Environments() string {
 		return "-"
 	}
 	return strings.Join(out, ", ")
+}
+
+// writePersonas writes SCUBA's metrics per persona, a row for each
+// persona of each run, where any run's tasks name personas.
+func writePersonas(rs []*Report, pct func(float64) string, table func(string, []string, [][]string)) {
+	var rows [][]string
+	for _, r := range rs {
+		for _, p := range r.Personas {
+			rows = append(rows, []string{p.Name, r.Run.ID, fmt.Sprint(p.Summary.N),
+				fmt.Sprintf("%d/%d %s", p.Summary.Passed, p.Summary.N, pct(p.Summary.SuccessRate)),
+				fmt.Sprintf("%.3f", p.Summary.MilestoneAvg), p.Means.Duration.Round(10 * time.Millisecond).String(),
+				fmt.Sprintf("%.1f", p.Means.Steps), fmt.Sprintf("%.0f / %.0f", p.Means.InputTokens, p.Means.OutputTokens),
+				fmt.Sprintf("$%.4f / $%.4f", p.Means.Cost, p.Means.TotalCost)})
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	table("By persona", []string{"persona", "run", "episodes", "success", "milestone score", "time per episode", "steps per episode",
+		"tokens per episode (in/out)", "cost (per episode / total)"}, rows)
 }

@@ -106,3 +106,42 @@ func TestEnvironments(t *testing.T) {
 		}
 	}
 }
+
+// TestPersonas gives SCUBA's metrics per persona: milestone score,
+// success, time, steps, tokens and cost; a run without personas has no
+// such table.
+func TestPersonas(t *testing.T) {
+	mk := func(task, persona, outcome string, milestone float64, steps int, d time.Duration, in, out int, cost float64) store.Result {
+		return store.Result{Task: task, Level: "bronze", Weight: 2, Kind: "state", Persona: persona, Outcome: outcome,
+			Milestone: milestone, Steps: steps, Duration: d, InputTokens: in, OutputTokens: out, Cost: cost}
+	}
+	rs := []store.Result{
+		mk("lead-convert", "sales-rep", "success", 1, 6, 30*time.Second, 9000, 300, 0.05),
+		mk("quote-lines", "sales-rep", "failure", 0.5, 10, 50*time.Second, 15000, 500, 0.09),
+		mk("ticket-resolve", "service-agent", "success", 1, 4, 20*time.Second, 6000, 200, 0.03),
+		mk("calc", "", "failure", 0, 2, 10*time.Second, 1000, 100, 0.01),
+	}
+	r := Make("runs/x", store.Run{ID: "x", Agent: "openai"}, rs)
+	if len(r.Personas) != 3 || r.Personas[0].Name != "sales-rep" || r.Personas[1].Name != "service-agent" || r.Personas[2].Name != "-" {
+		t.Fatalf("personas %+v", r.Personas)
+	}
+	s := r.Personas[0]
+	if s.Summary.N != 2 || s.Summary.Passed != 1 || s.Summary.MilestoneAvg != 0.75 || s.Means.Duration != 40*time.Second ||
+		s.Means.Steps != 8 || s.Means.InputTokens != 12000 || s.Means.OutputTokens != 400 || s.Means.TotalCost != 0.14 {
+		t.Fatalf("sales-rep %+v", s)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, []*Report{r}, "text"); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"By persona", "milestone score", "sales-rep", "1/2 50.0%", "0.750", "40s", "8.0", "12000 / 400", "$0.0700 / $0.1400",
+		"service-agent", "1/1 100.0%"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("the report lacks %q:\n%s", w, b.String())
+		}
+	}
+	b.Reset()
+	if err := Write(&b, []*Report{Make("runs/y", store.Run{ID: "y"}, results())}, "text"); err != nil || strings.Contains(b.String(), "By persona") {
+		t.Fatalf("a run without personas: %v\n%s", err, b.String())
+	}
+}

@@ -659,7 +659,7 @@ func runEpisode(ctx context.Context, cfg Config, s *place, j job, p *progress) (
 func baseResult(j job) store.Result {
 	t := j.t
 	return store.Result{Task: t.ID, Instruction: t.Instruction, Repeat: j.repeat, Level: string(t.Level), Weight: t.Level.Weight(),
-		Apps: t.AllApps(), Domain: t.Domain, Kind: string(t.Kind), Difficulty: t.Difficulty}
+		Apps: t.AllApps(), Domain: t.Domain, Persona: t.Persona, Kind: string(t.Kind), Difficulty: t.Difficulty}
 }
 
 // assets reads the assets the task's setup copies.

@@ -51,6 +51,7 @@ type Result struct {
 	Weight       float64         `json:"weight"`
 	Apps         []string        `json:"apps,omitempty"`
 	Domain       string          `json:"domain,omitempty"`
+	Persona      string          `json:"persona,omitempty"`
 	Kind         string          `json:"kind"`
 	Difficulty   string          `json:"difficulty,omitempty"`
 	Outcome      string          `json:"outcome"`

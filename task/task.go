@@ -94,12 +94,16 @@ func (e Environment) Size() (action.Size, error) {
 
 // Task is one task instance.
 type Task struct {
-	ID             string            `json:"id"`
-	Instruction    string            `json:"instruction"`
-	App            string            `json:"app,omitempty"`
-	Apps           []string          `json:"apps,omitempty"`
-	Category       string            `json:"category,omitempty"`
-	Domain         string            `json:"domain,omitempty"`
+	ID          string   `json:"id"`
+	Instruction string   `json:"instruction"`
+	App         string   `json:"app,omitempty"`
+	Apps        []string `json:"apps,omitempty"`
+	Category    string   `json:"category,omitempty"`
+	Domain      string   `json:"domain,omitempty"`
+	// Persona is the role whose work the task is (SCUBA's personas: an
+	// administrator, a sales representative, a service agent); reports
+	// give their metrics per persona.
+	Persona        string            `json:"persona,omitempty"`
 	Level          Level             `json:"level"`
 	Difficulty     string            `json:"difficulty,omitempty"`
 	Interface      string            `json:"interface,omitempty"`
