@@ -31,6 +31,11 @@ func (s *Suite) lint(f *fileCtx, t *Task) Problems {
 			ps = append(ps, p)
 		}
 	}
+	for i, w := range t.Wrong {
+		if w.Milestone != nil && len(t.Milestones) == 0 {
+			add([]any{"wrong", i, "milestone"}, "the task has no milestones for a milestone score")
+		}
+	}
 	if serviceRE.MatchString(t.ID) {
 		add([]any{"id"}, "an id cannot name a service: its origin is known only when a run starts")
 	}

@@ -133,8 +133,12 @@ type Task struct {
 
 // Trajectory is a named sequence of actions.
 type Trajectory struct {
-	Name    string          `json:"name"`
-	Actions []action.Action `json:"actions"`
+	Name string `json:"name"`
+	// Milestone is the exact milestone score a wrong trajectory reaches
+	// (a partial success), which proctor validate requires; nil when it
+	// is not stated.
+	Milestone *float64        `json:"milestone,omitempty"`
+	Actions   []action.Action `json:"actions"`
 }
 
 // AllApps is App and Apps together.

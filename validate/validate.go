@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -39,6 +40,10 @@ type Row struct {
 	Got        string `json:"got"`  // the outcome
 	Reason     string `json:"reason"`
 	OK         bool   `json:"ok"`
+	// WantMilestone is the milestone score a wrong trajectory must reach,
+	// where its task says; Milestone is the score it reached.
+	WantMilestone *float64 `json:"want_milestone,omitempty"`
+	Milestone     float64  `json:"milestone"`
 }
 
 // variant is a task replaying one trajectory.
@@ -46,16 +51,21 @@ type variant struct {
 	task       *task.Task
 	trajectory string
 	wantPass   bool
+	milestone  *float64 // the exact milestone score to reach, if stated
 }
 
 func variants(tasks []*task.Task) []variant {
 	var out []variant
 	for _, t := range tasks {
-		mk := func(name string, acts []action.Action, pass bool) {
+		mk := func(name string, acts []action.Action, pass bool, milestone ...*float64) {
 			c := *t
 			c.ID = fmt.Sprintf("%s [%s]", t.ID, name)
 			c.Gold = acts
-			out = append(out, variant{task: &c, trajectory: name, wantPass: pass})
+			v := variant{task: &c, trajectory: name, wantPass: pass}
+			if len(milestone) > 0 {
+				v.milestone = milestone[0]
+			}
+			out = append(out, v)
 		}
 		mk(Gold, t.Gold, true)
 		mk(Noop, []action.Action{{Kind: action.Done}}, false)
@@ -65,7 +75,7 @@ func variants(tasks []*task.Task) []variant {
 			mk(GiveUp, []action.Action{{Kind: action.Fail}}, false)
 		}
 		for _, w := range t.Wrong {
-			mk(w.Name, w.Actions, false)
+			mk(w.Name, w.Actions, false, w.Milestone)
 		}
 	}
 	return out
@@ -107,17 +117,30 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 		if !ok {
 			continue
 		}
-		row := Row{Task: strings.TrimSuffix(r.Task, " ["+v.trajectory+"]"), Trajectory: v.trajectory, Got: r.Outcome, Reason: r.Reason}
-		passed := r.Outcome == "success"
-		if v.wantPass {
-			row.Want, row.OK = "success", passed
-		} else {
-			// An infrastructure error proves nothing either way.
-			row.Want, row.OK = "not success", !passed && r.Outcome != "error"
-		}
-		rows = append(rows, row)
+		rows = append(rows, judge(v, r))
 	}
 	return rows, nil
+}
+
+// judge compares a trajectory's outcome with what it should be.
+func judge(v variant, r store.Result) Row {
+	row := Row{Task: strings.TrimSuffix(r.Task, " ["+v.trajectory+"]"), Trajectory: v.trajectory, Got: r.Outcome, Reason: r.Reason,
+		WantMilestone: v.milestone, Milestone: r.Milestone}
+	passed := r.Outcome == "success"
+	if v.wantPass {
+		row.Want, row.OK = "success", passed
+	} else {
+		// An infrastructure error proves nothing either way.
+		row.Want, row.OK = "not success", !passed && r.Outcome != "error"
+	}
+	if v.milestone != nil {
+		// A partial success must reach exactly the score its task
+		// states: the milestones in between are judged too.
+		row.Want += fmt.Sprintf(", milestone %.2f", *v.milestone)
+		row.Got += fmt.Sprintf(", milestone %.2f", r.Milestone)
+		row.OK = row.OK && math.Abs(r.Milestone-*v.milestone) < 1e-6
+	}
+	return row
 }
 
 // Violations counts the rows that are not as they should be.
