@@ -766,7 +766,7 @@ func episode(ctx context.Context, cfg Config, e env.Env, svc *service.Instances,
 		// The applications first, from their pristine data: the setup may
 		// open them.
 		rctx, cancel := context.WithTimeout(ctx, cfg.ResetTimeout)
-		err := svc.Reset(rctx)
+		err := svc.Reset(rctx, t.UsedServices())
 		cancel()
 		if err != nil {
 			return res, infraError{fmt.Errorf("reset the services: %w", err)}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,12 +64,14 @@ func NewInstances(s *task.Suite) *Instances {
 	return &Instances{suite: s, svcs: svcs, run: map[string]*instance{}}
 }
 
-// Reset gives every command service a fresh start: a server whose data
-// is restored on every episode is stopped, its copy replaced by a new copy
-// of the pristine folder, and started again; one kept for the run is
-// started the first time only. The servers restart side by side, and
-// Reset returns once all answer.
-func (in *Instances) Reset(ctx context.Context) error {
+// Reset gives the command services an episode needs a fresh start: a
+// server whose data is restored on every episode is stopped, its copy
+// replaced by a new copy of the pristine folder, and started again; one
+// kept for the run is started the first time only. The others are
+// stopped, so that a place runs only what its episode uses. The servers
+// restart side by side, and Reset returns once all answer. names are the
+// services to run (task.UsedServices); nil means all of them.
+func (in *Instances) Reset(ctx context.Context, names []string) error {
 	if in == nil {
 		return nil
 	}
@@ -80,6 +83,13 @@ func (in *Instances) Reset(ctx context.Context) error {
 	)
 	for _, sv := range in.svcs {
 		old := in.run[sv.Name]
+		if names != nil && !slices.Contains(names, sv.Name) {
+			if old != nil {
+				old.stop()
+				delete(in.run, sv.Name)
+			}
+			continue
+		}
 		if old != nil && sv.Reset == task.ResetRun && old.alive() {
 			continue
 		}
@@ -179,11 +189,15 @@ func (in *Instances) start(ctx context.Context, sv task.Service, port int) (*ins
 		}
 	}
 	i.port = port
+	suiteDir, err := filepath.Abs(in.suite.Dir)
+	if err != nil {
+		return nil, err
+	}
 	args := make([]string, len(sv.Command))
 	for k, a := range sv.Command {
 		a = strings.ReplaceAll(a, "{{port}}", strconv.Itoa(port))
 		a = strings.ReplaceAll(a, "{{data}}", data)
-		args[k] = strings.ReplaceAll(a, "{{suite}}", in.suite.Dir)
+		args[k] = strings.ReplaceAll(a, "{{suite}}", suiteDir)
 	}
 	log, err := os.Create(filepath.Join(dir, "log"))
 	if err != nil {
@@ -191,7 +205,7 @@ func (in *Instances) start(ctx context.Context, sv task.Service, port int) (*ins
 	}
 	defer log.Close()
 	i.cmd = exec.Command(args[0], args[1:]...)
-	i.cmd.Dir = in.suite.Dir
+	i.cmd.Dir = suiteDir
 	i.cmd.Stdout, i.cmd.Stderr = log, log
 	i.cmd.Env = append(os.Environ(), "PROCTOR_SUITE_DATA="+in.suite.DataDir())
 	// Its own process group, so that stop reaches what it starts; killed

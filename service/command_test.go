@@ -113,7 +113,7 @@ func TestResetRestoresTheData(t *testing.T) {
 		t.Fatalf("instances of %+v: %+v", s.Services, in)
 	}
 	ctx := context.Background()
-	if err := in.Reset(ctx); err != nil {
+	if err := in.Reset(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	origin := in.Origins()["app"]
@@ -126,7 +126,7 @@ func TestResetRestoresTheData(t *testing.T) {
 	}
 	data, _ := in.Data("app")
 	pid := in.run["app"].cmd.Process.Pid
-	if err := in.Reset(ctx); err != nil {
+	if err := in.Reset(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := records(t, in); got != "2" {
@@ -164,11 +164,11 @@ func TestResetRunKeepsTheInstance(t *testing.T) {
 	in := NewInstances(appSuite(t, task.Service{Reset: task.ResetRun}))
 	defer in.Close()
 	ctx := context.Background()
-	if err := in.Reset(ctx); err != nil {
+	if err := in.Reset(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	addRecord(t, in)
-	if err := in.Reset(ctx); err != nil {
+	if err := in.Reset(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := records(t, in); got != "3" {
@@ -203,7 +203,7 @@ func TestStartErrors(t *testing.T) {
 			}
 			in := NewInstances(s)
 			defer in.Close()
-			err := in.Reset(context.Background())
+			err := in.Reset(context.Background(), nil)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -240,5 +240,33 @@ func TestFillLeavesCommandServices(t *testing.T) {
 	want := "Open " + s.Origins()["site"] + "/a and {{services.app}}/b"
 	if out[0].Instruction != want {
 		t.Fatalf("instruction %q, want %q", out[0].Instruction, want)
+	}
+}
+
+// TestResetRunsOnlyWhatTheEpisodeUses: a service the next episode does
+// not use is stopped, and started afresh when one uses it again.
+func TestResetRunsOnlyWhatTheEpisodeUses(t *testing.T) {
+	t.Setenv("PROCTOR_TEST_SERVER", "serve")
+	in := NewInstances(appSuite(t, task.Service{}))
+	defer in.Close()
+	ctx := context.Background()
+	if err := in.Reset(ctx, []string{"app"}); err != nil {
+		t.Fatal(err)
+	}
+	origin := in.Origins()["app"]
+	if err := in.Reset(ctx, []string{"other"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := in.Origins()["app"]; ok {
+		t.Fatal("a service the episode does not use still runs")
+	}
+	if _, err := http.Get(origin + "/records"); err == nil {
+		t.Fatal("its server still answers")
+	}
+	if err := in.Reset(ctx, []string{"app"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := records(t, in); got != "2" {
+		t.Fatalf("started again with %s records, want 2", got)
 	}
 }

@@ -133,7 +133,7 @@ func TestQueryNeedsARunningService(t *testing.T) {
 	if _, _, err := in.Query(ctx, q); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("before the first reset: %v", err)
 	}
-	if err := in.Reset(ctx); err != nil {
+	if err := in.Reset(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := in.Query(ctx, q); err == nil || !strings.Contains(err.Error(), "records.sqlite") {

@@ -3,9 +3,11 @@ package task
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -135,6 +137,29 @@ func (t *Task) ServiceNames() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// UsedServices lists the services the task needs, sorted: those its
+// strings name as {{services.NAME}} and those its checks' sql and http
+// probes read.
+func (t *Task) UsedServices() []string {
+	seen := map[string]bool{}
+	for _, n := range t.ServiceNames() {
+		seen[n] = true
+	}
+	specs := slices.Clone(t.Checks)
+	for _, m := range t.Milestones {
+		specs = append(specs, m.Checks...)
+	}
+	for _, s := range specs {
+		if s.Probe == nil {
+			continue
+		}
+		if q, ok := s.Probe.Service(); ok {
+			seen[q.Name()] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // Service looks up the suite's service of the name.
