@@ -28,10 +28,18 @@ const ErrNoData Error = "the service's data folder is missing"
 // server runs from its own copy of its pristine data folder, on its own
 // loopback port. Reset restores them before an episode. The methods are
 // not safe for concurrent use; a place runs one episode at a time.
+//
+// A service restored on every episode keeps a spare: once an episode's
+// instance runs, the next one is copied and started in the background,
+// on another port, so that the next reset only swaps them (as a browser
+// opens the next episode's context ahead). A reset that comes before the
+// spare is ready waits for it.
 type Instances struct {
 	suite *task.Suite
 	svcs  []task.Service
 	run   map[string]*instance
+	spare map[string]*pending
+	bg    sync.WaitGroup // stops of replaced instances
 	// Resets counts the resets, ResetTime sums their time.
 	Resets    int
 	ResetTime time.Duration
@@ -44,6 +52,14 @@ type instance struct {
 	dir    string // holds data/ (the copy) and log
 	cmd    *exec.Cmd
 	exited chan struct{}
+}
+
+// pending is an instance starting in the background.
+type pending struct {
+	inst   *instance
+	err    error
+	done   chan struct{}
+	cancel context.CancelFunc
 }
 
 // NewInstances returns the suite's command services for one place, none
@@ -61,16 +77,16 @@ func NewInstances(s *task.Suite) *Instances {
 	if len(svcs) == 0 {
 		return nil
 	}
-	return &Instances{suite: s, svcs: svcs, run: map[string]*instance{}}
+	return &Instances{suite: s, svcs: svcs, run: map[string]*instance{}, spare: map[string]*pending{}}
 }
 
 // Reset gives the command services an episode needs a fresh start: a
-// server whose data is restored on every episode is stopped, its copy
-// replaced by a new copy of the pristine folder, and started again; one
-// kept for the run is started the first time only. The others are
-// stopped, so that a place runs only what its episode uses. The servers
-// restart side by side, and Reset returns once all answer. names are the
-// services to run (task.UsedServices); nil means all of them.
+// server whose data is restored on every episode is replaced by one
+// started from a new copy of the pristine folder (its spare, or one
+// started now); one kept for the run is started the first time only. The
+// others are stopped, so that a place runs only what its episode uses.
+// The servers restart side by side, and Reset returns once all answer.
+// names are the services to run (task.UsedServices); nil means all.
 func (in *Instances) Reset(ctx context.Context, names []string) error {
 	if in == nil {
 		return nil
@@ -82,26 +98,24 @@ func (in *Instances) Reset(ctx context.Context, names []string) error {
 		errs []error
 	)
 	for _, sv := range in.svcs {
-		old := in.run[sv.Name]
+		old, spare := in.run[sv.Name], in.spare[sv.Name]
 		if names != nil && !slices.Contains(names, sv.Name) {
 			if old != nil {
-				old.stop()
+				in.retire(old)
 				delete(in.run, sv.Name)
+			}
+			if spare != nil {
+				spare.drop()
+				delete(in.spare, sv.Name)
 			}
 			continue
 		}
 		if old != nil && sv.Reset == task.ResetRun && old.alive() {
 			continue
 		}
+		delete(in.spare, sv.Name)
 		wg.Go(func() {
-			if old != nil {
-				old.stop()
-			}
-			port := 0
-			if old != nil {
-				port = old.port // the same origin episode after episode
-			}
-			inst, err := in.start(ctx, sv, port)
+			inst, err := in.next(ctx, sv, old, spare)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -110,12 +124,71 @@ func (in *Instances) Reset(ctx context.Context, names []string) error {
 				return
 			}
 			in.run[sv.Name] = inst
+			if sv.Reset != task.ResetRun {
+				in.spare[sv.Name] = in.startSpare(sv)
+			}
 		})
 	}
 	wg.Wait()
 	in.Resets++
 	in.ResetTime += time.Since(start)
 	return errors.Join(errs...)
+}
+
+// next is the service's instance for the next episode: its spare once it
+// answers, else one started now on the old one's port.
+func (in *Instances) next(ctx context.Context, sv task.Service, old *instance, spare *pending) (*instance, error) {
+	if spare != nil {
+		select {
+		case <-spare.done:
+		case <-ctx.Done():
+			spare.drop()
+			return nil, ctx.Err()
+		}
+		if spare.err == nil {
+			if old != nil {
+				in.retire(old)
+			}
+			return spare.inst, nil
+		}
+		// The spare did not start: start one now, and say why if that
+		// fails too.
+	}
+	port := 0
+	if old != nil {
+		port = old.port // the same origin episode after episode
+		old.stop()
+	}
+	inst, err := in.start(ctx, sv, port)
+	if err != nil && spare != nil && spare.err != nil {
+		err = fmt.Errorf("%w (its spare: %v)", err, spare.err)
+	}
+	return inst, err
+}
+
+// startSpare starts the service's next instance in the background.
+func (in *Instances) startSpare(sv task.Service) *pending {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &pending{done: make(chan struct{}), cancel: cancel}
+	go func() {
+		defer close(p.done)
+		p.inst, p.err = in.start(ctx, sv, 0)
+	}()
+	return p
+}
+
+// drop ends a spare, started or not.
+func (p *pending) drop() {
+	p.cancel()
+	<-p.done
+	if p.inst != nil {
+		p.inst.stop()
+	}
+}
+
+// retire stops a replaced instance in the background.
+func (in *Instances) retire(i *instance) {
+	in.bg.Go(i.stop)
 }
 
 // Origins maps each running service's name to its origin.
@@ -143,15 +216,20 @@ func (in *Instances) Data(name string) (string, bool) {
 	return filepath.Join(i.dir, "data"), true
 }
 
-// Close stops the servers and removes their copies.
+// Close stops the servers and their spares, and removes their copies.
 func (in *Instances) Close() error {
 	if in == nil {
 		return nil
+	}
+	for n, p := range in.spare {
+		p.drop()
+		delete(in.spare, n)
 	}
 	for n, i := range in.run {
 		i.stop()
 		delete(in.run, n)
 	}
+	in.bg.Wait()
 	return nil
 }
 
@@ -160,6 +238,11 @@ func (in *Instances) Close() error {
 func (in *Instances) start(ctx context.Context, sv task.Service, port int) (*instance, error) {
 	dir, err := os.MkdirTemp("", "proctor-service-"+sv.Name+"-")
 	if err != nil {
+		return nil, err
+	}
+	// A server that drops to another user (Redmine runs as www-data)
+	// must reach its copy.
+	if err := os.Chmod(dir, 0o755); err != nil {
 		return nil, err
 	}
 	i := &instance{sv: sv, dir: dir}
