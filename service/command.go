@@ -290,7 +290,7 @@ func (in *Instances) start(ctx context.Context, sv task.Service, port int) (*ins
 	i.cmd = exec.Command(args[0], args[1:]...)
 	i.cmd.Dir = suiteDir
 	i.cmd.Stdout, i.cmd.Stderr = log, log
-	i.cmd.Env = append(os.Environ(), "PROCTOR_SUITE_DATA="+in.suite.DataDir())
+	i.cmd.Env = append(os.Environ(), "PROCTOR_SUITE_DATA="+in.suite.DataDir(), i.marker())
 	// Its own process group, so that stop reaches what it starts; killed
 	// with Proctor.
 	i.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -369,14 +369,50 @@ func (i *instance) logTail() string {
 }
 
 // stop kills the server's process group and removes its copy: the data
-// is thrown away, so nothing is gained by a graceful stop.
+// is thrown away, so nothing is gained by a graceful stop. A server may
+// start daemons in sessions of their own (Passenger's watchdog and core),
+// out of the group's reach: every process whose environment carries the
+// instance's marker, which children inherit, is killed too.
 func (i *instance) stop() {
 	if i.cmd != nil && i.cmd.Process != nil {
 		syscall.Kill(-i.cmd.Process.Pid, syscall.SIGKILL)
 		<-i.exited
 		i.cmd = nil
+		killMarked(i.marker())
 	}
 	os.RemoveAll(i.dir)
+}
+
+// marker is the environment variable that marks the instance's processes.
+func (i *instance) marker() string { return "PROCTOR_SERVICE_INSTANCE=" + i.dir }
+
+// killMarked kills the processes whose environment holds the marker,
+// until none is left (a dying daemon may fork once more).
+func killMarked(marker string) {
+	want := []byte("\x00" + marker + "\x00")
+	for range 5 {
+		ents, err := os.ReadDir("/proc")
+		if err != nil {
+			return
+		}
+		n := 0
+		for _, e := range ents {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+			if err != nil || !bytes.Contains(append(append([]byte{0}, env...), 0), want) {
+				continue
+			}
+			syscall.Kill(pid, syscall.SIGKILL)
+			n++
+		}
+		if n == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // freePort asks the kernel for a free loopback port.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -28,8 +29,22 @@ func TestMain(m *testing.M) {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "the database is locked")
 		os.Exit(3)
+	case "sleep": // a daemon of the server's
+		time.Sleep(time.Hour)
+		os.Exit(0)
 	}
 	port, data := os.Args[len(os.Args)-2], os.Args[len(os.Args)-1]
+	if os.Getenv("PROCTOR_TEST_SERVER") == "daemon" {
+		// A daemon in a session of its own, out of the group's reach.
+		d := exec.Command(os.Args[0], "-test.run=^$")
+		d.Env = append(os.Environ(), "PROCTOR_TEST_SERVER=sleep")
+		d.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := d.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.WriteFile(filepath.Join(data, "daemon.pid"), []byte(fmt.Sprint(d.Process.Pid)), 0o644)
+	}
 	delay, _ := time.ParseDuration(os.Getenv("PROCTOR_TEST_SERVER_DELAY"))
 	up := time.Now().Add(delay)
 	mux := http.NewServeMux()
@@ -279,4 +294,35 @@ func TestResetRunsOnlyWhatTheEpisodeUses(t *testing.T) {
 	if got := records(t, in); got != "2" {
 		t.Fatalf("started again with %s records, want 2", got)
 	}
+}
+
+// TestStopReachesDaemons: a process the server starts in a session of its
+// own is stopped with it.
+func TestStopReachesDaemons(t *testing.T) {
+	t.Setenv("PROCTOR_TEST_SERVER", "daemon")
+	in := NewInstances(appSuite(t, task.Service{Reset: task.ResetRun}))
+	if err := in.Reset(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := in.Data("app")
+	var pid int
+	for range 100 {
+		b, _ := os.ReadFile(filepath.Join(data, "daemon.pid"))
+		if _, err := fmt.Sscan(string(b), &pid); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if pid == 0 || syscall.Kill(pid, 0) != nil {
+		t.Fatalf("the daemon (pid %d) does not run", pid)
+	}
+	in.Close()
+	for range 50 {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err != nil || strings.Contains(string(b), ") Z ") {
+			return // gone, or a zombie waiting for its parent
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	t.Fatalf("the daemon (pid %d) outlived its server", pid)
 }
