@@ -56,10 +56,11 @@ func sameFiles(t *testing.T, what string, got, want map[string][]byte) {
 // disk, assets included: a pattern that dropped files (a name starting
 // with '.' or '_', a new subfolder) would fail here.
 func TestEmbeddedIsTheFolder(t *testing.T) {
-	if got := Names(); !slices.Equal(got, []string{"desktop", "web"}) {
+	if got := Names(); !slices.Equal(got, []string{"desktop", "enterprise", "web"}) {
 		t.Errorf("Names() = %v", got)
 	}
 	sameFiles(t, "embedded vs suites/web", files(t, FS, "web"), files(t, os.DirFS("web"), "."))
+	sameFiles(t, "embedded vs suites/enterprise", files(t, FS, "enterprise"), files(t, os.DirFS("enterprise"), "."))
 	emb := files(t, FS, "desktop")
 	sameFiles(t, "embedded vs suites/desktop", emb, files(t, os.DirFS("desktop"), "."))
 	for _, p := range []string{"suite.yaml", "assets/names.txt", "assets/gimp/photo.png", "assets/web/order.html"} {

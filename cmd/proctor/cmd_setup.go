@@ -88,7 +88,11 @@ func runSetup(ctx context.Context, suite string, dryRun bool, stdout, stderr io.
 		fmt.Fprintf(stderr, "packages: %d installed in %s\n", len(missing), time.Since(t).Round(100*time.Millisecond))
 	}
 	if s.Setup.Script != "" {
-		script := filepath.Join(s.Dir, s.Setup.Script)
+		dir, err := filepath.Abs(s.Dir)
+		if err != nil {
+			return err
+		}
+		script := filepath.Join(dir, s.Setup.Script)
 		if dryRun {
 			fmt.Fprintf(stdout, "PROCTOR_SUITE_DATA=%s bash %s\n", data, script)
 			return nil
@@ -99,8 +103,8 @@ func runSetup(ctx context.Context, suite string, dryRun bool, stdout, stderr io.
 		fmt.Fprintf(stderr, "script: %s\n", s.Setup.Script)
 		t := time.Now()
 		cmd := exec.CommandContext(ctx, "bash", script)
-		cmd.Dir = s.Dir
-		cmd.Env = append(os.Environ(), "PROCTOR_SUITE_DATA="+data, "PROCTOR_SUITE="+s.Dir, "DEBIAN_FRONTEND=noninteractive")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "PROCTOR_SUITE_DATA="+data, "PROCTOR_SUITE="+dir, "DEBIAN_FRONTEND=noninteractive")
 		cmd.Stdout, cmd.Stderr = stderr, stderr
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("%s: %w", s.Setup.Script, err)
