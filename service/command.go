@@ -92,10 +92,16 @@ func (in *Instances) Reset(ctx context.Context, names []string) error {
 		return nil
 	}
 	start := time.Now()
+	// The maps change only here, in this goroutine: each service's
+	// restart reports into its own slot, read once all are done.
+	type result struct {
+		sv   task.Service
+		inst *instance
+		err  error
+	}
 	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
+		wg      sync.WaitGroup
+		results []*result
 	)
 	for _, sv := range in.svcs {
 		old, spare := in.run[sv.Name], in.spare[sv.Name]
@@ -114,22 +120,25 @@ func (in *Instances) Reset(ctx context.Context, names []string) error {
 			continue
 		}
 		delete(in.spare, sv.Name)
+		r := &result{sv: sv}
+		results = append(results, r)
 		wg.Go(func() {
-			inst, err := in.next(ctx, sv, old, spare)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				delete(in.run, sv.Name)
-				errs = append(errs, fmt.Errorf("%w: %s: %w", ErrStart, sv.Name, err))
-				return
-			}
-			in.run[sv.Name] = inst
-			if sv.Reset != task.ResetRun {
-				in.spare[sv.Name] = in.startSpare(sv)
-			}
+			r.inst, r.err = in.next(ctx, sv, old, spare)
 		})
 	}
 	wg.Wait()
+	var errs []error
+	for _, r := range results {
+		if r.err != nil {
+			delete(in.run, r.sv.Name)
+			errs = append(errs, fmt.Errorf("%w: %s: %w", ErrStart, r.sv.Name, r.err))
+			continue
+		}
+		in.run[r.sv.Name] = r.inst
+		if r.sv.Reset != task.ResetRun {
+			in.spare[r.sv.Name] = in.startSpare(r.sv)
+		}
+	}
 	in.Resets++
 	in.ResetTime += time.Since(start)
 	return errors.Join(errs...)
