@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -388,8 +389,10 @@ func TestServerCloses(t *testing.T) {
 	}
 	defer c.Close()
 	<-c.Done()
-	if !errors.Is(c.Err(), ErrClosed) || !errors.Is(c.Err(), io.EOF) {
-		t.Errorf("Err = %v, want ErrClosed wrapping EOF", c.Err())
+	// The server closes after writing: the client reads EOF, or a reset
+	// where the close reaches it before the last bytes were read.
+	if !errors.Is(c.Err(), ErrClosed) || !errors.Is(c.Err(), io.EOF) && !errors.Is(c.Err(), syscall.ECONNRESET) {
+		t.Errorf("Err = %v, want ErrClosed wrapping EOF or a reset", c.Err())
 	}
 	if got := c.Clipboard(); got != "abÿ" {
 		t.Errorf("Clipboard = %q, want %q", got, "abÿ")
