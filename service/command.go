@@ -152,6 +152,9 @@ func (in *Instances) next(ctx context.Context, sv task.Service, old *instance, s
 		case <-spare.done:
 		case <-ctx.Done():
 			spare.drop()
+			if old != nil {
+				in.retire(old) // it leaves the place with this reset
+			}
 			return nil, ctx.Err()
 		}
 		if spare.err == nil {
