@@ -8,7 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
@@ -64,6 +66,21 @@ type Source struct {
 	// Once means a dead environment cannot be started again (a remote
 	// daemon that is gone): the place leaves the pool.
 	Once bool
+	// Remote means the environment runs on another machine, so it cannot
+	// reach what listens on this machine's loopback: the command services
+	// a suite declares (Proctor starts them on 127.0.0.1).
+	Remote bool
+}
+
+// Loopback reports whether host (a name or an address, without a port)
+// is this machine's loopback: "localhost" or an address in 127.0.0.0/8
+// or ::1. An environment there shares this machine's loopback.
+func Loopback(host string) bool {
+	if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	return err == nil && ip.Unmap().IsLoopback()
 }
 
 // ShotOptions tunes a screenshot.

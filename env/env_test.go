@@ -33,3 +33,14 @@ func TestAgentsFault(t *testing.T) {
 		}
 	}
 }
+func TestLoopback(t *testing.T) {
+	for host, want := range map[string]bool{
+		"localhost": true, "LOCALHOST.": true, "127.0.0.1": true, "127.3.4.5": true, "::1": true, "[::1]": true,
+		"::ffff:127.0.0.1": true, "10.0.0.5": false, "example.com": false, "": false, "0.0.0.0": false,
+	} {
+		if got := Loopback(host); got != want {
+			t.Errorf("Loopback(%q) = %v, want %v", host, got, want)
+		}
+	}
+}
+

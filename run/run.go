@@ -105,6 +105,23 @@ type job struct {
 	t      *task.Task
 	repeat int
 	lost   int // places that left the pool while running it
+	// local lists the command services the task uses: Proctor starts
+	// them on this machine's loopback, so only a place here serves it.
+	local []string
+}
+
+// localServices lists the command services t uses.
+func localServices(s *task.Suite, t *task.Task) []string {
+	if s == nil {
+		return nil
+	}
+	var out []string
+	for _, name := range t.UsedServices() {
+		if sv, ok := s.Service(name); ok && sv.IsCommand() {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // typ is the environment type the job needs.
@@ -170,9 +187,9 @@ func Run(ctx context.Context, cfg Config) ([]store.Result, error) {
 		for _, t := range cfg.Tasks {
 			switch outcome, ok := finished[t.ID][rep]; {
 			case !ok:
-				jobs = append(jobs, job{t: t, repeat: rep})
+				jobs = append(jobs, job{t: t, repeat: rep, local: localServices(cfg.Suite, t)})
 			case outcome == string(check.Error):
-				jobs = append(jobs, job{t: t, repeat: rep})
+				jobs = append(jobs, job{t: t, repeat: rep, local: localServices(cfg.Suite, t)})
 				rerun++
 			}
 		}
@@ -230,6 +247,11 @@ func (p *place) close() {
 
 // serves reports whether the place can run the job.
 func (p *place) serves(j job) bool {
+	return p.fits(j) && !(p.src.Remote && len(j.local) > 0)
+}
+
+// fits reports whether the place has the job's environment type and size.
+func (p *place) fits(j job) bool {
 	if p.lost != nil || p.src.Type != j.typ() && !slices.Contains(p.src.Also, j.typ()) {
 		return false
 	}
@@ -396,13 +418,18 @@ func preflight(ctx context.Context, cfg Config, jobs []job) ([]*place, error) {
 			continue
 		}
 		seen[j.t.ID] = true
-		n := 0
+		n, far := 0, []string{}
 		for _, p := range places {
 			if p.serves(j) {
 				n++
+			} else if p.fits(j) {
+				far = append(far, p.src.Name)
 			}
 		}
-		if n == 0 {
+		switch {
+		case n == 0 && len(far) > 0:
+			problems = append(problems, fmt.Sprintf("task %s uses the service(s) %s, which Proctor starts on this machine's loopback; %s runs on another machine and cannot reach them: run it on a local environment (--env local or --env browser)", j.t.ID, strings.Join(j.local, ", "), strings.Join(far, ", ")))
+		case n == 0:
 			problems = append(problems, fmt.Sprintf("task %s needs a %s environment of %dx%d; the pool has %s", j.t.ID, j.typ(), j.size().W, j.size().H, describePool(places)))
 		}
 	}

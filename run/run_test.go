@@ -655,6 +655,42 @@ func TestPreflightRefusesWhatThePoolCannotRun(t *testing.T) {
 	}
 }
 
+// TestPreflightKeepsLocalServicesLocal: a task that uses a command
+// service (started on this machine's loopback) is refused, naming the
+// service and the place, when only a place on another machine could run
+// it; a place on this machine's loopback serves it.
+func TestPreflightKeepsLocalServicesLocal(t *testing.T) {
+	need(t)
+	full := suite(t)
+	uses := *full.Tasks[0]
+	uses.ID, uses.Instruction = "uses-db", "Open {{services.db}} and look."
+	start := func(ctx context.Context, size action.Size) (env.Env, error) {
+		return xdesktop.Start(ctx, xdesktop.Config{})
+	}
+	s := *full
+	s.Tasks = []*task.Task{&uses}
+	s.Services = []task.Service{{Name: "db", Command: []string{"sleep", "60", "{{port}}"}}}
+	cfg := config(t, &s, scripted(func(int) (agent.Turn, error) { return agent.Turn{}, errors.New("never asked") }))
+	cfg.Sources = []env.Source{{Name: "guest https://10.0.0.5:7400", Type: "x11", Remote: true, Start: start}}
+	want := "task uses-db uses the service(s) db, which Proctor starts on this machine's loopback; guest https://10.0.0.5:7400 runs on another machine and cannot reach them"
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Run = %v, want pre-flight refusing with %q", err, want)
+	}
+	if rs, _ := cfg.Store.Results(); len(rs) != 0 {
+		t.Fatalf("episodes recorded: %+v", rs)
+	}
+	// The same task without the service is served by the remote place.
+	plain := *full.Tasks[0]
+	j := job{t: &plain, local: localServices(&s, &plain)}
+	p := &place{src: cfg.Sources[0]}
+	if !p.serves(j) {
+		t.Fatalf("a remote place refuses %s, which uses no service", plain.ID)
+	}
+	if j := (job{t: &uses, local: localServices(&s, &uses)}); p.serves(j) || !(&place{src: env.Source{Type: "x11", Start: start}}).serves(j) {
+		t.Fatalf("job %+v: a remote place serves it, or a local one refuses it", j.local)
+	}
+}
+
 // TestQueueKeepsWorkersForReturningJobs: a worker with nothing to take
 // waits while a job is in flight, and takes it when its place gives it
 // back; once nothing is queued or in flight, every worker stops.

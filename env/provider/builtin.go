@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"time"
 
@@ -79,7 +80,9 @@ var builtin = []Provider{
 				kind = "x11"
 			}
 			first := c
+			host, _, _ := net.SplitHostPort(target.Host)
 			return []env.Source{{Name: "guest " + target.Base(), Type: kind, Size: info.Screen,
+				Remote: !env.Loopback(host),
 				Start: func(ctx context.Context, _ action.Size) (env.Env, error) {
 					if first != nil { // the client made while parsing, once
 						c := first
@@ -163,7 +166,9 @@ var builtin = []Provider{
 			if k := first.GuestKind(); k != "" && k != "vnc" {
 				also = []string{k}
 			}
+			host, _, _ := net.SplitHostPort(addr)
 			return []env.Source{{Name: first.Name(), Type: "vnc", Also: also, Size: info.Screen,
+				Remote: !env.Loopback(host),
 				Start: func(ctx context.Context, _ action.Size) (env.Env, error) {
 					if first != nil { // the connection made while parsing, once
 						e := first
