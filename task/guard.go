@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/goccy/go-yaml/ast"
@@ -75,6 +77,9 @@ func parseYAML(name string, src []byte) (*ast.File, *Problem) {
 	if tk := tooDeep(toks); tk != nil {
 		return nil, at(tk.Position.Line, tk.Position.Column, "nesting deeper than %d", MaxDepth)
 	}
+	if tk, cut := cutText(toks); tk != nil {
+		return nil, at(tk.Position.Line, tk.Position.Column, "YAML ends the text %q at \" #\" and reads \"#%s\" as a comment: quote the whole text, or begin a comment with \"# \"", strings.TrimSpace(cut.Value), strings.TrimRight(tk.Value, "\r\n"))
+	}
 	f, err := parser.Parse(toks, 0)
 	if err != nil {
 		p := yamlProblem(name, err)
@@ -88,6 +93,24 @@ func parseYAML(name string, src []byte) (*ast.File, *Problem) {
 		}
 	}
 	return f, nil
+}
+
+// cutText finds a comment that most likely cut a text: one that follows a
+// plain scalar on its line and starts with no space after its "#", as in
+// `question: Who reported ticket #21?` (YAML reads "Who reported ticket").
+// It returns the comment and the scalar, or nil. A comment written as
+// "# ..." passes.
+func cutText(toks token.Tokens) (comment, text *token.Token) {
+	for i, tk := range toks {
+		if tk.Type != token.CommentType || i == 0 || tk.Value == "" || unicode.IsSpace(rune(tk.Value[0])) {
+			continue
+		}
+		prev := toks[i-1]
+		if prev.Type == token.StringType && prev.Position.Line == tk.Position.Line {
+			return tk, prev
+		}
+	}
+	return nil, nil
 }
 
 // badChar finds the first character that YAML does not allow (the C0

@@ -238,3 +238,31 @@ func TestTemplateExpansionBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestCommentCutsText: a plain text that YAML ends at " #" is reported at
+// the comment, with the text it kept; a comment begun with "# ", a
+// quoted "#" and a "#" inside a word pass.
+func TestCommentCutsText(t *testing.T) {
+	tests := []struct {
+		src, want string
+	}{
+		{head + "note: Who reported ticket #21?\n", `f.yaml:6:27: YAML ends the text "Who reported ticket" at " #" and reads "#21?" as a comment`},
+		{head + "tags: [a, b]\nanswer:\n  - seat #4\n", `f.yaml:8:10: YAML ends the text "seat" at " #"`},
+		{head + "note: a # a real comment\n", ""},
+		{head + "note: \"ticket #21\"\n", ""},
+		{head + "note: ticket#21\n", ""},
+		{head + "#comment\nnote: x\n", ""},
+		{head + "note: >\n  folded #3 text\n", ""},
+	}
+	for _, tc := range tests {
+		var got string
+		for _, p := range parseProblems(tc.src) {
+			if strings.Contains(p.Msg, "comment") {
+				got = p.String()
+			}
+		}
+		if tc.want == "" && got != "" || !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%q: got %q, want %q", tc.src, got, tc.want)
+		}
+	}
+}
