@@ -13,9 +13,17 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
-REBUILD=
-if [ "${1:-}" = --rebuild ]; then REBUILD=1; shift; fi
-APPS=${*:-tryton rt redmine}
+usage() { sed -n 's/^# Usage: //p' "$0"; }
+REBUILD= APPS=
+for arg in "$@"; do
+  case $arg in
+    --rebuild) REBUILD=1 ;;
+    -h|--help) usage; exit 0 ;;
+    tryton|rt|redmine) APPS="$APPS $arg" ;;
+    *) echo "setup.sh: unknown argument '$arg'" >&2; usage >&2; exit 2 ;;
+  esac
+done
+APPS=${APPS:-tryton rt redmine}
 SNAP="$HERE/pristine"
 mkdir -p "$BASE"
 
