@@ -48,6 +48,10 @@ const chromiumFlags = " --no-sandbox --no-first-run --no-default-browser-check -
 	" --disable-component-update --disable-sync --disable-quic --disable-features=Translate,MediaRouter" +
 	" --password-store=basic --force-renderer-accessibility --disable-gpu --start-maximized --test-type"
 
+// chromiumFiles turn off the password manager, whose "Save password?"
+// bubble would cover the page after every login form.
+var chromiumFiles = map[string]string{".config/chromium/Default/Preferences": `{"credentials_enable_service":false,"profile":{"password_manager_enabled":false}}`}
+
 // BuiltinApps are the applications Proctor knows without a suite declaring
 // them.
 var BuiltinApps = map[string]AppSpec{
@@ -61,7 +65,7 @@ var BuiltinApps = map[string]AppSpec{
 	"libreoffice-calc":   {Command: "libreoffice --calc", Package: "libreoffice-calc", Window: "LibreOffice Calc", Files: libreofficeFiles},
 	"libreoffice-writer": {Command: "libreoffice --writer", Package: "libreoffice-writer", Window: "LibreOffice Writer", Files: libreofficeFiles},
 	"gimp":               {Command: "gimp", Package: "gimp", Window: "GIMP"},
-	"chromium":           {Command: "chromium" + chromiumFlags, Package: "chromium", Window: "Chromium"},
+	"chromium":           {Command: "chromium" + chromiumFlags, Package: "chromium", Window: "Chromium", Files: chromiumFiles},
 	"yad":                {Command: "yad", Package: "yad"},
 	"pcmanfm":            {Command: "pcmanfm", Package: "pcmanfm"},
 	"thunar":             {Command: "thunar", Package: "thunar"},
