@@ -77,6 +77,7 @@ func NewInstances(s *task.Suite) *Instances {
 	if len(svcs) == 0 {
 		return nil
 	}
+	reapOrphans()
 	return &Instances{suite: s, svcs: svcs, run: map[string]*instance{}, spare: map[string]*pending{}}
 }
 
@@ -302,7 +303,7 @@ func (in *Instances) start(ctx context.Context, sv task.Service, port int) (*ins
 	i.cmd = exec.Command(args[0], args[1:]...)
 	i.cmd.Dir = suiteDir
 	i.cmd.Stdout, i.cmd.Stderr = log, log
-	i.cmd.Env = append(os.Environ(), "PROCTOR_SUITE_DATA="+in.suite.DataDir(), i.marker())
+	i.cmd.Env = append(os.Environ(), "PROCTOR_SUITE_DATA="+in.suite.DataDir(), i.marker(), ownerMarker())
 	// Its own process group, so that stop reaches what it starts; killed
 	// with Proctor.
 	i.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
