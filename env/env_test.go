@@ -43,4 +43,3 @@ func TestLoopback(t *testing.T) {
 		}
 	}
 }
-

@@ -7,6 +7,7 @@ package input
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -334,6 +335,9 @@ func (in *Interpreter) Do(ctx context.Context, a action.Action) (action.Step, er
 		in.hold(sym, down)
 		return st, dev.Key(sym, down)
 	case action.Wait:
+		if a.Target != nil {
+			return st, in.waitFor(ctx, a.Target, time.Duration(a.WaitSeconds()*float64(time.Second)))
+		}
 		return st, Sleep(ctx, time.Duration(a.WaitSeconds()*float64(time.Second)))
 	case action.Code:
 		if a.Lang != "" && a.Lang != "bash" && a.Lang != "sh" && a.Lang != "shell" {
@@ -470,6 +474,39 @@ func (in *Interpreter) drag(ctx context.Context, fx, fy, tx, ty int, a action.Ac
 // FocusPause is how long a type action with a target waits between its
 // click and its first key.
 const FocusPause = 150 * time.Millisecond
+
+// WaitPoll is how often a wait for an element looks for it.
+const WaitPoll = 250 * time.Millisecond
+
+// waitFor waits until the target element shows, at most d: a wait with a
+// target ends as soon as the page or window it waits for is there, so a
+// trajectory need not guess how long a slow machine takes. After d it
+// fails with the last reason the element was not found.
+func (in *Interpreter) waitFor(ctx context.Context, t *action.Target, d time.Duration) error {
+	if in.Place == nil {
+		return fmt.Errorf("%w: %s has no elements to wait for", env.ErrBadAction, in.Name)
+	}
+	wctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	last := fmt.Errorf("%w: no element %s is showing", env.ErrNotFound, t)
+	for {
+		_, _, _, err := in.Place.Target(wctx, t)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, env.ErrNotFound):
+			last = err
+		case wctx.Err() == nil || ctx.Err() != nil:
+			return err
+		}
+		if Sleep(wctx, WaitPoll) != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("waited %s: %w", d, last)
+		}
+	}
+}
 
 // Sleep waits d or until ctx is done.
 func Sleep(ctx context.Context, d time.Duration) error {

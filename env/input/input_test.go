@@ -251,3 +251,46 @@ func TestCancelled(t *testing.T) {
 		t.Fatalf("a cancelled drag ended with %q", d.events[n-1])
 	}
 }
+
+// later is a place whose element shows after a number of looks.
+type later struct {
+	elements
+	looks, after int
+}
+
+func (p *later) Target(ctx context.Context, t *action.Target) (int, int, int, error) {
+	p.looks++
+	if p.looks <= p.after {
+		return 0, 0, 0, fmt.Errorf("%w: no element %s is showing", env.ErrNotFound, t)
+	}
+	return p.elements.Target(ctx, t)
+}
+
+// TestWaitForElement: a wait with a target ends when the element shows,
+// and fails naming it when it never does; a place without elements
+// refuses it.
+func TestWaitForElement(t *testing.T) {
+	ok := &action.Target{Role: "push button", Name: "OK"}
+	p := &later{after: 3}
+	in := &Interpreter{Device: &rec{}, Place: p, Name: "a test screen"}
+	if _, err := in.Do(context.Background(), action.Action{Kind: action.Wait, Target: ok, Duration: 30}); err != nil {
+		t.Fatalf("wait for a showing element: %v", err)
+	}
+	if p.looks != 4 {
+		t.Errorf("looked %d times, want 4 (three misses, then the element)", p.looks)
+	}
+	never := &action.Target{Role: "push button", Name: "Never"}
+	_, err := in.Do(context.Background(), action.Action{Kind: action.Wait, Target: never, Duration: 0.6})
+	if !errors.Is(err, env.ErrNotFound) || !strings.Contains(err.Error(), "waited 600ms") || !strings.Contains(err.Error(), `"Never"`) {
+		t.Errorf("wait for an element that never shows: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := in.Do(ctx, action.Action{Kind: action.Wait, Target: never, Duration: 30}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled wait: %v", err)
+	}
+	bare := &Interpreter{Device: &rec{}, Name: "a bare screen"}
+	if _, err := bare.Do(context.Background(), action.Action{Kind: action.Wait, Target: ok}); !errors.Is(err, env.ErrBadAction) {
+		t.Errorf("wait for an element without elements: %v", err)
+	}
+}
