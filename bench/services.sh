@@ -14,5 +14,5 @@ go test ./service -run '^$' -bench 'EnterpriseReset' -benchtime "${count}x" -cou
 /^BenchmarkEnterpriseReset/ {
 	name = $1; sub(/^BenchmarkEnterpriseReset\//, "", name); sub(/-[0-9]+$/, "", name)
 	for (i = 1; i <= NF; i++) { if ($i == "median-ms") med = $(i - 1); if ($i == "max-ms") mx = $(i - 1) }
-	printf "%-32s median %9.1f ms   max %9.1f ms\n", name, med, mx
+	printf "%-32s median %10.3f ms   max %10.3f ms\n", name, med, mx
 }'
