@@ -66,7 +66,7 @@ go run ./cmd/proctor validate suites/web --parallel 2 --filter "$web_desktop_sub
 # below use the applications too (service.TestEnterpriseIsolation).
 echo "== proctor setup suites/enterprise [${SECONDS}s]"
 go run ./cmd/proctor setup suites/enterprise
-ent_subset='^(rt-history-qa-requestor-21|tryton-opportunity-acme-labs|redmine-member-mobile-app-hana-diaz)$'
+ent_subset='^(rt-resolve-vat-25|tryton-opportunity-acme-labs|redmine-member-mobile-app-hana-diaz)$'
 echo "== proctor validate suites/enterprise --env browser (CI subset: each application and persona) [${SECONDS}s]"
 go run ./cmd/proctor validate suites/enterprise --env browser --parallel 2 --filter "$ent_subset" >/dev/null
 echo "== proctor validate suites/enterprise (desktop subset) in Chromium on the X desktop [${SECONDS}s]"

@@ -47,7 +47,7 @@ var readmeNotRun = map[string]string{
 	"bin/proctor run suites/web --agent replay --out runs/web-pixels":                                        "runs the 53 tasks on desktops; TestWebSuiteInBothSettings runs two of them so",
 	"bin/proctor report runs/web-dom runs/web-pixels":                                                        "needs the two runs above; TestWebSuiteInBothSettings reports its own two side by side",
 	"bin/proctor setup suites/enterprise":                                                                    "installs packages as root; scripts/test.sh (CI) runs it",
-	"bin/proctor validate suites/enterprise --env browser --parallel 2":                                      "runs 29 tasks for twenty minutes; scripts/test.sh (CI) validates a subset",
+	"bin/proctor validate suites/enterprise --env browser --parallel 2":                                      "runs 68 tasks (about 400 trajectories) for over an hour; scripts/test.sh (CI) validates a subset",
 	"bin/proctor run suites/enterprise --agent replay --env browser --filter '^tryton-' --out runs/tryton":   "runs 11 tasks; CI's validation of the suite runs them the same way",
 	"bin/proctor guest --local --token-file token":                                                           "serves until stopped; TestGuestToken and the remote tests start the daemon",
 	"bin/proctor run --agent replay --parallel 2":                                                            "runs the 96 tasks of the built-in suite (about 15 minutes)",
