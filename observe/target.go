@@ -66,7 +66,7 @@ func (t *Tree) Resolve(tg action.Target, screen action.Size) (Resolution, error)
 }
 
 func targets(tg action.Target, n Located) bool {
-	if tg.Role != "" && !strings.EqualFold(tg.Role, n.Role) {
+	if tg.Role != "" && !sameRole(tg.Role, n.Role) {
 		return false
 	}
 	if tg.Name != "" && !SameName(tg.Name, n.Name) || tg.Name == "" && tg.Role == "" {
@@ -82,6 +82,18 @@ func targets(tg action.Target, n Located) bool {
 		return false
 	}
 	return true
+}
+
+// sameRole reports whether a target's role names a node's. A web page's
+// document is "document web" on the desktop (AT-SPI) and "document" in
+// the browser environment's tree: either name matches both, so that one
+// trajectory targets a page's frame in both environments.
+func sameRole(want, got string) bool {
+	if strings.EqualFold(want, got) {
+		return true
+	}
+	doc := func(r string) bool { return strings.EqualFold(r, "document") || strings.EqualFold(r, "document web") }
+	return doc(want) && doc(got)
 }
 
 func inModal(n Located) bool {

@@ -32,7 +32,9 @@ func TestResolve(t *testing.T) {
 		win("frame", "Finder", nil, btn("OK", 200), btn("OK", 230, "focusable")))
 	texts := app("texts", win("frame", "Texts", nil,
 		&Node{Role: "label", Name: "Total", Text: "12 items", States: []string{"enabled", "showing", "visible"}, Box: action.Box{X: 300, Y: 10, W: 20, H: 20}},
-		&Node{Role: "label", Name: "Total", Text: "3 items", States: []string{"enabled", "showing", "visible"}, Box: action.Box{X: 330, Y: 10, W: 20, H: 20}}))
+		&Node{Role: "label", Name: "Total", Text: "3 items", States: []string{"enabled", "showing", "visible"}, Box: action.Box{X: 330, Y: 10, W: 20, H: 20}},
+		&Node{Role: "document web", Name: "Rich Text Editor", States: []string{"enabled", "showing", "visible"}, Box: action.Box{X: 360, Y: 10, W: 20, H: 20}},
+		&Node{Role: "document", Name: "Inner page", States: []string{"enabled", "showing", "visible"}, Box: action.Box{X: 390, Y: 10, W: 20, H: 20}}))
 	tree := &Tree{Apps: []*Node{editor, finder, texts}}
 	for _, c := range []struct {
 		name      string
@@ -51,6 +53,9 @@ func TestResolve(t *testing.T) {
 		{"two in one window: ambiguous, the first taken", action.Target{Role: "push button", Name: "OK"}, 200, 2, true, ""},
 		{"narrowed by application", action.Target{Name: "OK", App: "finder", Nth: 2}, 230, 2, false, ""},
 		{"narrowed by text", action.Target{Role: "label", Name: "Total", Text: "3 items"}, 330, 1, false, ""},
+		{"a page's document by the browser's role name on the desktop's tree", action.Target{Role: "document", Name: "Rich Text Editor"}, 360, 1, false, ""},
+		{"and by the desktop's role name on the browser's", action.Target{Role: "document web", Name: "Inner page"}, 390, 1, false, ""},
+		{"a document is no push button", action.Target{Role: "push button", Name: "Inner page"}, 0, 0, false, `no element push button "Inner page" is showing`},
 		{"an application with no such element", action.Target{Name: "OK", App: "editor"}, 0, 0, false, `no element "OK" of editor is showing`},
 		{"a window title with no such element", action.Target{Name: "Close", Window: "Finder"}, 0, 0, false, `no element "Close" in window "Finder" is showing`},
 	} {
