@@ -182,7 +182,9 @@ type Target struct {
 	// Narrowing fields of a role and name target, for a name that more
 	// than one element carries: the application, the title of the
 	// top-level window, a text the element holds, and which of the
-	// remaining matches (1 is the first in document order).
+	// remaining matches (1 is the first in document order, -1 the last:
+	// counting from the end skips what a desktop shows before a page,
+	// such as a browser's address bar).
 	App    string `json:"app,omitempty" yaml:"app,omitempty"`
 	Window string `json:"window,omitempty" yaml:"window,omitempty"`
 	Text   string `json:"text,omitempty" yaml:"text,omitempty"`
@@ -216,7 +218,12 @@ func (t Target) String() string {
 	if t.App != "" {
 		s += " of " + t.App
 	}
-	if t.Nth > 0 {
+	switch {
+	case t.Nth == -1:
+		s += " (last match)"
+	case t.Nth < 0:
+		s += " (match " + strconv.Itoa(-t.Nth) + " from the end)"
+	case t.Nth > 0:
 		s += " (match " + strconv.Itoa(t.Nth) + ")"
 	}
 	return s
@@ -247,9 +254,6 @@ func (t Target) valid() error {
 	}
 	if (t.App != "" || t.Window != "" || t.Text != "" || t.Nth != 0) && t.Role == "" && t.Name == "" {
 		return fmt.Errorf("app, window, text and nth narrow a role and name target; a tag, index or id names one element already")
-	}
-	if t.Nth < 0 {
-		return fmt.Errorf("nth %d is negative: matches count from 1", t.Nth)
 	}
 	if n != 1 {
 		return fmt.Errorf("target needs exactly one of tag, index, id, or role/name")

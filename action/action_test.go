@@ -230,3 +230,18 @@ func TestOffScreenPointIsInvalid(t *testing.T) {
 		t.Errorf("a zero screen size is the environment's problem, not an invalid action: %v", err)
 	}
 }
+
+func TestTargetNth(t *testing.T) {
+	for _, c := range []struct {
+		nth  int
+		want string
+	}{{0, `entry "To"`}, {2, `entry "To" (match 2)`}, {-1, `entry "To" (last match)`}, {-3, `entry "To" (match 3 from the end)`}} {
+		tg := Target{Role: "entry", Name: "To", Nth: c.nth}
+		if got := tg.String(); got != c.want {
+			t.Errorf("nth %d: %q, want %q", c.nth, got, c.want)
+		}
+		if err := tg.valid(); err != nil {
+			t.Errorf("nth %d refused: %v", c.nth, err)
+		}
+	}
+}

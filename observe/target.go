@@ -29,7 +29,8 @@ type Resolution struct {
 
 // Resolve finds the showing element that a role and name target names.
 // Matching elements are narrowed by the target's app, window title and
-// text, then Nth picks the nth of them in document order. Without Nth, a
+// text, then Nth picks the nth of them in document order (a negative Nth
+// counts from the last). Without Nth, a
 // match in a modal dialog wins over the others, then one in the active
 // window: "Close" means the dialog's button, not the window's behind it.
 // Where that still leaves several, the first is taken and the resolution
@@ -44,11 +45,15 @@ func (t *Tree) Resolve(tg action.Target, screen action.Size) (Resolution, error)
 	if len(found) == 0 {
 		return Resolution{}, fmt.Errorf("%w: no element %s is showing", ErrNotFound, tg)
 	}
-	if tg.Nth > 0 {
-		if tg.Nth > len(found) {
+	if tg.Nth != 0 {
+		i := tg.Nth - 1
+		if tg.Nth < 0 {
+			i = len(found) + tg.Nth
+		}
+		if i < 0 || i >= len(found) {
 			return Resolution{}, fmt.Errorf("%w: element %s: there are %d such elements showing", ErrNotFound, tg, len(found))
 		}
-		return Resolution{Located: found[tg.Nth-1], Matches: len(found)}, nil
+		return Resolution{Located: found[i], Matches: len(found)}, nil
 	}
 	best := found
 	for _, prefer := range []func(Located) bool{inModal, inActive} {
