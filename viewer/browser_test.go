@@ -171,31 +171,87 @@ func TestViewerInChromium(t *testing.T) {
 		t.Errorf("step 2 (a drag) draws %d drag lines, want 1", drawn)
 	}
 
-	// A review without the token is refused.
-	episode := srv.URL + "/run/run-a/episode?task=carry-result&repeat=0"
-	review := func(token string) chromedp.Action[chromedp.Void] {
-		return chromedp.Steps(
-			chromedp.Navigate(episode),
-			chromedp.WaitVisible(chromedp.CSS("#review-form")),
-			chromedp.Click(chromedp.CSS(`input[name="verdict"][value="pass"]`)),
-			chromedp.SendKeys(chromedp.CSS("#reviewer"), "ann"),
-			chromedp.SendKeys(chromedp.CSS("#note"), "the file holds 1591 after all"),
-			chromedp.SendKeys(chromedp.CSS("#token"), token),
-			chromedp.Click(chromedp.CSS("#submit-review")),
-		)
+	// Step 1's accessibility tree opens in a collapsible block.
+	if err := chromedp.Do(ctx,
+		chromedp.KeyEvent(kb.ArrowLeft),
+		chromedp.Click(chromedp.CSS("#step-1 details.tree summary")),
+		chromedp.WaitVisible(chromedp.CSS("#step-1 pre.tree")),
+		snap("05b-episode-tree"),
+	); err != nil {
+		t.Fatal(err)
 	}
-	if err := chromedp.Do(ctx, review("wrong"), chromedp.WaitVisible(chromedp.CSS("#error")), snap("06-review-refused")); err != nil {
+	if s := text(t, ctx, "#step-1 pre.tree"); !strings.Contains(s, "[text] <out.txt> & more") {
+		t.Errorf("step 1's accessibility tree = %q", s)
+	}
+
+	// A review with a wrong token is refused, and the form keeps what was
+	// typed.
+	episode := srv.URL + "/run/run-a/episode?task=carry-result&repeat=0"
+	value := func(sel string) string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(sel)))
+		if err != nil {
+			t.Fatalf("value of %s: %v", sel, err)
+		}
+		return v
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(episode),
+		chromedp.WaitVisible(chromedp.CSS("#review-form")),
+		chromedp.Click(chromedp.CSS(`input[name="verdict"][value="pass"]`)),
+		chromedp.SendKeys(chromedp.CSS("#reviewer"), "ann"),
+		chromedp.SendKeys(chromedp.CSS("#note"), "the file holds 1591 after all"),
+		chromedp.SendKeys(chromedp.CSS("#token"), "wrong"),
+		chromedp.Click(chromedp.CSS("#submit-review")),
+		chromedp.WaitVisible(chromedp.CSS("#error")),
+		snap("06-review-refused"),
+	); err != nil {
 		t.Fatal(err)
 	}
 	if s := text(t, ctx, "#error"); !strings.HasPrefix(s, "401") {
 		t.Errorf("review with a wrong token: %q, want 401", s)
 	}
-	// With the token it is recorded, and the disagreement rate changes.
-	if err := chromedp.Do(ctx, review("s3cret"), chromedp.WaitVisible(chromedp.CSS("#current-review")), snap("07-reviewed")); err != nil {
+	if n, r, tok := value("#note"), value("#reviewer"), value("#token"); n != "the file holds 1591 after all" || r != "ann" || tok != "" {
+		t.Errorf("after the refusal the form holds note %q, reviewer %q, token %q; want the note and reviewer kept, no token", n, r, tok)
+	}
+	checked, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('input[name="verdict"][value="pass"]').checked`))
+	if err != nil || !checked {
+		t.Errorf("after the refusal the verdict pass is not checked (%v)", err)
+	}
+	// With the token it is recorded, note and all.
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS("#token"), "s3cret"),
+		chromedp.Click(chromedp.CSS("#submit-review")),
+		chromedp.WaitNotPresent(chromedp.CSS("#error")), // the refused page is gone
+		chromedp.WaitVisible(chromedp.CSS("#current-review")),
+		snap("07-reviewed"),
+	); err != nil {
 		t.Fatal(err)
 	}
-	if s := text(t, ctx, "#current-review"); !strings.Contains(s, "Marked pass by ann") {
+	if s := text(t, ctx, "#current-review"); !strings.Contains(s, "Marked pass by ann") || !strings.Contains(s, "1591 after all") {
 		t.Errorf("after the review: %q", s)
+	}
+	// The next episode's form has the reviewer and the token from this
+	// browser's storage; "next unreviewed" skips the reviewed episode.
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/run/run-a/episode?task=sort-rows&repeat=0"),
+		chromedp.WaitVisible(chromedp.CSS("#review-form")),
+		snap("07b-review-remembered"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if r, tok := value("#reviewer"), value("#token"); r != "ann" || tok != "s3cret" {
+		t.Errorf("the next review form holds reviewer %q and token %q, want them remembered", r, tok)
+	}
+	next, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#next-unreviewed a").href`))
+	if err != nil || !strings.Contains(next, "task=write-note") {
+		t.Fatalf("next unreviewed after sort-rows (carry-result reviewed) = %q (%v), want write-note", next, err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(next), chromedp.WaitVisible(chromedp.CSS("#review-form")), snap("07c-next-unreviewed")); err != nil {
+		t.Fatal(err)
+	}
+	if s := text(t, ctx, "h1"); !strings.HasPrefix(s, "write-note") {
+		t.Errorf("the next unreviewed episode is %q, want write-note", s)
 	}
 	if err := chromedp.Do(ctx,
 		chromedp.Navigate(srv.URL+"/run/run-a?show=disagree"),

@@ -112,7 +112,11 @@ func makeRun(t testing.TB, root, id, agent string, started time.Time, eps []epis
 			ab, _ := json.Marshal(acts)
 			db, _ := json.Marshal(done)
 			raw := fmt.Sprintf("Thought: step %d of %s.\nAction: %s", i, e.task, ab)
-			if err := st.SaveStep(store.Step{Task: e.task, Repeat: 0, Index: i, Shot: shots[i%len(shots)],
+			tree := ""
+			if i == 1 {
+				tree = "[frame] Mousepad - " + e.task + "\n  [push button] Save\n  [text] <out.txt> & more"
+			}
+			if err := st.SaveStep(store.Step{Task: e.task, Repeat: 0, Index: i, Shot: shots[i%len(shots)], Tree: tree,
 				Raw: raw, Thought: action.Thought(raw), Actions: ab, Done: db,
 				ModelLatency: 900 * time.Millisecond, EnvLatency: 40 * time.Millisecond, InputTokens: 1000, OutputTokens: 50, Cost: 0.002}); err != nil {
 				t.Fatal(err)

@@ -3,6 +3,7 @@ package viewer
 import (
 	"archive/zip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -49,7 +50,7 @@ func rowOf(r *run, dims []score.Dimension) boardRow {
 		Tokens: rep.Means.InputTokens + rep.Means.OutputTokens, Cost: rep.Means.TotalCost, Groups: map[string]string{}}
 	for _, d := range dims {
 		for _, g := range rep.Breakdowns[d] {
-			row.Groups[groupLabel(dims, d, g.Key)] = fmt.Sprintf("%.0f%%", 100*g.Summary.SuccessRate)
+			row.Groups[groupLabel(dims, d, g.Key)] = fmt.Sprintf("%d/%d · %.0f%%", g.Summary.Passed, g.Summary.N, 100*g.Summary.SuccessRate)
 		}
 	}
 	return row
@@ -178,9 +179,13 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 		}
 		byLinks = append(byLinks, column{Key: d, Label: d, URL: "/?" + v.Encode(), Mark: mark})
 	}
+	clear := url.Values{"sort": {sortKey}, "by": {by}}
+	if !desc {
+		clear.Set("desc", "0")
+	}
 	s.render(w, http.StatusOK, "leaderboard", map[string]any{
 		"Title": "Runs", "Rows": rows, "Columns": cols, "Groups": groups, "By": by, "ByLinks": byLinks,
-		"Query": q.Get("q"), "Sort": sortKey, "Desc": desc, "Root": s.Root,
+		"Query": q.Get("q"), "All": len(runs), "ClearURL": "/?" + clear.Encode(), "Sort": sortKey, "Desc": desc, "Root": s.Root,
 		"CostPlot": costPlot(shown), "TimePlot": timePlot(shown), "LevelPlot": levelPlot(shown),
 	})
 }
@@ -230,56 +235,131 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		}
 		runs = append(runs, run)
 	}
-	type cell struct {
-		Outcome, URL string
-	}
-	type line struct {
-		Episode string
-		Cells   []cell
-		Flipped bool
-	}
-	byEp := map[string]*line{}
-	var order []string
-	for i, run := range runs {
-		for _, res := range run.Report.Results {
-			k := key(res.Task, res.Repeat)
-			l := byEp[k]
-			if l == nil {
-				l = &line{Episode: res.Task, Cells: make([]cell, len(runs))}
-				if res.Repeat > 0 {
-					l.Episode += fmt.Sprintf(" (repeat %d)", res.Repeat)
-				}
-				byEp[k] = l
-				order = append(order, k)
-			}
-			l.Cells[i] = cell{Outcome: res.Outcome, URL: episodeURL(run.ID, res.Task, res.Repeat)}
-		}
-	}
-	sort.Strings(order)
+	lines, apart, rates := compareRuns(runs)
 	onlyFlipped := r.URL.Query().Get("flipped") == "1"
-	var lines []line
 	flipped := 0
-	for _, k := range order {
-		l := byEp[k]
-		pass := map[bool]bool{}
-		for _, c := range l.Cells {
-			pass[c.Outcome == string(check.Success)] = true
-		}
-		l.Flipped = len(pass) > 1
+	var shown []compareLine
+	for _, l := range lines {
 		if l.Flipped {
 			flipped++
 		}
 		if onlyFlipped && !l.Flipped {
 			continue
 		}
-		lines = append(lines, *l)
+		shown = append(shown, l)
 	}
 	v := r.URL.Query()
 	v.Set("flipped", "1")
 	s.render(w, http.StatusOK, "compare", map[string]any{
-		"Title": "Compare runs", "Runs": runs, "Lines": lines, "Flipped": flipped, "Total": len(order),
-		"OnlyFlipped": onlyFlipped, "FlippedURL": "/compare?" + v.Encode(),
+		"Title": "Compare runs", "Runs": runs, "Rates": rates, "Lines": shown, "Flipped": flipped, "Total": len(lines),
+		"Apart": apart, "OnlyFlipped": onlyFlipped, "FlippedURL": "/compare?" + v.Encode(),
 	})
+}
+
+// compareCell is one run's outcome of an episode; URL is empty where the
+// run did not attempt it.
+type compareCell struct {
+	Outcome, URL string
+}
+
+// compareLine is an episode across the compared runs.
+type compareLine struct {
+	Episode string
+	Cells   []compareCell
+	Flipped bool
+}
+
+// compareGroup is the episodes that only some of the compared runs
+// attempted: those runs, and the episodes' tasks.
+type compareGroup struct {
+	Runs  []string
+	Tasks []string
+	Lines []compareLine
+}
+
+// compareRate is a run's success over the episodes every compared run
+// attempted.
+type compareRate struct {
+	Passed, N int
+}
+
+func (c compareRate) Rate() float64 {
+	if c.N == 0 {
+		return 0
+	}
+	return float64(c.Passed) / float64(c.N)
+}
+
+// compareRuns lines the runs' episodes up: the episodes every run
+// attempted (flipped when their outcomes differ between success and not),
+// with each run's success over them, and apart, the episodes only some
+// runs attempted, grouped by those runs.
+func compareRuns(runs []*run) (shared []compareLine, apart []compareGroup, rates []compareRate) {
+	byEp := map[string]*compareLine{}
+	present := map[string][]bool{}
+	taskOf := map[string]string{}
+	var order []string
+	for i, run := range runs {
+		for _, res := range run.Report.Results {
+			k := key(res.Task, res.Repeat)
+			l := byEp[k]
+			if l == nil {
+				l = &compareLine{Episode: res.Task, Cells: make([]compareCell, len(runs))}
+				if res.Repeat > 0 {
+					l.Episode += fmt.Sprintf(" (repeat %d)", res.Repeat)
+				}
+				byEp[k] = l
+				present[k] = make([]bool, len(runs))
+				taskOf[k] = res.Task
+				order = append(order, k)
+			}
+			l.Cells[i] = compareCell{Outcome: res.Outcome, URL: episodeURL(run.ID, res.Task, res.Repeat)}
+			present[k][i] = true
+		}
+	}
+	sort.Strings(order)
+	rates = make([]compareRate, len(runs))
+	groups := map[string]*compareGroup{}
+	var groupOrder []string
+	for _, k := range order {
+		l := byEp[k]
+		var in []string
+		for i, ok := range present[k] {
+			if ok {
+				in = append(in, runs[i].ID)
+			}
+		}
+		if len(in) < len(runs) {
+			gk := strings.Join(in, "\x00")
+			g := groups[gk]
+			if g == nil {
+				g = &compareGroup{Runs: in}
+				groups[gk] = g
+				groupOrder = append(groupOrder, gk)
+			}
+			if n := len(g.Tasks); n == 0 || g.Tasks[n-1] != taskOf[k] {
+				g.Tasks = append(g.Tasks, taskOf[k])
+			}
+			g.Lines = append(g.Lines, *l)
+			continue
+		}
+		pass := map[bool]bool{}
+		for i, c := range l.Cells {
+			ok := c.Outcome == string(check.Success)
+			pass[ok] = true
+			rates[i].N++
+			if ok {
+				rates[i].Passed++
+			}
+		}
+		l.Flipped = len(pass) > 1
+		shared = append(shared, *l)
+	}
+	sort.Strings(groupOrder)
+	for _, gk := range groupOrder {
+		apart = append(apart, *groups[gk])
+	}
+	return shared, apart, rates
 }
 
 func episodeURL(runID, task string, repeat int) string {
@@ -385,6 +465,9 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 		if f[0] != "" {
 			v.Set("show", f[0])
 		}
+		if text != "" {
+			v.Set("q", q.Get("q"))
+		}
 		mark := ""
 		if f[0] == show {
 			mark = "current"
@@ -409,6 +492,8 @@ type stepView struct {
 	Outputs  []string
 	Width    int
 	Height   int
+	// TreeLines counts the lines of the accessibility tree the agent saw.
+	TreeLines int
 }
 
 // episodeData reads an episode, its steps and, when history is set, all
@@ -418,30 +503,60 @@ func (s *Server) episodeData(r *http.Request, history bool) (*run, store.Result,
 	if err != nil {
 		return nil, store.Result{}, nil, nil, err
 	}
-	task := r.URL.Query().Get("task")
-	repeat, _ := strconv.Atoi(r.URL.Query().Get("repeat"))
-	var res store.Result
-	found := false
-	for _, x := range run.Report.Results {
-		if x.Task == task && x.Repeat == repeat {
-			res, found = x, true
-			break
-		}
-	}
-	if !found {
-		return nil, res, nil, nil, fmt.Errorf("episode %q (repeat %d) of run %s: %w", task, repeat, run.ID, errNotFound)
-	}
-	db, err := store.Open(run.Dir)
+	res, err := findEpisode(run, r.URL.Query().Get("task"), r.URL.Query().Get("repeat"))
 	if err != nil {
 		return nil, res, nil, nil, err
 	}
-	defer db.Close()
-	steps, err := db.Steps(task, repeat)
-	if err != nil || !history {
-		return run, res, steps, nil, err
-	}
-	reviews, err := db.ReviewHistory(task, repeat)
+	steps, reviews, err := s.episodeSteps(run, res, history)
 	return run, res, steps, reviews, err
+}
+
+// episodeSteps reads an episode's steps and, when history is set, all
+// the reviews it has had.
+func (s *Server) episodeSteps(run *run, res store.Result, history bool) ([]store.Step, []store.Review, error) {
+	db, err := store.Open(run.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer db.Close()
+	steps, err := db.Steps(res.Task, res.Repeat)
+	if err != nil || !history {
+		return steps, nil, err
+	}
+	reviews, err := db.ReviewHistory(res.Task, res.Repeat)
+	return steps, reviews, err
+}
+
+// findEpisode finds a run's episode by task and repeat (as given in a
+// query; the task's first repeat when empty). A repeat that is not a
+// number is a bad request, one the task does not have is not found; both
+// errors name the task's repeats.
+func findEpisode(run *run, task, repeatText string) (store.Result, error) {
+	var repeats []string
+	var first *store.Result
+	for i, x := range run.Report.Results {
+		if x.Task != task {
+			continue
+		}
+		if first == nil || x.Repeat < first.Repeat {
+			first = &run.Report.Results[i]
+		}
+		repeats = append(repeats, strconv.Itoa(x.Repeat))
+		if strconv.Itoa(x.Repeat) == repeatText {
+			return x, nil
+		}
+	}
+	if first == nil {
+		return store.Result{}, fmt.Errorf("episode %q of run %s: %w", task, run.ID, errNotFound)
+	}
+	if repeatText == "" {
+		return *first, nil
+	}
+	valid := fmt.Sprintf("the valid repeats of task %q are %s", task, strings.Join(repeats, ", "))
+	if _, err := strconv.Atoi(repeatText); err != nil {
+		return store.Result{}, fmt.Errorf("%w: repeat %q is not a number: %s", errBadRequest, repeatText, valid)
+	}
+	return store.Result{}, fmt.Errorf("repeat %s: %s: %w", repeatText, valid, errNotFound)
 }
 
 func (s *Server) episode(w http.ResponseWriter, r *http.Request) {
@@ -450,6 +565,19 @@ func (s *Server) episode(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
+	s.renderEpisode(w, http.StatusOK, run, res, steps, reviews, reviewForm{})
+}
+
+// reviewForm is what a reviewer typed in a review that was refused,
+// given back in the form with the reason (never the token).
+type reviewForm struct {
+	Error                   string
+	Verdict, Reviewer, Note string
+	BadToken                bool
+}
+
+// renderEpisode writes an episode's page.
+func (s *Server) renderEpisode(w http.ResponseWriter, code int, run *run, res store.Result, steps []store.Step, reviews []store.Review, form reviewForm) {
 	var v check.Verdict
 	if len(res.Verdict) > 0 {
 		_ = json.Unmarshal(res.Verdict, &v)
@@ -465,21 +593,47 @@ func (s *Server) episode(w http.ResponseWriter, r *http.Request) {
 		marks, sv.Elements, sv.Outputs = overlay(st, width, height)
 		sv.SVG, sv.Marks = overlaySVG(marks, width, height, strconv.Itoa(st.Index)), len(marks)
 		sv.Actions = prettyJSON(st.Actions)
+		if st.Tree != "" {
+			sv.TreeLines = strings.Count(strings.TrimRight(st.Tree, "\n"), "\n") + 1
+		}
 		views[i] = sv
 	}
 	var review *store.Review
 	if rv, ok := run.Reviews[store.ReviewKey{Task: res.Task, Repeat: res.Repeat}]; ok {
 		review = &rv
 	}
-	s.render(w, http.StatusOK, "episode", map[string]any{
+	zip := url.Values{"task": {res.Task}, "repeat": {strconv.Itoa(res.Repeat)}}
+	s.render(w, code, "episode", map[string]any{
 		"Title": res.Task, "Run": run, "Result": res, "Verdict": v, "Steps": views, "Review": review, "Earlier": earlier(reviews),
-		"Writable": s.Token != "", "Zip": "/run/" + url.PathEscape(run.ID) + "/episode.zip?" + r.URL.RawQuery,
+		"Writable": s.Token != "", "Zip": "/run/" + url.PathEscape(run.ID) + "/episode.zip?" + zip.Encode(),
 		"RunURL": "/run/" + url.PathEscape(run.ID), "Success": res.Outcome == string(check.Success),
+		"Form": form, "NextUnreviewed": nextUnreviewed(run, res),
 	})
 }
 
+// nextUnreviewed links to the run's next episode (in the run page's
+// order, wrapping around) that has no review; empty when every other
+// episode has one.
+func nextUnreviewed(run *run, cur store.Result) string {
+	rs := run.Report.Results
+	at := -1
+	for i, x := range rs {
+		if x.Task == cur.Task && x.Repeat == cur.Repeat {
+			at = i
+			break
+		}
+	}
+	for n := 1; n < len(rs); n++ {
+		x := rs[(at+n+len(rs))%len(rs)]
+		if _, ok := run.Reviews[store.ReviewKey{Task: x.Task, Repeat: x.Repeat}]; !ok {
+			return episodeURL(run.ID, x.Task, x.Repeat)
+		}
+	}
+	return ""
+}
+
 func prettyJSON(b json.RawMessage) string {
-	if len(b) == 0 || string(b) == "null" {
+	if len(b) == 0 || string(b) == "null" || string(b) == "[]" {
 		return ""
 	}
 	var v any
@@ -504,7 +658,7 @@ func screenSize(res string) (int, int) {
 }
 
 // episodeZip sends the episode as a zip: trajectory.json (the result and
-// every step) and the screenshots it shows.
+// every step) and each step's screenshot, named by step.
 func (s *Server) episodeZip(w http.ResponseWriter, r *http.Request) {
 	run, res, steps, _, err := s.episodeData(r, false)
 	if err != nil {
@@ -525,24 +679,42 @@ func (s *Server) episodeZip(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer db.Close()
+	// Each step's screenshot is shots/step-NNN.EXT, and the steps in
+	// trajectory.json name those files; every file is dated when the
+	// episode finished (the store keeps no time per step).
+	when := zipTime(run, res)
+	files := make([]string, len(steps))
+	named := make([]store.Step, len(steps))
+	for i, st := range steps {
+		named[i] = st
+		if st.Shot != "" {
+			ext := filepath.Ext(st.Shot)
+			if ext == "" {
+				ext = ".png"
+			}
+			files[i] = fmt.Sprintf("shots/step-%03d%s", st.Index, ext)
+			named[i].Shot = files[i]
+		}
+	}
 	zw := zip.NewWriter(w)
-	traj, _ := json.MarshalIndent(map[string]any{"run": run.Report.Run, "result": res, "steps": steps}, "", "  ")
-	f, err := zw.Create("trajectory.json")
+	create := func(name string) (io.Writer, error) {
+		return zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: when})
+	}
+	traj, _ := json.MarshalIndent(map[string]any{"run": run.Report.Run, "result": res, "steps": named}, "", "  ")
+	f, err := create("trajectory.json")
 	if err == nil {
 		_, err = f.Write(traj)
 	}
-	seen := map[string]bool{}
-	for _, st := range steps {
-		if err != nil || st.Shot == "" || seen[st.Shot] {
+	for i, st := range steps {
+		if err != nil || files[i] == "" {
 			continue
 		}
-		seen[st.Shot] = true
 		var b []byte
 		if b, err = db.Shot(st.Shot); err != nil {
 			break
 		}
 		var f2 io.Writer
-		if f2, err = zw.Create("shots/" + st.Shot); err == nil {
+		if f2, err = create(files[i]); err == nil {
 			_, err = f2.Write(b)
 		}
 	}
@@ -553,6 +725,18 @@ func (s *Server) episodeZip(w http.ResponseWriter, r *http.Request) {
 		// Headers are sent; the truncated zip is the only signal left.
 		fmt.Fprintf(os.Stderr, "proctor view: zip of %s: %v\n", res.Task, err)
 	}
+}
+
+// zipTime dates the files of an episode's zip: when the episode finished,
+// else when its run started, else now.
+func zipTime(run *run, res store.Result) time.Time {
+	switch {
+	case !res.Finished.IsZero():
+		return res.Finished
+	case !run.Report.Run.Started.IsZero():
+		return run.Report.Run.Started
+	}
+	return time.Now()
 }
 
 func (s *Server) shot(w http.ResponseWriter, r *http.Request) {
@@ -570,15 +754,17 @@ func (s *Server) shot(w http.ResponseWriter, r *http.Request) {
 	http.ServeFile(w, r, filepath.Join(run.Dir, store.ShotDir, name))
 }
 
-// review records a reviewer's verdict on an episode.
+// review records a reviewer's verdict on an episode. A review refused for
+// a wrong token or a missing field answers with the episode's page, the
+// reason and the form as it was typed, so that the note is not lost.
 func (s *Server) review(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
 		s.fail(w, fmt.Errorf("%w: %v", errBadRequest, err))
 		return
 	}
-	if err := s.authorized(r); err != nil {
-		s.fail(w, err)
+	if s.Token == "" {
+		s.fail(w, errReadOnly)
 		return
 	}
 	run, err := s.find(r.PathValue("id"))
@@ -586,20 +772,33 @@ func (s *Server) review(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	task := r.PostFormValue("task")
-	repeat, err := strconv.Atoi(r.PostFormValue("repeat"))
-	verdict := r.PostFormValue("verdict")
-	reviewer := strings.TrimSpace(r.PostFormValue("reviewer"))
-	if err != nil || task == "" || (verdict != "pass" && verdict != "fail") || reviewer == "" {
+	task, repeatText := r.PostFormValue("task"), r.PostFormValue("repeat")
+	if task == "" || repeatText == "" {
 		s.fail(w, fmt.Errorf("%w: a review needs task, repeat, verdict (pass or fail) and reviewer", errBadRequest))
 		return
 	}
-	found := false
-	for _, x := range run.Report.Results {
-		found = found || x.Task == task && x.Repeat == repeat
+	res, err := findEpisode(run, task, repeatText)
+	if err != nil {
+		s.fail(w, err)
+		return
 	}
-	if !found {
-		s.fail(w, fmt.Errorf("episode %q (repeat %d): %w", task, repeat, errNotFound))
+	verdict := r.PostFormValue("verdict")
+	reviewer := strings.TrimSpace(r.PostFormValue("reviewer"))
+	note := strings.TrimSpace(r.PostFormValue("note"))
+	err = s.authorized(r)
+	if err == nil && ((verdict != "pass" && verdict != "fail") || reviewer == "") {
+		err = fmt.Errorf("%w: a review needs a verdict (pass or fail) and a reviewer", errBadRequest)
+	}
+	if err != nil {
+		steps, reviews, err2 := s.episodeSteps(run, res, true)
+		if err2 != nil {
+			s.fail(w, err2)
+			return
+		}
+		code := statusOf(err)
+		form := reviewForm{Error: fmt.Sprintf("%d %s: %v. The review was not recorded; it is kept in the form below.", code, http.StatusText(code), err),
+			Verdict: verdict, Reviewer: reviewer, Note: note, BadToken: errors.Is(err, errBadToken)}
+		s.renderEpisode(w, code, run, res, steps, reviews, form)
 		return
 	}
 	db, err := store.Open(run.Dir)
@@ -608,13 +807,12 @@ func (s *Server) review(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer db.Close()
-	rv := store.Review{Task: task, Repeat: repeat, Pass: verdict == "pass", Note: strings.TrimSpace(r.PostFormValue("note")),
-		Reviewer: reviewer, At: time.Now().UTC()}
+	rv := store.Review{Task: res.Task, Repeat: res.Repeat, Pass: verdict == "pass", Note: note, Reviewer: reviewer, At: time.Now().UTC()}
 	if err := db.SaveReview(rv); err != nil {
 		s.fail(w, err)
 		return
 	}
-	http.Redirect(w, r, episodeURL(run.ID, task, repeat)+"#review", http.StatusSeeOther)
+	http.Redirect(w, r, episodeURL(run.ID, res.Task, res.Repeat)+"#review", http.StatusSeeOther)
 }
 
 // earlier drops the current review (the newest) from an episode's review

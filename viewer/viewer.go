@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -199,6 +200,12 @@ var errNotFound = errors.New("not found")
 
 // fail writes an error page with the right status.
 func (s *Server) fail(w http.ResponseWriter, err error) {
+	code := statusOf(err)
+	s.render(w, code, "error", map[string]any{"Title": http.StatusText(code), "Code": code, "Message": err.Error()})
+}
+
+// statusOf is the HTTP status of an error.
+func statusOf(err error) int {
 	code := http.StatusInternalServerError
 	switch {
 	case errors.Is(err, errNotFound), errors.Is(err, os.ErrNotExist):
@@ -210,7 +217,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 	case errors.Is(err, errBadRequest):
 		code = http.StatusBadRequest
 	}
-	s.render(w, code, "error", map[string]any{"Title": http.StatusText(code), "Code": code, "Message": err.Error()})
+	return code
 }
 
 var (
@@ -277,9 +284,18 @@ var funcs = template.FuncMap{
 		}
 		return d.Round(100 * time.Millisecond).String()
 	},
-	"money": func(f float64) string { return fmt.Sprintf("$%.4f", f) },
-	"num":   func(f float64) string { return fmt.Sprintf("%.0f", f) },
-	"date":  func(t time.Time) string { return t.Format("2006-01-02 15:04") },
-	"add":   func(a, b int) int { return a + b },
-	"join":  strings.Join,
+	"money":  func(f float64) string { return fmt.Sprintf("$%.4f", f) },
+	"num":    func(f float64) string { return fmt.Sprintf("%.0f", f) },
+	"date":   func(t time.Time) string { return t.Format("2006-01-02 15:04") },
+	"add":    func(a, b int) int { return a + b },
+	"join":   strings.Join,
+	"plural": plural,
+}
+
+// plural counts n things: "1 episode", "2 episodes".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/score"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -131,7 +132,7 @@ func TestReviews(t *testing.T) {
 		t.Fatalf("review with the token = %d, want 303", code)
 	}
 	_, body := get(t, h, "/run/run-a")
-	if !strings.Contains(body, "1 episodes reviewed, 1 disagree") || !strings.Contains(body, "100.0%") {
+	if !strings.Contains(body, "1 episode reviewed, 1 disagree") || !strings.Contains(body, "100.0%") {
 		t.Errorf("run page after a disagreeing review:\n%s", body)
 	}
 	form.Set("verdict", "fail")
@@ -166,13 +167,17 @@ func TestEpisodeZip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var shots int
+	var shots []string
 	var traj struct {
 		Steps []store.Step `json:"steps"`
 	}
+	finished := time.Date(2026, 11, 22, 9, 1, 0, 0, time.UTC) // the episode's end in twoRuns
 	for _, f := range zr.File {
+		if !f.Modified.Equal(finished) {
+			t.Errorf("%s is dated %v, want %v (when the episode finished)", f.Name, f.Modified, finished)
+		}
 		if strings.HasPrefix(f.Name, "shots/") {
-			shots++
+			shots = append(shots, f.Name)
 		}
 		if f.Name == "trajectory.json" {
 			rc, _ := f.Open()
@@ -183,8 +188,12 @@ func TestEpisodeZip(t *testing.T) {
 			}
 		}
 	}
-	if len(traj.Steps) != 5 || shots != 3 {
-		t.Errorf("zip holds %d steps and %d screenshots, want 5 and 3 (each stored once)", len(traj.Steps), shots)
+	want := "shots/step-001.png shots/step-002.png shots/step-003.png shots/step-004.png shots/step-005.png"
+	if len(traj.Steps) != 5 || strings.Join(shots, " ") != want {
+		t.Errorf("zip holds %d steps and screenshots %v, want 5 and %s", len(traj.Steps), shots, want)
+	}
+	if len(traj.Steps) > 2 && traj.Steps[2].Shot != "shots/step-003.png" {
+		t.Errorf("step 3 of trajectory.json names its screenshot %q, want shots/step-003.png", traj.Steps[2].Shot)
 	}
 }
 
@@ -250,5 +259,196 @@ func TestSortedGroups(t *testing.T) {
 		if got := strings.Join(sortedGroups(set, tc.dims), "|"); got != tc.want {
 			t.Errorf("sortedGroups(%v) = %s, want %s", tc.set, got, tc.want)
 		}
+	}
+}
+
+// Runs of different task sets are compared over the tasks both attempted;
+// the others are listed apart, not counted as flipped.
+func TestCompareDifferentTasks(t *testing.T) {
+	root := t.TempDir()
+	day := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	makeRun(t, root, "run-a", "openai", day, []episode{
+		{"write-note", "wood", "success", 1}, {"sort-rows", "bronze", "failure", 1}, {"only-a", "wood", "success", 1},
+	})
+	makeRun(t, root, "run-b", "anthropic", day.Add(time.Hour), []episode{
+		{"write-note", "wood", "success", 1}, {"sort-rows", "bronze", "success", 1},
+		{"only-b-1", "wood", "failure", 1}, {"only-b-2", "wood", "success", 1},
+	})
+	h := (&Server{Root: root}).Handler()
+	code, body := get(t, h, "/compare?run=run-a&run=run-b")
+	if code != 200 {
+		t.Fatalf("compare = %d", code)
+	}
+	for _, want := range []string{
+		"1 of 2 episodes flipped", // sort-rows; only-a and only-b-* are not shared
+		"only in run-a: 1 task<", "only in run-b: 2 tasks<",
+		"1/2 shared · 50.0%", // run-a over the shared tasks (its own rate is 2/3)
+		"2/2 shared · 100.0%",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("comparison lacks %q:\n%s", want, body)
+		}
+	}
+	_, body = get(t, h, "/compare?run=run-a&run=run-b&flipped=1")
+	if strings.Count(body, `class="flipped"`) != 1 || !strings.Contains(body, "sort-rows") {
+		t.Errorf("the flipped filter should keep sort-rows only:\n%s", body)
+	}
+}
+
+// The small wording and state defects: an empty filter result, the search
+// text across the show filters, singular counts, a bad repeat, and the
+// counts behind the breakdown percentages.
+func TestWordingAndState(t *testing.T) {
+	h := (&Server{Root: twoRuns(t)}).Handler()
+	_, body := get(t, h, "/?q=nobody")
+	if strings.Contains(body, "No runs here yet") || !strings.Contains(body, "No run matches the filter <q>nobody</q>") ||
+		!strings.Contains(body, `id="clear-filter"`) || !strings.Contains(body, `href="/?by=level&amp;sort=weighted"`) {
+		t.Errorf("an empty filter result:\n%s", body)
+	}
+	_, body = get(t, h, "/run/run-a?q=sort")
+	for _, show := range []string{"unreviewed", "disagree", "failed"} {
+		if !strings.Contains(body, `href="/run/run-a?q=sort&amp;show=`+show+`"`) {
+			t.Errorf("the %s filter link drops the search text", show)
+		}
+	}
+	if !strings.Contains(body, `href="/run/run-a?q=sort"`) {
+		t.Error("the all filter link drops the search text")
+	}
+	if !strings.Contains(body, ">1 episode · page 1 of 1") {
+		t.Errorf("one matching episode is not counted in the singular:\n%s", body)
+	}
+	code, body := get(t, h, "/run/run-a/episode?task=sort-rows&repeat=first")
+	if code != http.StatusBadRequest || !strings.Contains(body, "the valid repeats of task &#34;sort-rows&#34; are 0") {
+		t.Errorf("a bad repeat = %d:\n%s", code, body)
+	}
+	code, body = get(t, h, "/run/run-a/episode?task=sort-rows&repeat=3")
+	if code != http.StatusNotFound || !strings.Contains(body, "are 0") {
+		t.Errorf("a missing repeat = %d:\n%s", code, body)
+	}
+	if code, _ := get(t, h, "/run/run-a/episode.zip?task=sort-rows&repeat=x"); code != http.StatusBadRequest {
+		t.Errorf("a bad repeat in the zip = %d, want 400", code)
+	}
+	if code, _ := get(t, h, "/run/run-a/episode?task=sort-rows"); code != 200 {
+		t.Errorf("an episode without repeat = %d, want its first repeat", code)
+	}
+	_, body = get(t, h, "/?by=level")
+	if !strings.Contains(body, `<td class="n group">1/1 · 100%</td>`) || !strings.Contains(body, `<td class="n group">0/1 · 0%</td>`) {
+		t.Errorf("breakdown cells lack their counts:\n%s", body)
+	}
+}
+
+// The episode page shows each step's accessibility tree, escaped, and the
+// parse error where no action could be parsed.
+func TestEpisodeTreeAndParseError(t *testing.T) {
+	root := twoRuns(t)
+	st, err := store.Open(root + "/run-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := st.Steps("sort-rows", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps[0].Tree = "[window] Mousepad\n  [push button] <Save> & close\n"
+	steps[1].Actions, steps[1].ParseError = json.RawMessage("null"), "no Action: line in the reply"
+	for _, s := range steps[:2] {
+		if err := st.SaveStep(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	h := (&Server{Root: root}).Handler()
+	_, body := get(t, h, "/run/run-a/episode?task=sort-rows&repeat=0")
+	if !strings.Contains(body, `<summary>Accessibility tree <small>(2 lines)</small></summary><pre class="tree">[window] Mousepad`+"\n"+`  [push button] &lt;Save&gt; &amp; close`) {
+		t.Errorf("step 1's accessibility tree is not shown, escaped:\n%s", body)
+	}
+	if strings.Count(body, `<details class="tree">`) != 1 {
+		t.Error("a tree block is shown for a step without a tree")
+	}
+	if !strings.Contains(body, `<pre class="actions fail">no actions: the output could not be parsed: no Action: line in the reply</pre>`) {
+		t.Errorf("the parsed actions box of step 2 lacks its parse error:\n%s", body)
+	}
+}
+
+// A refused review answers with the episode's page and the form as typed
+// (never the token); the page links the next unreviewed episode and has
+// the script that remembers the reviewer and token in the browser.
+func TestRefusedReviewKeepsForm(t *testing.T) {
+	h := (&Server{Root: twoRuns(t), Token: "tok"}).Handler()
+	form := url.Values{"task": {"sort-rows"}, "repeat": {"0"}, "verdict": {"fail"}, "reviewer": {"ann"},
+		"note": {"the <total> is off by one"}, "token": {"xyzzy"}}
+	req := httptest.NewRequest("POST", "/run/run-a/review", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	body := rec.Body.String()
+	if rec.Code != http.StatusUnauthorized {
+		t.Errorf("review with a wrong token = %d, want 401", rec.Code)
+	}
+	for _, want := range []string{`id="error"`, "401 Unauthorized: the review token is missing or wrong",
+		`value="the &lt;total&gt; is off by one"`, `value="ann"`, `value="fail" checked`, "data-token-refused"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the refused review's page lacks %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, "xyzzy") {
+		t.Error("the refused page gives the token back")
+	}
+	form.Set("token", "tok")
+	if code := post(t, h, "/run/run-a/review", form, ""); code != http.StatusSeeOther {
+		t.Fatalf("review = %d", code)
+	}
+	// run-a's episodes are sort-rows (now reviewed) and write-note.
+	_, body = get(t, h, "/run/run-a/episode?task=sort-rows&repeat=0")
+	if !strings.Contains(body, `<p id="next-unreviewed"><a href="/run/run-a/episode?repeat=0&amp;task=write-note">`) {
+		t.Errorf("no link to the next unreviewed episode:\n%s", body)
+	}
+	_, body = get(t, h, "/run/run-a/episode?task=write-note&repeat=0")
+	if !strings.Contains(body, "Every other episode of this run is reviewed.") {
+		t.Errorf("write-note's page should say every other episode is reviewed:\n%s", body)
+	}
+	_, js := get(t, h, "/static/viewer.js")
+	if !strings.Contains(js, "localStorage") || !strings.Contains(js, "proctor.token") {
+		t.Error("viewer.js does not remember the reviewer and token")
+	}
+}
+
+// A run's colour on the plots comes from its name, not its place; an
+// all-zero cost axis spans a cent and says so; runs are named in a legend,
+// not by labels beside the points.
+func TestPlots(t *testing.T) {
+	mk := func(id string, cost, success float64) *run {
+		return &run{ID: id, Report: &report.Report{Run: store.Run{ID: id, Agent: "agent-" + id},
+			Means: report.Means{TotalCost: cost, Duration: 2 * time.Second}, Summary: score.Summary{N: 4, SuccessRate: success}}}
+	}
+	a, b, c := mk("run-a", 0, 0.5), mk("run-b", 0, 0.75), mk("run-c", 0, 0.25)
+	fill := func(svg, label string) string {
+		i := strings.Index(svg, `<title>`+label+`:`)
+		if i < 0 {
+			t.Fatalf("no point for %s in %s", label, svg)
+		}
+		j := strings.LastIndex(svg[:i], `fill="`)
+		return svg[j : j+strings.Index(svg[j+6:], `"`)+7]
+	}
+	one, two := string(costPlot([]*run{a, b, c})), string(costPlot([]*run{c, b}))
+	if f1, f2 := fill(one, "agent-run-b (run-b)"), fill(two, "agent-run-b (run-b)"); f1 != f2 {
+		t.Errorf("run-b's colour changes with its place: %s then %s", f1, f2)
+	}
+	if f1, f2 := fill(one, "agent-run-a (run-a)"), fill(one, "agent-run-b (run-b)"); f1 == f2 {
+		t.Errorf("run-a and run-b share the colour %s", f1)
+	}
+	if strings.Contains(one, "$1.25") || !strings.Contains(one, ">$0.010<") || !strings.Contains(one, "every run cost $0") {
+		t.Errorf("an all-zero cost axis should span a cent and say so:\n%s", one)
+	}
+	if strings.Contains(one, "pt-label") || strings.Count(one, `class="legend"`) != 3 || !strings.Contains(one, `>agent-run-c (run-c)</text>`) {
+		t.Errorf("the runs should be named in a legend, not beside their points:\n%s", one)
+	}
+	paid := string(costPlot([]*run{mk("run-a", 0.5, 0.5)}))
+	if strings.Contains(paid, "every run cost $0") {
+		t.Error("a run that cost something is said to cost $0")
+	}
+	bars := string(levelPlot([]*run{a, b}))
+	if strings.Count(bars, `class="legend"`) != 2 {
+		t.Errorf("the level plot has no legend:\n%s", bars)
 	}
 }

@@ -31,3 +31,25 @@
     for (var i = 0; i < steps.length; i++) if (steps[i].id === 'step-' + m[1]) show(i);
   }
 })();
+// Remembers the reviewer's name and token in this browser (localStorage,
+// never on the server) and fills them into the next review form; a token
+// the server refused is forgotten.
+(function () {
+  var form = document.getElementById('review-form');
+  if (!form) return;
+  var store;
+  try { store = window.localStorage; } catch (e) { return; }
+  if (!store) return;
+  if (form.hasAttribute('data-token-refused')) store.removeItem('proctor.token');
+  ['reviewer', 'token'].forEach(function (name) {
+    var el = form.elements[name];
+    var v = store.getItem('proctor.' + name);
+    if (el && !el.value && v) el.value = v;
+  });
+  form.addEventListener('submit', function () {
+    try {
+      store.setItem('proctor.reviewer', form.elements.reviewer.value.trim());
+      store.setItem('proctor.token', form.elements.token.value);
+    } catch (e) { /* storage full or disabled: nothing to remember */ }
+  });
+})();
