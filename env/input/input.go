@@ -353,6 +353,8 @@ func (in *Interpreter) Do(ctx context.Context, a action.Action) (action.Step, er
 		return st, nil
 	case action.API:
 		return st, fmt.Errorf("%w: no API %q is registered on %s", env.ErrBadAction, a.Name, in.Name)
+	case action.Select:
+		return in.choose(ctx, a, st)
 	default:
 		return st, fmt.Errorf("%w: %s is for browsers or phones, not %s", env.ErrBadAction, a.Kind, in.Name)
 	}
@@ -474,6 +476,48 @@ func (in *Interpreter) drag(ctx context.Context, fx, fy, tx, ty int, a action.Ac
 // FocusPause is how long a type action with a target waits between its
 // click and its first key.
 const FocusPause = 150 * time.Millisecond
+
+// optionRoles are the roles an open list's options take on a desktop:
+// Chromium's and GTK's combo boxes show menu items, others list items.
+var optionRoles = []string{"menu item", "list item", "radio menu item", "check menu item", "option"}
+
+// OptionWait bounds how long select waits for the opened list to show
+// its option.
+const OptionWait = 5 * time.Second
+
+// choose performs a select as a person does on a screen: a click on the
+// box opens its list, then a click on the option whose name is the text.
+// An option that never shows closes the list (Escape) and fails, naming
+// the option: the box is left as it was.
+func (in *Interpreter) choose(ctx context.Context, a action.Action, st action.Step) (action.Step, error) {
+	if in.Place == nil {
+		return st, fmt.Errorf("%w: %s has no elements to select from", env.ErrBadAction, in.Name)
+	}
+	open := action.Action{Kind: action.Click, Target: a.Target}
+	ost, err := in.Do(ctx, open)
+	if err != nil {
+		return st, err
+	}
+	st.At, st.Element, st.Ambiguous = ost.At, ost.Element, ost.Ambiguous
+	wctx, cancel := context.WithTimeout(ctx, OptionWait)
+	defer cancel()
+	for {
+		for _, r := range optionRoles {
+			opt := &action.Target{Role: r, Name: a.Text}
+			if _, _, _, err := in.Place.Target(wctx, opt); err == nil {
+				_, err := in.Do(ctx, action.Action{Kind: action.Click, Target: opt})
+				return st, err
+			}
+		}
+		if Sleep(wctx, WaitPoll) != nil {
+			if ctx.Err() != nil {
+				return st, ctx.Err()
+			}
+			in.keys(ctx, []string{"escape"}, false)
+			return st, fmt.Errorf("%w: no option %q showed in the list of %s", env.ErrNotFound, a.Text, a.Target)
+		}
+	}
+}
 
 // WaitPoll is how often a wait for an element looks for it.
 const WaitPoll = 250 * time.Millisecond

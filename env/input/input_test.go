@@ -294,3 +294,58 @@ func TestWaitForElement(t *testing.T) {
 		t.Errorf("wait for an element without elements: %v", err)
 	}
 }
+
+// combo is a place with a combo box at (40, 20) whose list, once the box
+// is clicked (the click reads the element under the pointer), shows the
+// menu item "High" at (40, 45).
+type combo struct {
+	elements
+	open bool
+}
+
+func (p *combo) Target(_ context.Context, t *action.Target) (int, int, int, error) {
+	switch {
+	case t.Role == "combo box":
+		return 40, 20, 0, nil
+	case p.open && t.Role == "menu item" && t.Name == "High":
+		return 40, 45, 0, nil
+	}
+	return 0, 0, 0, fmt.Errorf("%w: no element %s is showing", env.ErrNotFound, t)
+}
+
+func (p *combo) Describe(_ context.Context, x, y int) string {
+	if x == 40 && y == 20 {
+		p.open = true
+		return "combo box"
+	}
+	return "menu item"
+}
+
+// TestSelectOnAScreen: select opens the box with a click and clicks the
+// option in its list; an option that never shows closes the list with
+// Escape and fails naming it.
+func TestSelectOnAScreen(t *testing.T) {
+	box := &action.Target{Role: "combo box", Text: "Low"}
+	dev := &rec{}
+	in := &Interpreter{Device: dev, Place: &combo{}, Name: "a test screen"}
+	st, err := in.Do(context.Background(), action.Action{Kind: action.Select, Target: box, Text: "High"})
+	if err != nil {
+		t.Fatalf("select: %v", err)
+	}
+	got := strings.Join(dev.events, "; ")
+	if want := "move 40,20; button 1 down; button 1 up; move 40,45; button 1 down; button 1 up"; got != want {
+		t.Errorf("events %q, want %q", got, want)
+	}
+	if st.Element != "combo box" || st.At == nil || *st.At != [2]int{40, 20} {
+		t.Errorf("step records %+v, want the box", st)
+	}
+	dev = &rec{}
+	in = &Interpreter{Device: dev, Place: &combo{}, Name: "a test screen"}
+	_, err = in.Do(context.Background(), action.Action{Kind: action.Select, Target: box, Text: "Urgent"})
+	if !errors.Is(err, env.ErrNotFound) || !strings.Contains(err.Error(), `no option "Urgent"`) {
+		t.Errorf("select of a missing option: %v", err)
+	}
+	if !strings.Contains(strings.Join(dev.events, "; "), "key 0xff1b down") {
+		t.Errorf("the list was not closed with Escape: %v", dev.events)
+	}
+}
