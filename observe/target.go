@@ -89,6 +89,16 @@ func targets(tg action.Target, n Located) bool {
 	return true
 }
 
+// ShowsText reports whether a showing element's name or text holds text.
+func (t *Tree) ShowsText(text string, screen action.Size) bool {
+	for _, n := range t.Filter(Options{Screen: screen, MaxNodes: 1 << 20}) {
+		if strings.Contains(n.Name, text) || strings.Contains(n.Text, text) {
+			return true
+		}
+	}
+	return false
+}
+
 // sameRole reports whether a target's role names a node's. A web page's
 // document is "document web" on the desktop (AT-SPI) and "document" in
 // the browser environment's tree: either name matches both, so that one

@@ -355,6 +355,11 @@ func (in *Interpreter) Do(ctx context.Context, a action.Action) (action.Step, er
 		return st, fmt.Errorf("%w: no API %q is registered on %s", env.ErrBadAction, a.Name, in.Name)
 	case action.Select:
 		return in.choose(ctx, a, st)
+	case action.ScrollToText:
+		if tp, ok := in.Place.(TextPlace); ok {
+			return st, in.scrollToText(ctx, tp, a.Text)
+		}
+		return st, fmt.Errorf("%w: %s cannot read its text to find %q", env.ErrBadAction, in.Name, a.Text)
 	default:
 		return st, fmt.Errorf("%w: %s is for browsers or phones, not %s", env.ErrBadAction, a.Kind, in.Name)
 	}
@@ -476,6 +481,60 @@ func (in *Interpreter) drag(ctx context.Context, fx, fy, tx, ty int, a action.Ac
 // FocusPause is how long a type action with a target waits between its
 // click and its first key.
 const FocusPause = 150 * time.Millisecond
+
+// TextPlace is a Place that can tell whether a text shows on the screen
+// (in an element's name or text), which scroll_to_text needs.
+type TextPlace interface {
+	ShowsText(ctx context.Context, text string) (bool, error)
+}
+
+// Scrolling of scroll_to_text: a few notches at a time, down at most
+// ScrollSteps times, then up twice as far (the text may be above).
+const (
+	ScrollNotches = 3
+	ScrollSteps   = 40
+)
+
+// scrollPause lets the page draw between scrolls (a variable for tests).
+var scrollPause = 60 * time.Millisecond
+
+// scrollToText scrolls with the wheel at the centre of the screen until
+// the text shows, as a person scrolls a page looking for it: first down,
+// then back up. A text that never shows fails, naming it.
+func (in *Interpreter) scrollToText(ctx context.Context, tp TextPlace, text string) error {
+	size := in.Device.Size()
+	if err := in.Device.Move(size.W/2, size.H/2); err != nil {
+		return err
+	}
+	for i := 0; i <= 3*ScrollSteps; i++ {
+		shows, err := tp.ShowsText(ctx, text)
+		if err != nil {
+			return err
+		}
+		if shows {
+			return nil
+		}
+		if i == 3*ScrollSteps {
+			break
+		}
+		b := WheelDown
+		if i >= ScrollSteps {
+			b = WheelUp
+		}
+		for range ScrollNotches {
+			if err := in.Device.Button(b, true); err != nil {
+				return err
+			}
+			if err := in.Device.Button(b, false); err != nil {
+				return err
+			}
+		}
+		if err := Sleep(ctx, scrollPause); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("%w: the text %q never showed while scrolling", env.ErrNotFound, text)
+}
 
 // optionRoles are the roles an open list's options take on a desktop:
 // Chromium's and GTK's combo boxes show menu items, others list items.

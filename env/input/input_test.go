@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/env"
@@ -347,5 +348,67 @@ func TestSelectOnAScreen(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(dev.events, "; "), "key 0xff1b down") {
 		t.Errorf("the list was not closed with Escape: %v", dev.events)
+	}
+}
+
+// page is a place whose text "Data Warehouse" shows once the wheel has
+// gone down (or up, when below is negative) far enough: it counts the
+// wheel's notches in the device's events.
+type page struct {
+	elements
+	dev   *rec
+	below int // notches down to the text; negative: up
+}
+
+func (p *page) ShowsText(_ context.Context, text string) (bool, error) {
+	pos := 0
+	for _, e := range p.dev.events {
+		switch e {
+		case "button 5 down":
+			pos++
+		case "button 4 down":
+			pos--
+		}
+	}
+	if text != "Data Warehouse" {
+		return false, nil
+	}
+	if p.below >= 0 {
+		return pos >= p.below, nil
+	}
+	return pos <= p.below, nil
+}
+
+// TestScrollToText: scroll_to_text wheels down at the screen's centre
+// until the text shows, then back up past the start; a text that never
+// shows fails naming it; a place that cannot read text refuses it.
+func TestScrollToText(t *testing.T) {
+	scrollPause = 0
+	defer func() { scrollPause = 60 * time.Millisecond }()
+	for _, c := range []struct {
+		name  string
+		below int
+		text  string
+		err   string
+	}{
+		{"below", 10, "Data Warehouse", ""},
+		{"above", -5, "Data Warehouse", ""},
+		{"never", 0, "Nowhere", `the text "Nowhere" never showed`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dev := &rec{}
+			in := &Interpreter{Device: dev, Place: &page{dev: dev, below: c.below}, Name: "a test screen"}
+			_, err := in.Do(context.Background(), action.Action{Kind: action.ScrollToText, Text: c.text})
+			if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+				t.Fatalf("err %v, want %q", err, c.err)
+			}
+			if dev.events[0] != "move 50,25" {
+				t.Errorf("first event %q, want the pointer at the centre", dev.events[0])
+			}
+		})
+	}
+	in := &Interpreter{Device: &rec{}, Place: elements{}, Name: "a test screen"}
+	if _, err := in.Do(context.Background(), action.Action{Kind: action.ScrollToText, Text: "x"}); !errors.Is(err, env.ErrBadAction) {
+		t.Errorf("a place without text: %v", err)
 	}
 }

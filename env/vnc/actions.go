@@ -123,6 +123,19 @@ func (p place) Target(ctx context.Context, t *action.Target) (x, y, matches int,
 	return x, y, matches, nil
 }
 
+// ShowsText reports, from the guest's tree, whether a text shows.
+func (p place) ShowsText(ctx context.Context, text string) (bool, error) {
+	e := p.e
+	if e.guest == nil || !e.guestInfo.Has(task.CapTree) {
+		return false, e.missing("scroll_to_text", task.CapTree)
+	}
+	t, err := e.guest.Tree(ctx)
+	if err != nil {
+		return false, err
+	}
+	return t.ShowsText(text, e.size()), nil
+}
+
 // Describe names the element under (x, y) for the process record, from
 // the guest's tree; "" without one.
 func (p place) Describe(ctx context.Context, x, y int) string {

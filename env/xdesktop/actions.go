@@ -63,6 +63,13 @@ func (p place) Target(ctx context.Context, t *action.Target) (int, int, int, err
 	return p.d.target(ctx, t)
 }
 func (p place) Describe(ctx context.Context, x, y int) string { return p.d.describeAt(ctx, x, y) }
+func (p place) ShowsText(ctx context.Context, text string) (bool, error) {
+	t, err := p.d.Tree(ctx)
+	if err != nil {
+		return false, err
+	}
+	return t.ShowsText(text, p.d.size()), nil
+}
 func (p place) Shell(ctx context.Context, command string) (string, error) {
 	res, err := p.d.Run(ctx, command, codeTimeout)
 	if err != nil {
