@@ -479,7 +479,67 @@ func (w *walker) node(ctx context.Context, r ref, depth int) (*observe.Node, err
 		return n, nil
 	}
 	n.Children = w.readAll(ctx, kids, n, depth+1)
+	if n.Role == "combo box" && onlyObjects(n.Text) {
+		n.Text = embedded(n)
+	}
 	return n, nil
+}
+
+// objectChar stands, in an element's text, for a child element (AT-SPI's
+// hypertext): a web page's combo box is all of them.
+const objectChar = '\uFFFC'
+
+// onlyObjects reports whether text holds object characters and nothing
+// else but spaces.
+func onlyObjects(text string) bool {
+	return strings.ContainsRune(text, objectChar) && strings.TrimSpace(strings.ReplaceAll(text, string(objectChar), "")) == ""
+}
+
+// selected is the chosen item of a list or menu (a native select's
+// popup, which holds every option), or nil.
+func selected(list *observe.Node) *observe.Node {
+	if list.Role != "menu" && list.Role != "list" && list.Role != "list box" {
+		return nil
+	}
+	for _, it := range list.Children {
+		if it.Has("selected") {
+			return it
+		}
+	}
+	return nil
+}
+
+// embedded is n's text with each object character replaced by the text
+// (else the name) of the child it stands for, in order: a combo box of a
+// web page then reads as the option it shows, as it does in a browser's
+// own tree.
+func embedded(n *observe.Node) string {
+	var b strings.Builder
+	k := 0
+	for _, r := range n.Text {
+		if r != objectChar {
+			b.WriteRune(r)
+			continue
+		}
+		if k < len(n.Children) {
+			c := n.Children[k]
+			if sel := selected(c); sel != nil {
+				b.WriteString(sel.Name) // a native select's list: its choice
+				k++
+				continue
+			}
+			t := c.Text
+			if strings.ContainsRune(t, objectChar) {
+				t = embedded(c)
+			}
+			if strings.TrimSpace(t) == "" {
+				t = c.Name
+			}
+			b.WriteString(t)
+		}
+		k++
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // readAll reads nodes, children of n, concurrently up to the bound shared
