@@ -620,6 +620,15 @@ func (in *Interpreter) choose(ctx context.Context, a action.Action, st action.St
 				return st, err
 			}
 		}
+		// A list drawn by the page's own script (a styled select) shows
+		// its options as plain text: the element of that name nearest
+		// below the box.
+		if st.At != nil {
+			if x, y, ok := in.nearestBelow(wctx, a.Text, st.At[0], st.At[1]); ok {
+				_, err := in.Do(ctx, action.Action{Kind: action.Click, Point: action.At(float64(x), float64(y))})
+				return st, err
+			}
+		}
 		if Sleep(wctx, WaitPoll) != nil {
 			if ctx.Err() != nil {
 				return st, ctx.Err()
@@ -628,6 +637,25 @@ func (in *Interpreter) choose(ctx context.Context, a action.Action, st action.St
 			return st, fmt.Errorf("%w: no option %q showed in the list of %s", env.ErrNotFound, a.Text, a.Target)
 		}
 	}
+}
+
+// nearestBelow finds the showing element named name that lies below
+// (x, y) and nearest to it, among the first 20 of that name.
+func (in *Interpreter) nearestBelow(ctx context.Context, name string, x, y int) (int, int, bool) {
+	best, bx, by := -1, 0, 0
+	for i := 1; i <= 20; i++ {
+		ex, ey, _, err := in.Place.Target(ctx, &action.Target{Name: name, Nth: i})
+		if err != nil {
+			break
+		}
+		if ey <= y {
+			continue
+		}
+		if d := (ey - y) + abs(ex-x)/4; best < 0 || d < best {
+			best, bx, by = d, ex, ey
+		}
+	}
+	return bx, by, best >= 0
 }
 
 // WaitPoll is how often a wait for an element looks for it.

@@ -310,6 +310,10 @@ func (p *combo) Target(_ context.Context, t *action.Target) (int, int, int, erro
 		return 40, 20, 0, nil
 	case p.open && t.Role == "menu item" && t.Name == "High":
 		return 40, 45, 0, nil
+	case p.open && t.Role == "" && t.Name == "Medium" && t.Nth == 1:
+		return 10, 5, 0, nil // the same text above the box: not the option
+	case p.open && t.Role == "" && t.Name == "Medium" && t.Nth == 2:
+		return 60, 40, 0, nil
 	}
 	return 0, 0, 0, fmt.Errorf("%w: no element %s is showing", env.ErrNotFound, t)
 }
@@ -339,6 +343,15 @@ func TestSelectOnAScreen(t *testing.T) {
 	}
 	if st.Element != "combo box" || st.At == nil || *st.At != [2]int{40, 20} {
 		t.Errorf("step records %+v, want the box", st)
+	}
+	// A styled list: its option is plain text, the nearest below the box.
+	dev = &rec{}
+	in = &Interpreter{Device: dev, Place: &combo{}, Name: "a test screen"}
+	if _, err := in.Do(context.Background(), action.Action{Kind: action.Select, Target: box, Text: "Medium"}); err != nil {
+		t.Fatalf("select in a styled list: %v", err)
+	}
+	if got := strings.Join(dev.events, "; "); !strings.HasSuffix(got, "move 60,40; button 1 down; button 1 up") {
+		t.Errorf("styled list events %q, want a click at 60,40", got)
 	}
 	dev = &rec{}
 	in = &Interpreter{Device: dev, Place: &combo{}, Name: "a test screen"}
