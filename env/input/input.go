@@ -104,8 +104,41 @@ func (in *Interpreter) target(ctx context.Context, t *action.Target, st *action.
 	if err != nil {
 		return 0, 0, err
 	}
+	// An element below or above the screen (a page longer than its
+	// window) is brought into view with the wheel, in its column, as a
+	// person scrolls to it.
+	s := in.Device.Size()
+	for i := 0; i < ScrollSteps && (y >= s.H || y < 0) && x >= 0 && x < s.W; i++ {
+		b := WheelDown
+		if y < 0 {
+			b = WheelUp
+		}
+		if err := in.wheel(ctx, x, s.H/2, b); err != nil {
+			return 0, 0, err
+		}
+		if x, y, matches, err = in.Place.Target(ctx, t); err != nil {
+			return 0, 0, err
+		}
+	}
 	st.Ambiguous = matches
 	return x, y, in.onScreen(x, y)
+}
+
+// wheel turns the wheel ScrollNotches notches (button b) at (x, y) and
+// lets the screen draw.
+func (in *Interpreter) wheel(ctx context.Context, x, y, b int) error {
+	if err := in.Device.Move(x, y); err != nil {
+		return err
+	}
+	for range ScrollNotches {
+		if err := in.Device.Button(b, true); err != nil {
+			return err
+		}
+		if err := in.Device.Button(b, false); err != nil {
+			return err
+		}
+	}
+	return Sleep(ctx, scrollPause)
 }
 
 // point resolves where a pointer action acts: its target, its point, or
@@ -506,9 +539,6 @@ var scrollPause = 60 * time.Millisecond
 // then back up. A text that never shows fails, naming it.
 func (in *Interpreter) scrollToText(ctx context.Context, tp TextPlace, text string) error {
 	size := in.Device.Size()
-	if err := in.Device.Move(size.W/2, size.H/2); err != nil {
-		return err
-	}
 	for i := 0; i <= 3*ScrollSteps; i++ {
 		shows, err := tp.ShowsText(ctx, text)
 		if err != nil {
@@ -524,15 +554,7 @@ func (in *Interpreter) scrollToText(ctx context.Context, tp TextPlace, text stri
 		if i >= ScrollSteps {
 			b = WheelUp
 		}
-		for range ScrollNotches {
-			if err := in.Device.Button(b, true); err != nil {
-				return err
-			}
-			if err := in.Device.Button(b, false); err != nil {
-				return err
-			}
-		}
-		if err := Sleep(ctx, scrollPause); err != nil {
+		if err := in.wheel(ctx, size.W/2, size.H/2, b); err != nil {
 			return err
 		}
 	}

@@ -459,3 +459,42 @@ func TestNavigateOnADesktop(t *testing.T) {
 		}
 	}
 }
+
+// long is a page whose button "Create" starts at y 80 on a screen 50
+// high and moves up 10 pixels a wheel notch down.
+type long struct {
+	elements
+	dev *rec
+}
+
+func (p *long) Target(_ context.Context, t *action.Target) (int, int, int, error) {
+	if t.Name != "Create" {
+		return 0, 0, 0, fmt.Errorf("%w: %s", env.ErrNotFound, t)
+	}
+	y := 80
+	for _, e := range p.dev.events {
+		if e == "button 5 down" {
+			y -= 10
+		}
+	}
+	return 30, y, 0, nil
+}
+
+// TestTargetBelowTheScreen: an element below the screen is scrolled into
+// view with the wheel, in its column, before the click.
+func TestTargetBelowTheScreen(t *testing.T) {
+	scrollPause = 0
+	defer func() { scrollPause = 60 * time.Millisecond }()
+	dev := &rec{}
+	in := &Interpreter{Device: dev, Place: &long{dev: dev}, Name: "a test screen"}
+	st, err := in.Do(context.Background(), action.Action{Kind: action.Click, Target: &action.Target{Role: "push button", Name: "Create"}})
+	if err != nil {
+		t.Fatalf("click below the screen: %v", err)
+	}
+	if st.At == nil || *st.At != [2]int{30, 20} {
+		t.Errorf("clicked at %v, want (30, 20) after two turns of three notches", st.At)
+	}
+	if dev.events[0] != "move 30,25" {
+		t.Errorf("first event %q, want the wheel in the element's column", dev.events[0])
+	}
+}
