@@ -89,19 +89,6 @@ func targets(tg action.Target, n Located) bool {
 	return true
 }
 
-// ActiveApp is the name of the application whose top-level window is
-// active, or "".
-func (t *Tree) ActiveApp() string {
-	for _, a := range t.Apps {
-		for _, w := range a.Children {
-			if w.Has("active") {
-				return a.Name
-			}
-		}
-	}
-	return ""
-}
-
 // ShowsText reports whether a showing element's name or text holds text.
 func (t *Tree) ShowsText(text string, screen action.Size) bool {
 	for _, n := range t.Filter(Options{Screen: screen, MaxNodes: 1 << 20}) {

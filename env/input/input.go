@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
@@ -389,8 +388,6 @@ func (in *Interpreter) Do(ctx context.Context, a action.Action) (action.Step, er
 		return st, fmt.Errorf("%w: no API %q is registered on %s", env.ErrBadAction, a.Name, in.Name)
 	case action.Select:
 		return in.choose(ctx, a, st)
-	case action.Navigate, action.Back:
-		return st, in.browse(ctx, a)
 	case action.ScrollToText:
 		if tp, ok := in.Place.(TextPlace); ok {
 			return st, in.scrollToText(ctx, tp, a.Text)
@@ -559,55 +556,6 @@ func (in *Interpreter) scrollToText(ctx context.Context, tp TextPlace, text stri
 		}
 	}
 	return fmt.Errorf("%w: the text %q never showed while scrolling", env.ErrNotFound, text)
-}
-
-// AppPlace is a Place that knows the application of the active window.
-type AppPlace interface {
-	ActiveApp(ctx context.Context) (string, error)
-}
-
-// Browser reports whether an application's name is a web browser's.
-func Browser(app string) bool {
-	a := strings.ToLower(app)
-	return strings.Contains(a, "chromium") || strings.Contains(a, "chrome") || strings.Contains(a, "firefox")
-}
-
-// browse performs navigate and back in the web browser in front, with
-// its keys, as a person does: Ctrl+L (Ctrl+T for a new tab), the URL,
-// Delete (drops what the address bar completed on its own) and Enter;
-// Alt+Left. Elsewhere they are refused: a desktop has no page.
-func (in *Interpreter) browse(ctx context.Context, a action.Action) error {
-	ap, ok := in.Place.(AppPlace)
-	if !ok {
-		return fmt.Errorf("%w: %s is for browsers or phones, not %s", env.ErrBadAction, a.Kind, in.Name)
-	}
-	app, err := ap.ActiveApp(ctx)
-	if err != nil {
-		return err
-	}
-	if !Browser(app) {
-		if app == "" {
-			app = "none"
-		}
-		return fmt.Errorf("%w: %s needs a web browser's window in front on %s (the active window's application: %s)", env.ErrBadAction, a.Kind, in.Name, app)
-	}
-	var acts []action.Action
-	switch {
-	case a.Kind == action.Back:
-		acts = []action.Action{{Kind: action.Hotkey, Keys: []string{"alt", "left"}}}
-	case a.NewTab:
-		acts = []action.Action{{Kind: action.Hotkey, Keys: []string{"ctrl", "t"}}, {Kind: action.Wait, Duration: 0.3},
-			{Kind: action.Type, Text: a.Text}, {Kind: action.Key, Keys: []string{"delete", "enter"}}}
-	default:
-		acts = []action.Action{{Kind: action.Hotkey, Keys: []string{"ctrl", "l"}}, {Kind: action.Wait, Duration: 0.3},
-			{Kind: action.Type, Text: a.Text}, {Kind: action.Key, Keys: []string{"delete", "enter"}}}
-	}
-	for _, b := range acts {
-		if _, err := in.Do(ctx, b); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // optionRoles are the roles an open list's options take on a desktop:

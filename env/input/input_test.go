@@ -426,40 +426,6 @@ func TestScrollToText(t *testing.T) {
 	}
 }
 
-// front is a place whose active window belongs to app.
-type front struct {
-	elements
-	app string
-}
-
-func (p front) ActiveApp(context.Context) (string, error) { return p.app, nil }
-
-// TestNavigateOnADesktop: navigate and back drive the browser in front
-// with its keys; with another application in front, or a place that
-// cannot tell, they are refused.
-func TestNavigateOnADesktop(t *testing.T) {
-	dev := &rec{}
-	in := &Interpreter{Device: dev, Place: front{app: "Chromium"}, Name: "a test screen"}
-	if _, err := in.Do(context.Background(), action.Action{Kind: action.Navigate, Text: "h:/"}); err != nil {
-		t.Fatalf("navigate: %v", err)
-	}
-	got := strings.Join(dev.events, "; ")
-	want := "key 0xffe3 down; key 0x6c down; key 0x6c up; key 0xffe3 up; rune h; rune :; rune /; key 0xffff down; key 0xffff up; key 0xff0d down; key 0xff0d up"
-	if got != want {
-		t.Errorf("navigate events:\n%s\nwant\n%s", got, want)
-	}
-	dev.events = nil
-	if _, err := in.Do(context.Background(), action.Action{Kind: action.Back}); err != nil || len(dev.events) != 4 {
-		t.Errorf("back: %v, events %v", err, dev.events)
-	}
-	for _, p := range []Place{front{app: "kcalc"}, elements{}} {
-		in := &Interpreter{Device: &rec{}, Place: p, Name: "a test screen"}
-		if _, err := in.Do(context.Background(), action.Action{Kind: action.Navigate, Text: "h:/"}); !errors.Is(err, env.ErrBadAction) {
-			t.Errorf("navigate with %+v in front: %v", p, err)
-		}
-	}
-}
-
 // long is a page whose button "Create" starts at y 80 on a screen 50
 // high and moves up 10 pixels a wheel notch down.
 type long struct {

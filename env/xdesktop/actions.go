@@ -63,13 +63,6 @@ func (p place) Target(ctx context.Context, t *action.Target) (int, int, int, err
 	return p.d.target(ctx, t)
 }
 func (p place) Describe(ctx context.Context, x, y int) string { return p.d.describeAt(ctx, x, y) }
-func (p place) ActiveApp(ctx context.Context) (string, error) {
-	t, err := p.d.Tree(ctx)
-	if err != nil {
-		return "", err
-	}
-	return t.ActiveApp(), nil
-}
 func (p place) ShowsText(ctx context.Context, text string) (bool, error) {
 	t, err := p.d.Tree(ctx)
 	if err != nil {
