@@ -49,8 +49,12 @@ const chromiumFlags = " --no-sandbox --no-first-run --no-default-browser-check -
 	" --password-store=basic --force-renderer-accessibility --disable-gpu --start-maximized --test-type"
 
 // chromiumFiles turn off the password manager, whose "Save password?"
-// bubble would cover the page after every login form.
-var chromiumFiles = map[string]string{".config/chromium/Default/Preferences": `{"credentials_enable_service":false,"profile":{"password_manager_enabled":false}}`}
+// bubble would cover the page after every login form, and allow
+// notifications, so that no "wants to show notifications" bubble
+// (Tryton's web client asks) covers the page; blocking them kept Tryton's
+// login page from drawing.
+var chromiumFiles = map[string]string{".config/chromium/Default/Preferences": `{"credentials_enable_service":false,` +
+	`"profile":{"password_manager_enabled":false,"default_content_setting_values":{"notifications":1}}}`}
 
 // BuiltinApps are the applications Proctor knows without a suite declaring
 // them.
