@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -270,7 +271,7 @@ func TestJudge(t *testing.T) {
 					if v.Pass != tc.pass || math.Abs(v.Score-tc.score) > 1e-9 {
 						t.Errorf("pass %v score %v, want %v %v (%+v)", v.Pass, v.Score, tc.pass, tc.score, v)
 					}
-					if tc.criteriaWant != nil && !equalCriteria(v.Criteria, tc.criteriaWant) {
+					if tc.criteriaWant != nil && !slices.Equal(v.Criteria, tc.criteriaWant) {
 						t.Errorf("criteria %+v, want %+v", v.Criteria, tc.criteriaWant)
 					}
 				}
@@ -284,18 +285,6 @@ func TestJudge(t *testing.T) {
 
 func reflectZero(v Verdict) bool {
 	return !v.Pass && v.Score == 0 && v.Reason == "" && v.Criteria == nil && v.Model == "" && v.Usage == (agent.Usage{}) && !v.Cached
-}
-
-func equalCriteria(a, b []CriterionVerdict) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestRequestBody inspects what is sent: temperature 0, the model, the

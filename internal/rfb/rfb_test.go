@@ -10,6 +10,7 @@ import (
 	"image/color"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -187,7 +188,7 @@ func TestHandshake(t *testing.T) {
 				for i := 24; i < 48; i += 4 {
 					encs = append(encs, int32(binary.BigEndian.Uint32(setup[i:])))
 				}
-				if want := []int32{16, 1, 0, -223, -308, -224}; !equalInts(encs, want) {
+				if want := []int32{16, 1, 0, -223, -308, -224}; !slices.Equal(encs, want) {
 					t.Errorf("encodings = %v, want %v", encs, want)
 				}
 				if want := []byte{3, 0, 0, 0, 0, 0, 1, 64, 0, 200}; !bytes.Equal(setup[48:], want) {
@@ -217,18 +218,6 @@ func TestHandshake(t *testing.T) {
 			}
 		})
 	}
-}
-
-func equalInts(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // acceptNone runs a 3.8 handshake with security None and a w x h
