@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/proctor-eval/proctor/judge"
 	"github.com/proctor-eval/proctor/observe"
 )
 
@@ -61,6 +62,23 @@ type Result struct {
 	// Err is set when the evidence could not be read (an infrastructure
 	// fault, not the agent's): the run should be retried, not scored.
 	Err string `json:"error,omitempty"`
+	// Score is a judge check's score in [0, 1]: the weight of its passed
+	// criteria over the total (1 or 0 without criteria).
+	Score *float64 `json:"score,omitempty"`
+	// Judge tells who judged a judge check, and how.
+	Judge *JudgeDetail `json:"judge,omitempty"`
+}
+
+// Value is the result's score: a judge check's Score, else 1 for a pass
+// and 0 for a failure.
+func (r Result) Value() float64 {
+	switch {
+	case r.Score != nil:
+		return *r.Score
+	case r.Pass:
+		return 1
+	}
+	return 0
 }
 
 // MilestoneScores gives the score (0..1) of each milestone by id; a
@@ -91,8 +109,19 @@ func failf(format string, args ...any) (bool, string, error) {
 // Evaluate runs the check on the evidence. ms is consulted by milestones
 // checks only and may be nil otherwise.
 func (c *Check) Evaluate(ctx context.Context, ev Evidence, ms MilestoneScores) Result {
+	return c.evaluate(ctx, input{ev: ev, ms: ms})
+}
+
+// EvaluateWith runs the check as Evaluate does, with jm deciding a judge
+// check.
+func (c *Check) EvaluateWith(ctx context.Context, ev Evidence, ms MilestoneScores, jm judge.Model) Result {
+	return c.evaluate(ctx, input{ev: ev, ms: ms, judge: jm})
+}
+
+func (c *Check) evaluate(ctx context.Context, in input) Result {
 	r := Result{Name: c.Spec.Label(), Kind: c.Spec.Kind}
-	ok, reason, err := c.eval(ctx, ev, ms)
+	in.res = &r
+	ok, reason, err := c.eval(ctx, in)
 	if err != nil {
 		var ie infraError
 		if errors.As(err, &ie) {
@@ -204,14 +233,14 @@ func shorten(s string, n int) string {
 }
 
 // eval reads the probe as the kind asks and hands over to the kind.
-func (c *Check) eval(ctx context.Context, ev Evidence, ms MilestoneScores) (bool, string, error) {
+func (c *Check) eval(ctx context.Context, in input) (bool, string, error) {
+	ev := in.ev
 	s := c.Spec
 	def, ok := kinds[s.Kind]
 	if !ok {
 		// Only a Check built without Compile gets here.
 		return false, "", fmt.Errorf("unknown check kind %q", s.Kind)
 	}
-	in := input{ev: ev, ms: ms}
 	if s.Probe != nil && def.probe != probeByKind {
 		v, found, err := c.probe(ctx, ev)
 		var bad unreadable

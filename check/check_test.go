@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/judge"
 	"github.com/proctor-eval/proctor/observe"
 )
 
@@ -179,6 +180,8 @@ func TestChecks(t *testing.T) {
 		{"process typed", Spec{Kind: Process, Steps: []string{"type \"report\""}}, true, "1 required"},
 		{"milestones partial", Spec{Kind: Milestones, Milestones: []string{"open", "save"}, MinScore: fptr(0.25)}, true, "0.25 reaches 0.25"},
 		{"milestones all", Spec{Kind: Milestones, Milestones: []string{"open", "save"}}, false, "below 1.00"},
+		{"judge command output", Spec{Kind: JudgeKind, Evidence: CommandOutput, Command: "echo 42", Expectation: "the output says 42"}, true, "saw 42"},
+		{"judge command output fails", Spec{Kind: JudgeKind, Evidence: CommandOutput, Command: "cat /root/notes.txt", Expectation: "the output says 42"}, false, "no 42"},
 	}
 	seen := map[Kind]bool{}
 	for _, tc := range tests {
@@ -187,7 +190,7 @@ func TestChecks(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Compile: %v", err)
 			}
-			r := c.Evaluate(context.Background(), ev, ms)
+			r := c.EvaluateWith(context.Background(), ev, ms, says42)
 			if r.Pass != tc.pass || !strings.Contains(r.Reason, tc.why) {
 				t.Fatalf("Evaluate = pass %v, %q; want pass %v with %q", r.Pass, r.Reason, tc.pass, tc.why)
 			}
@@ -203,6 +206,16 @@ func TestChecks(t *testing.T) {
 		}
 	}
 }
+
+// says42 is a judge that passes when a text of the evidence holds 42.
+var says42 = &fakeJudge{name: "fake:42", decide: func(req judge.Request) (judge.Verdict, error) {
+	for _, p := range req.Evidence {
+		if strings.Contains(p.Text, "42") {
+			return judge.Verdict{Pass: true, Score: 1, Reason: "saw 42"}, nil
+		}
+	}
+	return judge.Verdict{Reason: "no 42"}, nil
+}}
 
 func TestInfeasiblePassesOnFail(t *testing.T) {
 	ev := &Recorded{Steps: Trajectory{Steps: []Step{{Action: action.Action{Kind: action.Fail}}}}}

@@ -17,6 +17,9 @@ import (
 type Step struct {
 	Action  action.Action `json:"action"`
 	Element string        `json:"element,omitempty"`
+	// Turn is the agent's step (from 1) that chose the action, whose
+	// screenshot the agent had seen; 0 where unknown.
+	Turn int `json:"turn,omitempty"`
 }
 
 // Trajectory is what the agent did, in order.

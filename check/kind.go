@@ -3,6 +3,8 @@ package check
 import (
 	"context"
 	"fmt"
+
+	"github.com/proctor-eval/proctor/judge"
 )
 
 // Kind names a check.
@@ -15,7 +17,7 @@ type Kind string
 // is written out rather than taken from the map. TestKindRegistry keeps
 // the two, and task/schema.json, in step.
 var Kinds = []Kind{Exact, Lines, AnswerKind, Contains, NotContains, Exists, NotExists, Range,
-	Infeasible, FileEqual, CommandKind, Predicate, Process, Milestones}
+	Infeasible, FileEqual, CommandKind, Predicate, Process, Milestones, JudgeKind}
 
 // kindDef is everything that is particular to one check kind. Compile and
 // Evaluate do what all kinds share (unknown kinds, stray fields, the probe,
@@ -61,6 +63,11 @@ type input struct {
 	ev  Evidence
 	ms  MilestoneScores // for milestones checks; nil otherwise
 	val string          // the probe's value, read as the kind's probeUse says
+	// judge decides judge checks; nil where none is configured.
+	judge judge.Model
+	// res is the result being made, for a kind that adds to it (a
+	// judge's details); nil when the caller keeps no result.
+	res *Result
 }
 
 // kinds is the registry of check kinds, filled by the init functions of the

@@ -188,7 +188,7 @@ func TestSetFieldsCoversSpec(t *testing.T) {
 			v.SetBool(true)
 		case reflect.Float64:
 			v.SetFloat(1)
-		case reflect.Int64:
+		case reflect.Int64, reflect.Int:
 			v.SetInt(1)
 		default:
 			t.Fatalf("Spec.%s: a %s field; teach this test to set it", f.Name, v.Kind())
@@ -206,7 +206,7 @@ func TestCompileMessages(t *testing.T) {
 		spec Spec
 		want string
 	}{
-		{Spec{Kind: "fuzzy"}, `kind: unknown check kind "fuzzy" (known: [exact lines answer contains not_contains exists not_exists range infeasible file_equal command predicate process milestones])`},
+		{Spec{Kind: "fuzzy"}, `kind: unknown check kind "fuzzy" (known: [exact lines answer contains not_contains exists not_exists range infeasible file_equal command predicate process milestones judge])`},
 		{Spec{Kind: Range, Probe: &Probe{Answer: true}, Expected: 1, Min: fptr(1)}, "expected: does not apply to a range check"},
 		{Spec{Kind: Infeasible, Probe: &Probe{Answer: true}, Value: "x"}, "probe: does not apply to a infeasible check"},
 		{Spec{Kind: Range, Min: fptr(1)}, "probe: a range check needs a probe"},

@@ -197,6 +197,24 @@ func (r *Recorder) Service(ctx context.Context, q ServiceQuery) (string, bool, e
 	return v, found, nil
 }
 
+// FinalScreen is the final screen of the evidence recorded, when it has
+// screens.
+func (r *Recorder) FinalScreen(ctx context.Context) (Screen, error) {
+	if sc, ok := r.ev.(Screens); ok {
+		return sc.FinalScreen(ctx)
+	}
+	return Screen{}, errors.New("this evidence holds no screens")
+}
+
+// StepScreen is a step's screen of the evidence recorded, when it has
+// screens.
+func (r *Recorder) StepScreen(ctx context.Context, turn int) (Screen, error) {
+	if sc, ok := r.ev.(Screens); ok {
+		return sc.StepScreen(ctx, turn)
+	}
+	return Screen{}, errors.New("this evidence holds no screens")
+}
+
 // Asset reads a suite file; assets are not recorded, since the suite
 // provides them again (Recorded.AssetDir).
 func (r *Recorder) Asset(name string) ([]byte, error) { return r.ev.Asset(name) }

@@ -207,11 +207,11 @@ func TestRecorderReproducesVerdict(t *testing.T) {
 			}
 			l := newLive(t)
 			rec := NewRecorder(l)
-			want := s.Judge(context.Background(), rec, tc.end)
+			want := s.Evaluate(context.Background(), rec, tc.end)
 			if want.Outcome != tc.want {
 				t.Fatalf("live verdict %s (%s), want %s", want.Outcome, want.Reason, tc.want)
 			}
-			got := s.Judge(context.Background(), replay(t, rec, l.assetDir), tc.end)
+			got := s.Evaluate(context.Background(), replay(t, rec, l.assetDir), tc.end)
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("replayed verdict differs:\n got %+v\nwant %+v", got, want)
 			}
@@ -261,7 +261,7 @@ func TestRecordedRejudgesChangedChecks(t *testing.T) {
 	}
 	l := newLive(t)
 	rec := NewRecorder(l)
-	if v := orig.Judge(context.Background(), rec, EndAgent); v.Outcome != Success {
+	if v := orig.Evaluate(context.Background(), rec, EndAgent); v.Outcome != Success {
 		t.Fatalf("live verdict %s: %s", v.Outcome, v.Reason)
 	}
 	for _, tc := range tests {
@@ -270,7 +270,7 @@ func TestRecordedRejudgesChangedChecks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v := changed.Judge(context.Background(), replay(t, rec, l.assetDir), EndAgent)
+			v := changed.Evaluate(context.Background(), replay(t, rec, l.assetDir), EndAgent)
 			if v.Outcome != tc.want || !strings.Contains(v.Reason, tc.reason) {
 				t.Fatalf("re-judged %s (%s), want %s with %q", v.Outcome, v.Reason, tc.want, tc.reason)
 			}

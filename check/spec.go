@@ -191,6 +191,12 @@ type Spec struct {
 	Steps      []string              `json:"steps,omitempty" yaml:"steps,omitempty"` // process
 	Milestones []string              `json:"milestones,omitempty" yaml:"milestones,omitempty"`
 	MinScore   *float64              `json:"min_score,omitempty" yaml:"min_score,omitempty"`
+
+	// judge
+	Evidence    string      `json:"evidence,omitempty" yaml:"evidence,omitempty"`       // what the judge sees (JudgeEvidence)
+	Expectation string      `json:"expectation,omitempty" yaml:"expectation,omitempty"` // what must hold, in words
+	Criteria    []Criterion `json:"criteria,omitempty" yaml:"criteria,omitempty"`       // weighted parts, for partial credit
+	Images      int         `json:"images,omitempty" yaml:"images,omitempty"`           // expected_flow, process: screens at most
 }
 
 // Label is the check's name, or a description made from its kind.
@@ -243,6 +249,10 @@ func (s Spec) setFields() []string {
 	add(s.Steps != nil, "steps")
 	add(s.Milestones != nil, "milestones")
 	add(s.MinScore != nil, "min_score")
+	add(s.Evidence != "", "evidence")
+	add(s.Expectation != "", "expectation")
+	add(s.Criteria != nil, "criteria")
+	add(s.Images != 0, "images")
 	return out
 }
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/agent"
+	"github.com/proctor-eval/proctor/judge"
 )
 
 // Outcome is how a task ended.
@@ -47,6 +49,40 @@ type Milestone struct {
 type Suite struct {
 	Checks     []*Check
 	Milestones []compiledMilestone
+	// Judge decides the judge checks; nil where no judge is configured
+	// (a judge check is then an infrastructure error).
+	Judge judge.Model
+}
+
+// Judged reports whether any check, in a milestone or not, is a judge
+// check.
+func (s *Suite) Judged() bool {
+	for _, c := range s.all() {
+		if c.Spec.Kind == JudgeKind {
+			return true
+		}
+	}
+	return false
+}
+
+// JudgeChecks lists the judge checks, milestones' first.
+func (s *Suite) JudgeChecks() []*Check {
+	var out []*Check
+	for _, c := range s.all() {
+		if c.Spec.Kind == JudgeKind {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// all lists the milestones' checks, then the task's.
+func (s *Suite) all() []*Check {
+	var out []*Check
+	for _, m := range s.Milestones {
+		out = append(out, m.checks...)
+	}
+	return append(out, s.Checks...)
 }
 
 type compiledMilestone struct {
@@ -156,12 +192,18 @@ type Verdict struct {
 	Checks         []Result          `json:"checks"`
 	Milestones     []MilestoneResult `json:"milestones,omitempty"`
 	MilestoneScore float64           `json:"milestone_score"`
+	// JudgeUsage is what the judge checks' models spent, apart from the
+	// agent's.
+	JudgeUsage agent.Usage `json:"judge_usage"`
 }
 
-// Judge evaluates the suite on the evidence of an episode that stopped for
-// the reason end. Milestones are scored whatever the end, so partial
+// Evaluate evaluates the suite on the evidence of an episode that stopped
+// for the reason end. Milestones are scored whatever the end, so partial
 // progress shows; success requires that the agent ended the task itself.
-func (s *Suite) Judge(ctx context.Context, ev Evidence, end End) Verdict {
+// Without milestones, the score of an episode the agent ended is the
+// product of its checks' values (Result.Value): 1 when all pass, and a
+// judge check's criteria give partial credit.
+func (s *Suite) Evaluate(ctx context.Context, ev Evidence, end End) Verdict {
 	var v Verdict
 	ms := MilestoneScores{}
 	var got, total float64
@@ -169,7 +211,8 @@ func (s *Suite) Judge(ctx context.Context, ev Evidence, end End) Verdict {
 	for _, m := range s.Milestones {
 		mr := MilestoneResult{ID: m.ID, Weight: m.Weight, Rubric: m.Rubric, Pass: true}
 		for _, c := range m.checks {
-			r := c.Evaluate(ctx, ev, nil)
+			r := c.EvaluateWith(ctx, ev, nil, s.Judge)
+			v.addJudge(r)
 			if r.Err != "" && infra == "" {
 				infra = r.Err
 			}
@@ -187,9 +230,12 @@ func (s *Suite) Judge(ctx context.Context, ev Evidence, end End) Verdict {
 		v.MilestoneScore = got / total
 	}
 	allPass := true
+	product := 1.0
 	var failed []string
 	for _, c := range s.Checks {
-		r := c.Evaluate(ctx, ev, ms)
+		r := c.EvaluateWith(ctx, ev, ms, s.Judge)
+		v.addJudge(r)
+		product *= r.Value()
 		if r.Err != "" && infra == "" {
 			infra = r.Err
 		}
@@ -199,8 +245,11 @@ func (s *Suite) Judge(ctx context.Context, ev Evidence, end End) Verdict {
 		}
 		v.Checks = append(v.Checks, r)
 	}
-	if len(s.Milestones) == 0 && allPass && len(s.Checks) > 0 && end == EndAgent {
-		v.MilestoneScore = 1
+	if len(s.Milestones) == 0 && len(s.Checks) > 0 && end == EndAgent {
+		v.MilestoneScore = product
+		if allPass {
+			v.MilestoneScore = 1
+		}
 	}
 	final, ended := ev.Trajectory().Final()
 	switch {
@@ -222,4 +271,11 @@ func (s *Suite) Judge(ctx context.Context, ev Evidence, end End) Verdict {
 		v.Outcome, v.Reason = Failure, strings.Join(failed, "; ")
 	}
 	return v
+}
+
+// addJudge adds a judge check's usage to the verdict's.
+func (v *Verdict) addJudge(r Result) {
+	if r.Judge != nil {
+		v.JudgeUsage = v.JudgeUsage.Add(r.Judge.Usage)
+	}
 }

@@ -61,7 +61,7 @@ func TestJudge(t *testing.T) {
 				t.Fatal(err)
 			}
 			ev := &Recorded{Files: tc.files, WindowList: tc.windows, Commands: tc.cmds, Steps: tc.traj}
-			v := s.Judge(context.Background(), ev, tc.end)
+			v := s.Evaluate(context.Background(), ev, tc.end)
 			if v.Outcome != tc.want || v.MilestoneScore != tc.milestone || !strings.Contains(v.Reason, tc.reasonPart) {
 				t.Fatalf("Judge = %s (%.2f) %q; want %s (%.2f) with %q", v.Outcome, v.MilestoneScore, v.Reason, tc.want, tc.milestone, tc.reasonPart)
 			}

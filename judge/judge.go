@@ -50,6 +50,9 @@ const (
 	// ErrInvalid: the Request (or the Config given to New) is not valid;
 	// no model was asked.
 	ErrInvalid Error = "judge request invalid"
+	// ErrNotRecorded: an offline client (Config.Offline) found no verdict
+	// for the request in its cache, and may not ask the model.
+	ErrNotRecorded Error = "no recorded verdict"
 )
 
 // Providers.
@@ -76,6 +79,11 @@ type Config struct {
 	MaxTokens  int           // bound on a reply; default DefaultMaxTokens
 	Prices     agent.Prices  // to price the usage; nil: agent.DefaultPrices
 	Cache      Cache         // verdicts kept by request; nil: none
+	// Offline answers from Cache only and never asks the model (no key is
+	// needed): a request with no verdict there is ErrNotRecorded. It
+	// replays the verdicts a judge gave before, where no model can be
+	// reached (CI, a rescore).
+	Offline bool
 }
 
 // Client judges requests with one model. It is safe for concurrent use.
@@ -101,6 +109,12 @@ func New(cfg Config) (*Client, error) {
 		if cfg.Provider == Anthropic {
 			cfg.APIKeyEnv = "ANTHROPIC_API_KEY"
 		}
+	}
+	if cfg.Offline {
+		if cfg.Cache == nil {
+			return nil, fmt.Errorf("judge: an offline judge (%s %s) needs a cache of recorded verdicts", cfg.Provider, cfg.Model)
+		}
+		return &Client{cfg: cfg, api: offline{}}, nil
 	}
 	key := os.Getenv(cfg.APIKeyEnv)
 	if key == "" {
@@ -135,6 +149,9 @@ func (c *Client) Provider() string { return c.cfg.Provider }
 
 // Model returns the client's model.
 func (c *Client) Model() string { return c.cfg.Model }
+
+// Name is "provider:model".
+func (c *Client) Name() string { return c.cfg.Provider + ":" + c.cfg.Model }
 
 // Criterion is one part of the expectation, worth Weight of the score.
 type Criterion struct {
@@ -192,7 +209,23 @@ type Verdict struct {
 	// malformed replies included); zero for a verdict from the cache.
 	Usage  agent.Usage `json:"usage"`
 	Cached bool        `json:"cached,omitempty"` // from the cache: no model was asked
+	// Votes are a panel's individual verdicts, in its judges' order.
+	Votes []Verdict `json:"votes,omitempty"`
 }
+
+// Model is what decides a request: a Client (one model) or a Panel
+// (several, by majority).
+type Model interface {
+	Judge(ctx context.Context, req Request) (Verdict, error)
+	// Name names the judge in reports: "provider:model", or a panel's
+	// names joined by "+".
+	Name() string
+}
+
+var (
+	_ Model = (*Client)(nil)
+	_ Model = Panel{}
+)
 
 // Judge asks the model whether req's expectation holds. A malformed
 // reply is asked again up to Reasks times, the model told what was wrong.
@@ -224,6 +257,13 @@ func (c *Client) Judge(ctx context.Context, req Request) (Verdict, error) {
 		}
 	}
 	return v, nil
+}
+
+// offline is the asker of an offline client: it has nothing to ask.
+type offline struct{}
+
+func (offline) ask(context.Context, string, []part, []turn) (answer, error) {
+	return answer{}, fmt.Errorf("%w for this request in the cache, and an offline judge asks no model", ErrNotRecorded)
 }
 
 func (c *Client) judge(ctx context.Context, sys string, req Request) (Verdict, error) {

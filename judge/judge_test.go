@@ -500,7 +500,8 @@ func TestPanel(t *testing.T) {
 		{name: "a refusal is the panel's", steps: []step{yes, refuses, no}, err: ErrRefused},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v, each, err := Panel{Judges: judges(t, tc.steps...)}.Judge(context.Background(), request())
+			v, err := Panel{Judges: judges(t, tc.steps...)}.Judge(context.Background(), request())
+			each := v.Votes
 			if tc.err != nil {
 				if !errors.Is(err, tc.err) || each != nil || !reflectZero(v) {
 					t.Fatalf("%+v %v %v, want the error %v alone", v, each, err, tc.err)
@@ -524,7 +525,7 @@ func TestPanel(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := (Panel{}).Judge(context.Background(), request()); !errors.Is(err, ErrInvalid) {
+	if _, err := (Panel{}).Judge(context.Background(), request()); !errors.Is(err, ErrInvalid) {
 		t.Errorf("empty panel: %v", err)
 	}
 }

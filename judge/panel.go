@@ -12,22 +12,33 @@ type Panel struct {
 	Judges []*Client
 }
 
-// Judge asks every judge at once and returns the panel's verdict with the
-// individual ones, in the judges' order. The panel passes when more than
+// Name is the judges' names joined by "+".
+func (p Panel) Name() string {
+	names := make([]string, len(p.Judges))
+	for i, j := range p.Judges {
+		if j != nil {
+			names[i] = j.Name()
+		}
+	}
+	return strings.Join(names, "+")
+}
+
+// Judge asks every judge at once and returns the panel's verdict, with the
+// individual ones in its Votes, in the judges' order. The panel passes when more than
 // half of the judges pass; a tie fails (the Reason says so). Its Score is
 // the judges' mean score, its Usage their sum, its Model their models
 // joined by ", ", Cached is set when every verdict came from a cache, and
 // it has no Criteria (see the individual verdicts). Any judge's error is
 // the panel's error, with no verdict: the first to happen is returned and
 // the other asks are cancelled.
-func (p Panel) Judge(ctx context.Context, req Request) (Verdict, []Verdict, error) {
+func (p Panel) Judge(ctx context.Context, req Request) (Verdict, error) {
 	n := len(p.Judges)
 	if n == 0 {
-		return Verdict{}, nil, fmt.Errorf("%w: a panel with no judges", ErrInvalid)
+		return Verdict{}, fmt.Errorf("%w: a panel with no judges", ErrInvalid)
 	}
 	for i, j := range p.Judges {
 		if j == nil {
-			return Verdict{}, nil, fmt.Errorf("%w: judge %d of the panel is nil", ErrInvalid, i+1)
+			return Verdict{}, fmt.Errorf("%w: judge %d of the panel is nil", ErrInvalid, i+1)
 		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -55,9 +66,9 @@ func (p Panel) Judge(ctx context.Context, req Request) (Verdict, []Verdict, erro
 	}
 	wg.Wait()
 	if first != nil {
-		return Verdict{}, nil, first
+		return Verdict{}, first
 	}
-	return majority(verdicts), verdicts, nil
+	return majority(verdicts), nil
 }
 
 // majority combines the verdicts of a panel.
@@ -91,5 +102,6 @@ func majority(vs []Verdict) Verdict {
 		head = fmt.Sprintf("fail by majority: %d of %d judges passed", passes, len(vs))
 	}
 	out.Reason = head + "\n" + strings.Join(lines, "\n")
+	out.Votes = vs
 	return out
 }

@@ -42,6 +42,9 @@ type Report struct {
 	// Personas are SCUBA's metrics per persona, for runs whose tasks name
 	// one, in the personas' order.
 	Personas []Persona `json:"personas,omitempty"`
+	// Judges compares each judge of the run's judge checks with the
+	// reviews and the rule-based checks.
+	Judges []Trust `json:"judges,omitempty"`
 }
 
 // Persona is the metrics of one persona's episodes: SCUBA reports the
@@ -84,6 +87,11 @@ type Means struct {
 	OutputTokens float64       `json:"output_tokens"`
 	Cost         float64       `json:"cost"`
 	TotalCost    float64       `json:"total_cost"`
+	// What judge checks' models spent over the run, apart from the
+	// agent's.
+	JudgeInputTokens  int     `json:"judge_input_tokens,omitempty"`
+	JudgeOutputTokens int     `json:"judge_output_tokens,omitempty"`
+	JudgeCost         float64 `json:"judge_cost,omitempty"`
 }
 
 // Load reads a run folder.
@@ -109,8 +117,16 @@ func Load(dir string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	js, err := st.Judgements()
+	if err != nil {
+		return nil, err
+	}
+	reviews, err := st.Reviews()
+	if err != nil {
+		return nil, err
+	}
 	r := Make(dir, run, rs)
-	r.Rejudged, r.Lost = MakeRejudged(re), lost
+	r.Rejudged, r.Lost, r.Judges = MakeRejudged(re), lost, MakeTrust(js, rs, reviews)
 	return r, nil
 }
 
@@ -143,6 +159,9 @@ func means(rs []store.Result) Means {
 		m.InputTokens += float64(x.InputTokens)
 		m.OutputTokens += float64(x.OutputTokens)
 		m.TotalCost += x.Cost
+		m.JudgeInputTokens += x.JudgeInputTokens
+		m.JudgeOutputTokens += x.JudgeOutputTokens
+		m.JudgeCost += x.JudgeCost
 	}
 	if n := len(rs); n > 0 {
 		m.Duration /= time.Duration(n)
@@ -196,22 +215,7 @@ func Write(w io.Writer, rs []*Report, format string) error {
 		return fmt.Errorf("unknown report format %q (text, markdown, json)", format)
 	}
 	md := format != "text"
-	table := func(title string, header []string, rows [][]string) {
-		if md {
-			fmt.Fprintf(w, "\n### %s\n\n| %s |\n|%s\n", title, strings.Join(header, " | "), strings.Repeat("---|", len(header)))
-			for _, r := range rows {
-				fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
-			}
-			return
-		}
-		fmt.Fprintf(w, "\n%s\n", title)
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, strings.Join(header, "\t"))
-		for _, r := range rows {
-			fmt.Fprintln(tw, strings.Join(r, "\t"))
-		}
-		tw.Flush()
-	}
+	table := tabler(w, md)
 	pct := func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
 	header := []string{"metric"}
 	for _, r := range rs {
@@ -262,6 +266,13 @@ func Write(w io.Writer, rs []*Report, format string) error {
 			return fmt.Sprintf("$%.4f / $%.4f", r.Means.Cost, r.Means.TotalCost)
 		}),
 	)
+	if slices.ContainsFunc(rs, func(r *Report) bool { return r.Means.JudgeInputTokens+r.Means.JudgeOutputTokens > 0 }) {
+		rows = append(rows,
+			row("judge tokens, total (in/out)", func(r *Report) string {
+				return fmt.Sprintf("%d / %d", r.Means.JudgeInputTokens, r.Means.JudgeOutputTokens)
+			}),
+			row("judge cost, total", func(r *Report) string { return fmt.Sprintf("$%.4f", r.Means.JudgeCost) }))
+	}
 	if md {
 		fmt.Fprintln(w, "## Proctor report")
 	} else {
@@ -295,6 +306,7 @@ func Write(w io.Writer, rs []*Report, format string) error {
 	}
 	writePersonas(rs, pct, table)
 	writeCC(rs, header, row, table)
+	writeTrust(rs, table)
 	for _, r := range rs {
 		if len(r.Lost) == 0 {
 			continue
@@ -330,6 +342,32 @@ func Write(w io.Writer, rs []*Report, format string) error {
 		table(title, []string{"task", "repeat", "old -> new", "reason"}, frows)
 	}
 	return nil
+}
+
+// tabler renders tables as text or as Markdown.
+func tabler(w io.Writer, md bool) func(title string, header []string, rows [][]string) {
+	return func(title string, header []string, rows [][]string) {
+		if md {
+			fmt.Fprintf(w, "\n### %s\n\n| %s |\n|%s\n", title, strings.Join(header, " | "), strings.Repeat("---|", len(header)))
+			for _, r := range rows {
+				fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+			}
+			return
+		}
+		fmt.Fprintf(w, "\n%s\n", title)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, strings.Join(header, "\t"))
+		for _, r := range rows {
+			fmt.Fprintln(tw, strings.Join(r, "\t"))
+		}
+		tw.Flush()
+	}
+}
+
+// WriteJudges renders only the judges' agreement and spending, as text
+// or Markdown.
+func WriteJudges(w io.Writer, rs []*Report, md bool) {
+	writeTrust(rs, tabler(w, md))
 }
 
 func orDash(s string) string {

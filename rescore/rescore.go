@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/judge"
 	"github.com/proctor-eval/proctor/run"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
@@ -78,7 +79,12 @@ func End(ev *check.Recorded, old check.Outcome) check.End {
 // checks), stores the new verdicts beside the old ones, all at time at,
 // and returns what changed. Error episodes are skipped: they were not
 // judged the first time either.
-func Run(ctx context.Context, st *store.Store, s *task.Suite, at time.Time) (*Summary, error) {
+//
+// Judge checks are decided by jm, from the episode's stored screens; a
+// judge that answers from the run's cache of verdicts (judge.Config's
+// Offline) decides them again at no cost where their evidence did not
+// change. Without jm they are errors.
+func Run(ctx context.Context, st *store.Store, s *task.Suite, at time.Time, jm judge.Model) (*Summary, error) {
 	info, err := st.Run()
 	if err != nil {
 		return nil, err
@@ -124,7 +130,7 @@ func Run(ctx context.Context, st *store.Store, s *task.Suite, at time.Time) (*Su
 			sum.Errors++
 			continue
 		}
-		ev, err := st.Evidence(r.Task, r.Repeat)
+		ev, err := Stored(st, r)
 		if errors.Is(err, store.ErrNoEvidence) {
 			sum.NoEvidence++
 			continue
@@ -134,7 +140,8 @@ func Run(ctx context.Context, st *store.Store, s *task.Suite, at time.Time) (*Su
 		}
 		ev.AssetDir = s.AssetPath("")
 		old := check.Outcome(r.Outcome)
-		v := cs.Judge(ctx, ev, End(ev, old))
+		cs.Judge = jm
+		v := cs.Evaluate(ctx, ev, End(ev.Recorded, old))
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

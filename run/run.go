@@ -24,6 +24,7 @@ import (
 	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/judge"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/service"
 	"github.com/proctor-eval/proctor/store"
@@ -94,6 +95,9 @@ type Config struct {
 	AgentTimeout time.Duration
 	ResetTimeout time.Duration // 0: DefaultResetTimeout
 	JudgeTimeout time.Duration // 0: DefaultJudgeTimeout
+	// Judge decides the tasks' judge checks; a run of a task with judge
+	// checks and no judge is refused before it starts.
+	Judge judge.Model
 	// StopGrace is how long running episodes get to stop after ctx ends
 	// before their environments are closed under them; 0: DefaultStopGrace.
 	StopGrace time.Duration
@@ -411,13 +415,16 @@ func preflight(ctx context.Context, cfg Config, jobs []job) ([]*place, error) {
 	for _, src := range sources(cfg) {
 		places = append(places, &place{src: src, startTimeout: cfg.ResetTimeout})
 	}
-	var problems []string
+	var problems, unjudged []string
 	seen := map[string]bool{}
 	for _, j := range jobs {
 		if seen[j.t.ID] {
 			continue
 		}
 		seen[j.t.ID] = true
+		if cfg.Judge == nil && judged(j.t) {
+			unjudged = append(unjudged, j.t.ID)
+		}
 		n, far := 0, []string{}
 		for _, p := range places {
 			if p.serves(j) {
@@ -432,6 +439,13 @@ func preflight(ctx context.Context, cfg Config, jobs []job) ([]*place, error) {
 		case n == 0:
 			problems = append(problems, fmt.Sprintf("task %s needs a %s environment of %dx%d; the pool has %s", j.t.ID, j.typ(), j.size().W, j.size().H, describePool(places)))
 		}
+	}
+	if len(unjudged) > 0 {
+		names := strings.Join(unjudged, ", ")
+		if len(unjudged) > 5 {
+			names = strings.Join(unjudged[:5], ", ") + fmt.Sprintf(" and %d more", len(unjudged)-5)
+		}
+		problems = append(problems, fmt.Sprintf("%d tasks have judge checks (%s), and no judge model is configured: give --judge-model (and --judge-provider, --judge-base-url where needed)", len(unjudged), names))
 	}
 	if cfg.Suite != nil {
 		for _, sv := range cfg.Suite.Services {
@@ -509,6 +523,12 @@ func describePool(places []*place) string {
 		return "no environment"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// judged reports whether t has judge checks.
+func judged(t *task.Task) bool {
+	s, err := check.CompileAll(t.Checks, t.Milestones)
+	return err == nil && s.Judged()
 }
 
 func preflightError(problems []string) error {
@@ -851,6 +871,7 @@ func episode(ctx context.Context, cfg Config, e env.Env, svc *service.Instances,
 
 	var history []agent.Turn
 	var traj check.Trajectory
+	shots := map[int]string{} // the screenshot shown at each step
 	var usage agent.Usage
 	end := check.EndBudget
 	reason := fmt.Sprintf("the step budget of %d steps was used up", t.MaxSteps())
@@ -895,6 +916,7 @@ func episode(ctx context.Context, cfg Config, e env.Env, svc *service.Instances,
 			if rec.Shot, err = cfg.Store.PutShot(obs.Screenshot, obs.Format); err != nil {
 				return res, infraError{err}
 			}
+			shots[step] = rec.Shot
 		}
 		rec.Tree = obs.Tree
 		var turn agent.Turn
@@ -969,7 +991,7 @@ func episode(ctx context.Context, cfg Config, e env.Env, svc *service.Instances,
 			err = refused
 		}
 		for _, d := range done {
-			traj.Steps = append(traj.Steps, check.Step{Action: d.Action, Element: d.Element})
+			traj.Steps = append(traj.Steps, check.Step{Action: d.Action, Element: d.Element, Turn: step})
 		}
 		rec.Done, _ = json.Marshal(done)
 		stop := false
@@ -993,7 +1015,7 @@ func episode(ctx context.Context, cfg Config, e env.Env, svc *service.Instances,
 			break
 		}
 		if final != nil {
-			traj.Steps = append(traj.Steps, check.Step{Action: *final})
+			traj.Steps = append(traj.Steps, check.Step{Action: *final, Turn: step})
 			end = check.EndAgent
 			break
 		}
@@ -1020,16 +1042,31 @@ func episode(ctx context.Context, cfg Config, e env.Env, svc *service.Instances,
 	}
 	jctx, cancelJudge := context.WithTimeout(ctx, cfg.JudgeTimeout)
 	defer cancelJudge()
+	// The screen the checks judge is kept (the viewer shows it; judge
+	// checks look at it).
+	final, err := finalScreen(jctx, cfg, e)
+	if err != nil && suite.Judged() {
+		return res, infraError{fmt.Errorf("the final screen: %w", err)}
+	}
+	res.FinalShot = final.name
 	// What the checks read is recorded, so that proctor rescore can judge
 	// the episode again with changed checks.
-	ev := check.NewRecorder(&evidence{e: e, traj: traj, suite: cfg.Suite, svc: svc})
-	v := suite.Judge(jctx, ev, end)
+	suite.Judge = cfg.Judge
+	ev := check.NewRecorder(&evidence{e: e, traj: traj, suite: cfg.Suite, svc: svc, store: cfg.Store, shots: shots, final: final})
+	v := suite.Evaluate(jctx, ev, end)
 	if v.Outcome == check.Error {
 		return res, infraError{errors.New(v.Reason)} // evidence could not be read: retry
 	}
 	if err := cfg.Store.SaveEvidence(t.ID, j.repeat, ev.Recorded()); err != nil {
 		return res, infraError{err}
 	}
+	if suite.Judged() {
+		jg := store.Judgement{Task: t.ID, Repeat: j.repeat, Judge: cfg.Judge.Name(), At: time.Now(), Source: store.JudgedInRun, Checks: store.JudgeResults(v)}
+		if err := cfg.Store.SaveJudgement(jg); err != nil {
+			return res, infraError{err}
+		}
+	}
+	res.JudgeInputTokens, res.JudgeOutputTokens, res.JudgeCost = v.JudgeUsage.InputTokens, v.JudgeUsage.OutputTokens, v.JudgeUsage.Cost
 	if v.Outcome == check.Uncompleted {
 		v.Reason = reason
 	}
@@ -1090,12 +1127,46 @@ func observeEnv(ctx context.Context, cfg Config, e env.Env, screen action.Size) 
 	return obs, nil
 }
 
+// shot is a screenshot kept in the store.
+type shot struct {
+	name   string // in the store
+	data   []byte
+	format string
+}
+
+// finalScreen takes the screen after the episode and keeps it.
+func finalScreen(ctx context.Context, cfg Config, e env.Env) (shot, error) {
+	sh, err := e.Screenshot(ctx, env.ShotOptions{})
+	if err != nil {
+		return shot{}, err
+	}
+	name, err := cfg.Store.PutShot(sh.Data, sh.Format)
+	if err != nil {
+		return shot{}, err
+	}
+	return shot{name: name, data: sh.Data, format: sh.Format}, nil
+}
+
 // evidence lets the checks read the environment after an episode.
 type evidence struct {
 	e     env.Env
 	traj  check.Trajectory
 	suite *task.Suite
 	svc   *service.Instances
+	store *store.Store
+	shots map[int]string // the screenshot of each step, in the store
+	final shot
+}
+
+func (v *evidence) FinalScreen(context.Context) (check.Screen, error) {
+	if v.final.data == nil {
+		return check.Screen{}, errors.New("no screen was taken after the episode")
+	}
+	return check.Screen{Data: v.final.data, Format: v.final.format}, nil
+}
+
+func (v *evidence) StepScreen(_ context.Context, turn int) (check.Screen, error) {
+	return store.StepScreen(v.store, v.shots[turn])
 }
 
 func (v *evidence) Service(ctx context.Context, q check.ServiceQuery) (string, bool, error) {

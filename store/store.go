@@ -70,6 +70,13 @@ type Result struct {
 	// vnc): a browser task runs in the browser environment or in Chromium
 	// on a desktop.
 	Env string `json:"env,omitempty"`
+	// FinalShot is the screen after the last action, the state the
+	// checks judged (a file name under shots/).
+	FinalShot string `json:"final_shot,omitempty"`
+	// What the judge checks' models spent, apart from the agent's.
+	JudgeInputTokens  int     `json:"judge_input_tokens,omitempty"`
+	JudgeOutputTokens int     `json:"judge_output_tokens,omitempty"`
+	JudgeCost         float64 `json:"judge_cost,omitempty"`
 }
 
 // Step is one step of an episode.
@@ -120,6 +127,9 @@ CREATE TABLE IF NOT EXISTS evidence (
 	PRIMARY KEY (task, repeat));
 CREATE TABLE IF NOT EXISTS lost (
 	id INTEGER PRIMARY KEY, info TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS judgement (
+	task TEXT NOT NULL, repeat INTEGER NOT NULL, judge TEXT NOT NULL, info TEXT NOT NULL,
+	PRIMARY KEY (task, repeat, judge));
 CREATE TABLE IF NOT EXISTS rescore (
 	task TEXT NOT NULL, repeat INTEGER NOT NULL, at TEXT NOT NULL, suite_hash TEXT NOT NULL,
 	outcome TEXT NOT NULL, reason TEXT NOT NULL, verdict TEXT NOT NULL, info TEXT NOT NULL,

@@ -2,6 +2,7 @@ package task
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/proctor-eval/proctor/action"
@@ -31,9 +32,10 @@ func (s *Suite) lint(f *fileCtx, t *Task) Problems {
 			ps = append(ps, p)
 		}
 	}
+	partial := slices.ContainsFunc(t.Checks, func(c check.Spec) bool { return c.Kind == check.JudgeKind && len(c.Criteria) > 0 })
 	for i, w := range t.Wrong {
-		if w.Milestone != nil && len(t.Milestones) == 0 {
-			add([]any{"wrong", i, "milestone"}, "the task has no milestones for a milestone score")
+		if w.Milestone != nil && len(t.Milestones) == 0 && !partial {
+			add([]any{"wrong", i, "milestone"}, "the task has no milestones (nor a judge check with criteria) for a milestone score")
 		}
 	}
 	if serviceRE.MatchString(t.ID) {
@@ -102,8 +104,11 @@ func (s *Suite) lint(f *fileCtx, t *Task) Problems {
 			add([]any{"checks"}, "a qa task needs an answer check")
 		}
 	case ProcessTask:
-		if has(check.Process) < 0 {
-			add([]any{"checks"}, "a process task needs a process check on the trajectory")
+		judgesSteps := slices.ContainsFunc(t.Checks, func(c check.Spec) bool {
+			return c.Kind == check.JudgeKind && (c.Evidence == check.ExpectedFlow || c.Evidence == check.ProcessInfo)
+		})
+		if has(check.Process) < 0 && !judgesSteps {
+			add([]any{"checks"}, "a process task needs a process check on the trajectory (or a judge check of its expected_flow or process)")
 		}
 	}
 	if i := has(check.Infeasible); i >= 0 && t.Kind != InfeasibleTask {

@@ -17,6 +17,7 @@ import (
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/judge"
 	"github.com/proctor-eval/proctor/run"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
@@ -93,6 +94,9 @@ type Config struct {
 	Lost     func(name, reason string) // told when a place leaves the pool
 	Store    *store.Store              // where the episodes are recorded
 	Progress io.Writer
+	// Judge decides the judge checks (a model, or an offline judge that
+	// replays recorded verdicts).
+	Judge judge.Model
 }
 
 // Run replays every trajectory and compares each outcome with what it
@@ -107,7 +111,7 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 	}
 	replay, _ := agent.Lookup("replay")
 	results, err := run.Run(ctx, run.Config{Suite: cfg.Suite, Tasks: tasks, Agent: replay, AgentName: "replay",
-		Obs: run.ObsScreenshot, Sources: cfg.Sources, Parallel: cfg.Parallel, NewEnv: cfg.NewEnv, Lost: cfg.Lost, Store: cfg.Store, Progress: cfg.Progress})
+		Obs: run.ObsScreenshot, Sources: cfg.Sources, Parallel: cfg.Parallel, NewEnv: cfg.NewEnv, Lost: cfg.Lost, Store: cfg.Store, Progress: cfg.Progress, Judge: cfg.Judge})
 	if err != nil {
 		return nil, err
 	}
@@ -117,13 +121,13 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 		if !ok {
 			continue
 		}
-		rows = append(rows, judge(v, r))
+		rows = append(rows, rowOf(v, r))
 	}
 	return rows, nil
 }
 
-// judge compares a trajectory's outcome with what it should be.
-func judge(v variant, r store.Result) Row {
+// rowOf compares a trajectory's outcome with what it should be.
+func rowOf(v variant, r store.Result) Row {
 	row := Row{Task: strings.TrimSuffix(r.Task, " ["+v.trajectory+"]"), Trajectory: v.trajectory, Got: r.Outcome, Reason: r.Reason,
 		WantMilestone: v.milestone, Milestone: r.Milestone}
 	passed := r.Outcome == "success"

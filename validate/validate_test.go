@@ -42,7 +42,7 @@ func TestJudgeMilestones(t *testing.T) {
 		{"an error proves nothing", variant{trajectory: "w"}, "error", 0, "not success", "error", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := judge(tc.v, store.Result{Task: "t [" + tc.v.trajectory + "]", Outcome: tc.outcome, Milestone: tc.milestone})
+			r := rowOf(tc.v, store.Result{Task: "t [" + tc.v.trajectory + "]", Outcome: tc.outcome, Milestone: tc.milestone})
 			if r.Task != "t" || r.Want != tc.want || r.Got != tc.got || r.OK != tc.ok {
 				t.Fatalf("row %+v, want %q %q ok %v", r, tc.want, tc.got, tc.ok)
 			}

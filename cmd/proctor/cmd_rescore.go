@@ -30,7 +30,10 @@ them in the run folder, and proctor report lists the episodes whose outcome
 flipped. Rescore prints those episodes (task, repeat, old -> new outcome,
 reason) and the totals. Error episodes are skipped, tasks the suite no
 longer has are named, and a changed check that reads evidence the run did
-not record is judged an error ("not recorded"), never a guess.`,
+not record is judged an error ("not recorded"), never a guess. Judge checks
+are decided by the run's own judge from the run's cache of verdicts, without
+asking a model: one whose evidence or expectation changed is an error
+until proctor judge decides it.`,
 		Example: `  proctor rescore runs/20261122-010000-openai
   proctor rescore runs/20261122-010000-openai --suite testdata/example`,
 		Args: cobra.ExactArgs(1),
@@ -48,7 +51,11 @@ not record is judged an error ("not recorded"), never a guess.`,
 			if err != nil {
 				return err
 			}
-			sum, err := rescore.Run(cmd.Context(), st, s, time.Now())
+			jm, err := runJudge(st)
+			if err != nil {
+				return err
+			}
+			sum, err := rescore.Run(cmd.Context(), st, s, time.Now(), jm)
 			if err != nil {
 				return err
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/xdesktop"
+	"github.com/proctor-eval/proctor/judge"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/run"
 	"github.com/proctor-eval/proctor/store"
@@ -39,6 +40,7 @@ type runOptions struct {
 	report                                                string
 	envs                                                  envOptions
 	model                                                 modelOptions
+	judge                                                 judgeOptions
 }
 
 // modelOptions configure the agents that call a model API; agent's type,
@@ -140,7 +142,8 @@ Agents:
 	f.StringVar(&o.model.GrounderFormat, "grounder-format", "osatlas", "grounding model's output format: osatlas, uitars or pyautogui")
 	f.StringVar(&o.model.GrounderUnit, "grounder-unit", "k", "grounding model's coordinates: px, ratio, k or smart-resize")
 	f.IntVar(&o.model.MaxRetries, "max-retries", 3, "retries of one sub-task before planning again (--agent reflect)")
-	f.StringVar(&o.model.Prices, "prices", "", `JSON price file {"model": {"input": 3, "output": 15}} in dollars per million tokens (default: built-in list prices)`)
+	f.StringVar(&o.model.Prices, "prices", "", `JSON price file {"model": {"input": 3, "output": 15}} in dollars per million tokens, of the agent's and the judges' models (default: built-in list prices)`)
+	o.judge.flags(f)
 	return c
 }
 
@@ -162,6 +165,9 @@ type runConfig struct {
 	// Envs are the --env values (never a token); a resume uses them
 	// unless it is given its own.
 	Envs []string `json:"envs,omitempty"`
+	// Judge decides the judge checks; a resume uses it unless given its
+	// own --judge-model.
+	Judge *judgeOptions `json:"judge,omitempty"`
 }
 
 // agentOptions gathers what the agents may need from a run's
@@ -300,6 +306,10 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 			rc.Parallel = 1 // one person, one desktop
 		}
 	}
+	if o.judge.set() {
+		o.judge.Prices = o.model.Prices
+		rc.Judge = &o.judge
+	}
 	factory, err := agentFactory(rc, cmd.InOrStdin(), stderr)
 	if err != nil {
 		return err
@@ -330,14 +340,23 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	if err := preflight(s, tasks, o.envs.hasLocal()); err != nil {
 		return err
 	}
+	if st == nil && dir == "" {
+		dir = filepath.Join("runs", time.Now().Format("20060102-150405")+"-"+rc.Agent)
+	}
+	var jm judge.Model
+	if rc.Judge != nil {
+		if jm, err = rc.Judge.model(runJudgeCache(dir), false); err != nil {
+			if st != nil {
+				st.Close()
+			}
+			return err
+		}
+	}
 	sources, err := o.envs.sources(ctx, rc.Parallel, stderr)
 	if err != nil {
 		return err
 	}
 	if st == nil {
-		if dir == "" {
-			dir = filepath.Join("runs", time.Now().Format("20060102-150405")+"-"+rc.Agent)
-		}
 		if _, err := os.Stat(filepath.Join(dir, store.DBFile)); err == nil {
 			return fmt.Errorf("%s already holds a run: continue it with --resume %s, or choose another --out", dir, dir)
 		}
@@ -382,7 +401,7 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 				fmt.Fprintf(stderr, "the run folder does not record it: %v\n", err)
 			}
 		},
-		Store: st, Harness: version, CostBudget: rc.MaxCost, AgentTimeout: agentTimeout, Progress: stderr,
+		Store: st, Harness: version, CostBudget: rc.MaxCost, AgentTimeout: agentTimeout, Progress: stderr, Judge: jm,
 	})
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "interrupted; continue with: proctor run --resume %s\n", dir)

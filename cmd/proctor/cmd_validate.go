@@ -17,7 +17,8 @@ func newValidateCommand() *cobra.Command {
 	var parallel int
 	var envs envOptions
 	var out, filter string
-	var asJSON, verbose bool
+	var asJSON, verbose, judgeOffline bool
+	var judges judgeOptions
 	c := &cobra.Command{
 		Use:   "validate [SUITE]",
 		Short: "Prove each task's checks: gold passes, doing nothing and wrong trajectories fail",
@@ -34,7 +35,12 @@ After the summary it prints how long the desktops waited for the screen to
 settle after each turn, and a warning for every step whose role and name
 target matched several showing elements with none preferred (no modal or
 active window held just one), so that the first was taken: narrow such a
-target with app, window, text or nth.`,
+target with app, window, text or nth.
+
+Judge checks are decided by --judge-model (see proctor run --help), whose
+verdicts are kept in the suite's judge-cache/ folder: a later validation
+with --judge-offline replays them without a model (CI), as long as the
+evidence each check shows is the same byte for byte.`,
 		Example: `  proctor validate testdata/runner
   proctor validate testdata/runner --parallel 2 --filter dialog
   proctor validate testdata/runner --token-file token --env guest=https://10.0.0.5:7400#sha256=FINGERPRINT --env guest=https://10.0.0.6:7400#sha256=FINGERPRINT`,
@@ -75,9 +81,13 @@ target with app, window, text or nth.`,
 			st.SetRun(store.Run{ID: filepath.Base(dir), Started: time.Now().UTC(), Harness: version, Suite: suite, Agent: "replay"})
 			start := time.Now()
 			var lost []string
+			jm, err := judges.model(filepath.Join(suiteDir, JudgeCacheDir), judgeOffline)
+			if err != nil {
+				return err
+			}
 			rows, err := validate.Run(cmd.Context(), validate.Config{Suite: s, Tasks: tasks, Sources: sources,
 				Lost:  func(name, reason string) { lost = append(lost, name+": "+reason) },
-				Store: st, Progress: cmd.ErrOrStderr()})
+				Store: st, Progress: cmd.ErrOrStderr(), Judge: jm})
 			if err != nil {
 				return err
 			}
@@ -111,6 +121,8 @@ target with app, window, text or nth.`,
 	}
 	c.Flags().IntVar(&parallel, "parallel", 1, "local desktops replaying at once")
 	envs.flags(c.Flags())
+	judges.flags(c.Flags())
+	c.Flags().BoolVar(&judgeOffline, "judge-offline", false, "decide judge checks from the verdicts recorded in the suite's judge-cache/ only; ask no model")
 	c.Flags().StringVar(&out, "out", "", "folder for the episodes (default a new temporary folder)")
 	c.Flags().StringVar(&filter, "filter", "", "validate only tasks whose id matches this regular expression")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the rows as JSON")

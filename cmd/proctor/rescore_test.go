@@ -162,7 +162,7 @@ func recordRun(t *testing.T, dir, suiteDir string, eps []fakeEpisode) {
 			}
 			live := &check.Recorded{Files: ep.files, Clip: ep.clip, Steps: traj, AssetDir: s.AssetPath("")}
 			ev := check.NewRecorder(live)
-			v := cs.Judge(context.Background(), ev, ep.end)
+			v := cs.Evaluate(context.Background(), ev, ep.end)
 			if v.Outcome != ep.want {
 				t.Fatalf("%s #%d judged %s live (%s), want %s", ep.task, ep.repeat, v.Outcome, v.Reason, ep.want)
 			}

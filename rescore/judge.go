@@ -1,0 +1,166 @@
+package rescore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/proctor-eval/proctor/agent"
+	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/store"
+	"github.com/proctor-eval/proctor/task"
+)
+
+// Screened is a stored episode's evidence: what its checks read, with
+// the screens the run kept (each step's screenshot and the final screen),
+// which judge checks look at.
+type Screened struct {
+	*check.Recorded
+	st    *store.Store
+	final string         // the final screen's file in the store
+	shots map[int]string // each step's screenshot
+}
+
+var _ check.Screens = (*Screened)(nil)
+
+// Stored reads the evidence of an episode of st; store.ErrNoEvidence
+// when the run kept none.
+func Stored(st *store.Store, r store.Result) (*Screened, error) {
+	rec, err := st.Evidence(r.Task, r.Repeat)
+	if err != nil {
+		return nil, err
+	}
+	steps, err := st.Steps(r.Task, r.Repeat)
+	if err != nil {
+		return nil, err
+	}
+	ev := &Screened{Recorded: rec, st: st, final: r.FinalShot, shots: map[int]string{}}
+	for _, s := range steps {
+		ev.shots[s.Index] = s.Shot
+	}
+	return ev, nil
+}
+
+// FinalScreen reads the screen kept after the episode.
+func (e *Screened) FinalScreen(context.Context) (check.Screen, error) {
+	if e.final == "" {
+		return check.Screen{}, errors.New("the run kept no final screen of this episode (runs made before final screens were kept)")
+	}
+	return store.StepScreen(e.st, e.final)
+}
+
+// StepScreen reads the screenshot of step turn.
+func (e *Screened) StepScreen(_ context.Context, turn int) (check.Screen, error) {
+	return store.StepScreen(e.st, e.shots[turn])
+}
+
+// JudgeSummary is what a re-judging by a judge did.
+type JudgeSummary struct {
+	Judge     string      `json:"judge"`
+	Episodes  int         `json:"episodes"` // judged
+	Passed    int         `json:"passed"`   // every judge check passed
+	Undecided int         `json:"undecided"`
+	Checks    int         `json:"checks"` // judge checks decided
+	Asked     int         `json:"asked"`  // of them, by asking the model
+	Cached    int         `json:"cached"` // of them, from the cache
+	Usage     agent.Usage `json:"usage"`
+	// Errors are the undecided episodes' reasons.
+	Errors []string `json:"errors,omitempty"`
+}
+
+// Judge decides the judge checks of every episode of the run in st again
+// with jm, from the stored evidence and with the checks of the suite s,
+// and keeps the verdicts as jm's judgement of each episode, beside the
+// run's own and other judges'. Error episodes, episodes without evidence
+// and tasks with no judge check are left alone. Each episode gets timeout
+// (0: two minutes). A judge that gives no verdict leaves the episode
+// undecided, with the reason; the others go on. Progress, a line per
+// episode, goes to progress when it is not nil.
+func Judge(ctx context.Context, st *store.Store, s *task.Suite, jm judge.Model, timeout time.Duration, progress io.Writer) (*JudgeSummary, error) {
+	if timeout <= 0 {
+		timeout = 2 * time.Minute
+	}
+	results, err := st.Results()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", st.Dir, err)
+	}
+	sum := &JudgeSummary{Judge: jm.Name()}
+	compiled := map[string][]*check.Check{}
+	for _, r := range results {
+		cs, seen := compiled[r.Task]
+		if !seen {
+			if t, ok := s.Task(r.Task); ok {
+				if all, err := check.CompileAll(t.Checks, t.Milestones); err == nil {
+					cs = all.JudgeChecks()
+				}
+			}
+			compiled[r.Task] = cs
+		}
+		if len(cs) == 0 || check.Outcome(r.Outcome) == check.Error {
+			continue
+		}
+		ev, err := Stored(st, r)
+		if errors.Is(err, store.ErrNoEvidence) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		ev.AssetDir = s.AssetPath("")
+		jg := store.Judgement{Task: r.Task, Repeat: r.Repeat, Judge: jm.Name(), At: time.Now(), Source: store.JudgedLater}
+		ectx, cancel := context.WithTimeout(ctx, timeout)
+		for _, c := range cs {
+			res := c.EvaluateWith(ectx, ev, nil, jm)
+			if res.Err != "" {
+				jg.Err = res.Err
+				break
+			}
+			jg.Checks = append(jg.Checks, res)
+			sum.Checks++
+			if res.Judge.Cached {
+				sum.Cached++
+			} else {
+				sum.Asked++
+			}
+			sum.Usage = sum.Usage.Add(res.Judge.Usage)
+		}
+		cancel()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := st.SaveJudgement(jg); err != nil {
+			return nil, fmt.Errorf("%s: save the judgement of %s #%d: %w", st.Dir, r.Task, r.Repeat, err)
+		}
+		sum.Episodes++
+		word := "undecided: " + jg.Err
+		switch pass, decided := jg.Pass(); {
+		case !decided:
+			sum.Undecided++
+			sum.Errors = append(sum.Errors, fmt.Sprintf("%s #%d: %s", r.Task, r.Repeat, jg.Err))
+		case pass:
+			sum.Passed++
+			word = "pass"
+		default:
+			word = "fail"
+		}
+		if progress != nil {
+			fmt.Fprintf(progress, "%s #%d: %s\n", r.Task, r.Repeat, oneLine(word))
+		}
+	}
+	return sum, nil
+}
+
+// Write prints the totals of a re-judging.
+func (s *JudgeSummary) Write(w io.Writer) {
+	fmt.Fprintf(w, "judge %s: %s judged, %d passed, %d failed, %d undecided\n", s.Judge, episodes(s.Episodes),
+		s.Passed, s.Episodes-s.Passed-s.Undecided, s.Undecided)
+	fmt.Fprintf(w, "%d judge checks decided: %d by asking the model, %d from the cache; %d input and %d output tokens, $%.4f\n",
+		s.Checks, s.Asked, s.Cached, s.Usage.InputTokens, s.Usage.OutputTokens, s.Usage.Cost)
+	for _, e := range s.Errors {
+		fmt.Fprintln(w, "undecided: "+strings.TrimSpace(e))
+	}
+}
