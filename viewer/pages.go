@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/proctor-eval/proctor/agreement"
 	"html/template"
 	"io"
 	"net/http"
@@ -366,21 +367,21 @@ func episodeURL(runID, task string, repeat int) string {
 	return "/run/" + url.PathEscape(runID) + "/episode?" + url.Values{"task": {task}, "repeat": {strconv.Itoa(repeat)}}.Encode()
 }
 
-// agreement counts reviewed episodes and those where the reviewer and the
+// reviewAgreement counts reviewed episodes and those where the reviewer and the
 // checks disagree (OSUniverse's disagreement rate).
-type agreement struct {
+type reviewAgreement struct {
 	Reviewed, Disagree int
 }
 
-func (a agreement) Rate() float64 {
+func (a reviewAgreement) Rate() float64 {
 	if a.Reviewed == 0 {
 		return 0
 	}
 	return float64(a.Disagree) / float64(a.Reviewed)
 }
 
-func agree(r *run) agreement {
-	var a agreement
+func agree(r *run) reviewAgreement {
+	var a reviewAgreement
 	for _, res := range r.Report.Results {
 		rv, ok := r.Reviews[store.ReviewKey{Task: res.Task, Repeat: res.Repeat}]
 		if !ok {
@@ -477,8 +478,54 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, http.StatusOK, "run", map[string]any{
 		"Title": "Run " + rn.ID, "Run": rn, "Row": rowOf(rn, []score.Dimension{score.ByLevel}), "Rows": rows[from:to], "Matching": len(rows),
 		"Page": page, "Pages": pages, "Prev": prev, "Next": next, "Agreement": agree(rn), "Filters": filters,
-		"Show": show, "Query": q.Get("q"), "LevelPlot": levelPlot([]*run{rn}),
+		"Show": show, "Query": q.Get("q"), "LevelPlot": levelPlot([]*run{rn}), "Judges": judgeRows(rn),
 	})
+}
+
+// judgeRow is one comparison of a judge with a reference, as the run
+// page's judges table shows it.
+type judgeRow struct {
+	Judge, Evidence, Against string
+	Stats                    agreement.Stats
+	Disagree                 []judgeDisagreement
+}
+
+// judgeDisagreement is an episode a judge and a reference rate apart.
+type judgeDisagreement struct {
+	Task        string
+	Repeat      int
+	URL         string
+	Judge, Them string
+}
+
+// judgeRows lays out the run's judge trust: each judge against people and
+// against the rules, over all its checks, then per evidence kind.
+func judgeRows(rn *run) []judgeRow {
+	var out []judgeRow
+	for _, j := range rn.Report.Judges {
+		add := func(evidence, against string, st agreement.Stats) {
+			row := judgeRow{Judge: j.Judge, Evidence: evidence, Against: against, Stats: st}
+			for _, d := range st.Disagree {
+				row.Disagree = append(row.Disagree, judgeDisagreement{Task: d.Task, Repeat: d.Repeat,
+					URL: episodeURL(rn.ID, d.Task, d.Repeat), Judge: passWord(d.A), Them: passWord(d.B)})
+			}
+			out = append(out, row)
+		}
+		add("all", "people", j.VsHuman)
+		add("all", "rules", j.VsRules)
+		for _, e := range j.ByEvidence {
+			add(e.Evidence, "people", e.VsHuman)
+			add(e.Evidence, "rules", e.VsRules)
+		}
+	}
+	return out
+}
+
+func passWord(pass bool) string {
+	if pass {
+		return "pass"
+	}
+	return "fail"
 }
 
 // stepView is one step of a trajectory as the page shows it.

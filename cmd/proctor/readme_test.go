@@ -62,6 +62,7 @@ var readmeNotRun = map[string]string{
 	"bin/proctor run --agent replay --token-file token --env guest=https://10.0.0.5:7400#sha256=52f8c5a6… --env guest=https://10.0.0.6:7400#sha256=9b01e4d7…":              "needs guest daemons on other machines",
 	"python3 examples/http-agent/agent.py 8750 &":                                                                               "TestExampleHTTPAgentSolvesATask runs the example agent",
 	"bin/proctor run --agent http --agent-url http://127.0.0.1:8750 --obs a11y --filter dialog-later":                           "TestExampleHTTPAgentSolvesATask runs the example agent on this task",
+	"bin/proctor judge runs/DIR --judge-model gpt-5":                                                                            "needs a model API; TestJudgeEndToEnd runs proctor judge against a local stand-in of both APIs",
 	"bin/proctor rescore runs/20261122-150000-replay":                                                                           "judges a run whose checks were changed afterwards; TestRescoreFlips does the same",
 	"bin/proctor guest --local --vnc 127.0.0.1:0 --token-file token &":                                                          "serves until stopped, at addresses it picks; TestScreenAgentSettingOverVNC starts this guest",
 	"bin/proctor run --agent replay --env vnc://127.0.0.1:5901 --vnc-guest https://127.0.0.1:7400#sha256=FP --token-file token": "needs the guest above, whose addresses and fingerprint change with every start; TestScreenAgentSettingOverVNC runs this",

@@ -1,0 +1,87 @@
+package viewer
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/store"
+)
+
+// TestViewerShowsJudgeAgreement: a run whose judge checks two judges
+// decided, and a person reviewed, shows each judge's agreement with the
+// person and with the rule-based checks, and the disagreeing episodes.
+func TestViewerShowsJudgeAgreement(t *testing.T) {
+	root := t.TempDir()
+	day := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+	dir := makeRun(t, root, "run-j", "openai", day, []episode{
+		{"write-note", "wood", "success", 2}, {"sort-rows", "bronze", "failure", 3}, {"draw-square", "gold", "success", 2}, {"fill-form", "wood", "failure", 2},
+	})
+	st, err := store.OpenRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	judged := func(name string, passes map[string]bool) {
+		for task, pass := range passes {
+			ev := check.FinalScreenshot
+			if task == "sort-rows" {
+				ev = check.ExpectedFlow
+			}
+			if err := st.SaveJudgement(store.Judgement{Task: task, Judge: name, At: day, Source: store.JudgedLater,
+				Checks: []check.Result{{Name: "the screen shows it", Kind: check.JudgeKind, Pass: pass, Reason: "seen",
+					Judge: &check.JudgeDetail{Judge: name, Evidence: ev}}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Judge a agrees with the rules everywhere; judge b passes a failure.
+	judged("openai:judge-a", map[string]bool{"write-note": true, "sort-rows": false, "draw-square": true, "fill-form": false})
+	judged("anthropic:judge-b", map[string]bool{"write-note": true, "sort-rows": true, "draw-square": true, "fill-form": false})
+	// The person fails draw-square, which the checks and both judges pass.
+	for task, pass := range map[string]bool{"write-note": true, "sort-rows": false, "draw-square": false} {
+		if err := st.SaveReview(store.Review{Task: task, Pass: pass, Reviewer: "ana", At: day}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	srv := httptest.NewServer((&Server{Root: root, Token: "s3cret"}).Handler())
+	defer srv.Close()
+	ctx := browser(t)
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/run/run-j"),
+		chromedp.WaitVisible(chromedp.CSS("#judge-agreement")),
+		snap("09-run-judges"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#judge-agreement tbody tr")].map(r => [...r.cells].map(c => c.textContent.trim()).join("|"))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"anthropic:judge-b|all|people|3|33.3%|0.00|2|0|1|0",
+		"anthropic:judge-b|all|rules|4|75.0%|0.50|1|0|2|1",
+		"anthropic:judge-b|final_screenshot|people|2|50.0%|0.00|1|0|1|0",
+		"anthropic:judge-b|final_screenshot|rules|3|100.0%|1.00|0|0|2|1",
+		"anthropic:judge-b|expected_flow|people|1|0.0%|0.00|1|0|0|0",
+		"anthropic:judge-b|expected_flow|rules|1|0.0%|0.00|1|0|0|0",
+		"openai:judge-a|all|people|3|66.7%|0.40|1|0|1|1",
+		"openai:judge-a|all|rules|4|100.0%|1.00|0|0|2|2",
+	}
+	got := strings.Join(rows, "\n")
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("the judges table lacks the row %s; it has:\n%s", w, got)
+		}
+	}
+	list := text(t, ctx, "#judge-disagreements")
+	for _, w := range []string{"openai:judge-a against people: draw-square: the judge says pass, people fail",
+		"anthropic:judge-b against rules: sort-rows: the judge says pass, rules fail"} {
+		if !strings.Contains(list, w) {
+			t.Errorf("the disagreements lack %q:\n%s", w, list)
+		}
+	}
+}
