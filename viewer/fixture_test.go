@@ -89,7 +89,7 @@ func makeRun(t testing.TB, root, id, agent string, started time.Time, eps []epis
 			Weight: weights[e.level], Apps: []string{"mousepad"}, Domain: "office", Kind: "state", Difficulty: "easy",
 			Outcome: e.outcome, Reason: v.Reason, Milestone: ms, Steps: e.steps, Duration: time.Duration(e.steps) * 800 * time.Millisecond,
 			InputTokens: 1000 * e.steps, OutputTokens: 50 * e.steps, Cost: 0.002 * float64(e.steps), Attempts: 1,
-			Verdict: vb, Finished: started.Add(time.Minute)}); err != nil {
+			Verdict: vb, Finished: started.Add(time.Minute), FinalShot: shots[(e.steps+1)%len(shots)]}); err != nil {
 			t.Fatal(err)
 		}
 		for i := 1; i <= e.steps; i++ {

@@ -84,4 +84,16 @@ func TestViewerShowsJudgeAgreement(t *testing.T) {
 			t.Errorf("the disagreements lack %q:\n%s", w, list)
 		}
 	}
+	// The episode shows the screen its checks judged, after the last action.
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/run/run-j/episode?task=draw-square&repeat=0"),
+		chromedp.WaitVisible(chromedp.CSS("#final-screen img")),
+		snap("10-episode-final-screen"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	src, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#final-screen img").getAttribute("src")`))
+	if err != nil || !strings.Contains(src, "/run/run-j/shot/") {
+		t.Errorf("final screen %q, %v", src, err)
+	}
 }

@@ -650,7 +650,12 @@ func (s *Server) renderEpisode(w http.ResponseWriter, code int, run *run, res st
 		review = &rv
 	}
 	zip := url.Values{"task": {res.Task}, "repeat": {strconv.Itoa(res.Repeat)}}
+	final := ""
+	if res.FinalShot != "" {
+		final = "/run/" + url.PathEscape(run.ID) + "/shot/" + url.PathEscape(res.FinalShot)
+	}
 	s.render(w, code, "episode", map[string]any{
+		"FinalShot": final, "Width": width, "Height": height,
 		"Title": res.Task, "Run": run, "Result": res, "Verdict": v, "Steps": views, "Review": review, "Earlier": earlier(reviews),
 		"Writable": s.Token != "", "Zip": "/run/" + url.PathEscape(run.ID) + "/episode.zip?" + zip.Encode(),
 		"RunURL": "/run/" + url.PathEscape(run.ID), "Success": res.Outcome == string(check.Success),
