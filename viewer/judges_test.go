@@ -1,13 +1,16 @@
 package viewer
 
 import (
+	"encoding/json"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/judge"
 	"github.com/proctor-eval/proctor/store"
 )
 
@@ -43,6 +46,28 @@ func TestViewerShowsJudgeAgreement(t *testing.T) {
 	// The person fails draw-square, which the checks and both judges pass.
 	for task, pass := range map[string]bool{"write-note": true, "sort-rows": false, "draw-square": false} {
 		if err := st.SaveReview(store.Review{Task: task, Pass: pass, Reviewer: "ana", At: day}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// draw-square's verdict holds a judge check with criteria.
+	rs, err := st.Results()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if r.Task != "draw-square" {
+			continue
+		}
+		score := 0.75
+		v := check.Verdict{Outcome: check.Success, Reason: "all checks passed", MilestoneScore: 1, Checks: []check.Result{
+			{Name: "file_equal ~/canvas.png", Kind: check.FileEqual, Pass: true, Reason: "0.0010 of the pixels differ"},
+			{Name: "drawn in GIMP, not pasted", Kind: check.JudgeKind, Pass: true, Reason: "the square was drawn with the selection tool", Score: &score,
+				Judge: &check.JudgeDetail{Judge: "openai:judge-a", Model: "judge-a-2026", Evidence: check.ExpectedFlow, Images: 4, Score: 0.75,
+					Criteria: []judge.CriterionVerdict{{ID: "select", Pass: true, Reason: "a rectangle selection is made at step 2"}, {ID: "export", Pass: false, Reason: "no export is seen"}},
+					Usage:    agent.Usage{InputTokens: 4200, OutputTokens: 90, Cost: 0.0123}}}}}
+		r.Verdict, _ = json.Marshal(v)
+		r.JudgeInputTokens, r.JudgeOutputTokens, r.JudgeCost = 4200, 90, 0.0123
+		if err := st.SaveResult(r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -95,5 +120,16 @@ func TestViewerShowsJudgeAgreement(t *testing.T) {
 	src, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#final-screen img").getAttribute("src")`))
 	if err != nil || !strings.Contains(src, "/run/run-j/shot/") {
 		t.Errorf("final screen %q, %v", src, err)
+	}
+	// and what the judge decided, criterion by criterion, and spent.
+	checks := text(t, ctx, "section.checks")
+	for _, w := range []string{"judged by openai:judge-a (judge-a-2026) on expected_flow with 4 screens · score 75.0%",
+		"✓ select — a rectangle selection is made at step 2", "✗ export — no export is seen", "4200+90 tokens · $0.0123"} {
+		if !strings.Contains(checks, w) {
+			t.Errorf("the episode's checks lack %q:\n%s", w, checks)
+		}
+	}
+	if head := text(t, ctx, "main p:nth-of-type(2)"); !strings.Contains(head, "judge 4200+90 tokens, $0.0123") {
+		t.Errorf("the episode's header does not show the judge's spending apart: %q", head)
 	}
 }
