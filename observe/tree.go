@@ -125,7 +125,7 @@ func (n *Node) Interactive() bool {
 	if interactiveRoles[n.Role] {
 		return true
 	}
-	return n.Has("focusable") || n.Has("editable") || n.Has("checkable") || n.Has("selectable")
+	return n.Has("focusable") || n.Has("editable") || n.Has("checkable") || n.Has("selectable") || n.Has("clickable")
 }
 
 // Options of Filter.

@@ -11,13 +11,13 @@ fuzztime=${FUZZTIME:-10000x}
 
 # The desktop tests drive real applications (GTK 3, GTK 4 and Qt; KAlgebra
 # for a Qt table), the VNC tests real VNC servers (x11vnc, TigerVNC's
-# Xvnc), and the benchmarks compare with xwd, ImageMagick, xdotool and
-# pyatspi.
+# Xvnc), the Android tests Debian's adb server, and the benchmarks compare
+# with xwd, ImageMagick, xdotool and pyatspi.
 need_desktop
 need_suite_apps
 need_pkgs gnome-calculator:gnome-calculator kalgebra:kalgebra xdotool:xdotool xwd:x11-apps /usr/bin/convert:imagemagick python3:python3 \
 	/usr/lib/python3/dist-packages/pyatspi/__init__.py:python3-pyatspi \
-	x11vnc:x11vnc Xvnc:tigervnc-standalone-server vncpasswd:tigervnc-tools
+	x11vnc:x11vnc Xvnc:tigervnc-standalone-server vncpasswd:tigervnc-tools adb:adb
 
 go mod download
 echo "== gofmt [${SECONDS}s]"
@@ -36,8 +36,8 @@ for pkg in $(go list ./...); do
 		go test "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 5s >/tmp/proctor-fuzz.log 2>&1 || { cat /tmp/proctor-fuzz.log; exit 1; }
 	done
 done
-echo "== proctor tasks lint testdata/example testdata/runner suites/desktop suites/web suites/enterprise [${SECONDS}s]"
-go run ./cmd/proctor tasks lint testdata/example testdata/runner suites/desktop suites/web suites/enterprise
+echo "== proctor tasks lint testdata/example testdata/runner testdata/judged suites/desktop suites/web suites/enterprise [${SECONDS}s]"
+go run ./cmd/proctor tasks lint testdata/example testdata/runner testdata/judged suites/desktop suites/web suites/enterprise
 # CI validates a subset of the built-in suite that covers every application
 # and every level (the full run is documented in the README).
 ci_subset='^(calc-product|dialog-answer-install-now|editor-write-1|files-create-notes-txt|count-words-1|append-milk-gui|form-contact-rosa|sheet-total-q1|sheet-to-slides-infeasible|doc-replace-spelling|web-order-team|web-depots-in-6-days-to-editor|gimp-flip|report-q4-summary|carry-product-37x43-to-editor|terminal-download-infeasible)$'
