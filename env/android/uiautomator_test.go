@@ -104,7 +104,7 @@ func TestElementUnderClick(t *testing.T) {
 		want string
 	}{
 		{400, 700, "panel Network & internet Mobile, Wi‑Fi, hotspot"}, // the row: its children's texts
-		{950, 950, "switch switchWidget"},                              // the switch inside the row, smaller
+		{950, 950, "switch switchWidget"},                             // the switch inside the row, smaller
 		{950, 1150, "push button filter_icon"},
 		{500, 480, "push button Search settings"},
 		{200, 2300, "image Back"},
