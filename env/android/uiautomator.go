@@ -144,10 +144,11 @@ var ErrDump = errors.New("unreadable window hierarchy")
 // package's top nodes. Android's attributes become the model's states
 // (enabled, focusable, focused, checkable, checked, selected, clickable,
 // scrollable, editable for text fields; visible and showing unless
-// visible-to-user says false). A node's name is its content description;
-// its text is its text; a node one can act on with neither takes its
-// resource id's name (the part after ":id/"), as ProBench's description of
-// a click does.
+// visible-to-user says false). A node's name is its content description,
+// else its text (what TalkBack reads: a button's caption), its text the
+// text beside a description; a node one can act on with neither takes its
+// resource id's name (the part after ":id/"), as ProBench's description
+// of a click does.
 // Text before the XML (uiautomator prints "UI hierchary dumped to: ..."
 // after it when dumping to /dev/tty) is skipped.
 func ParseDump(b []byte) (*observe.Tree, error) {
@@ -216,7 +217,11 @@ func checkDepth(b []byte) error {
 func convert(dn dumpNode, t *observe.Tree) *observe.Node {
 	n := &observe.Node{Role: Role(dn.Class), Name: strings.TrimSpace(dn.ContentDesc), Text: dn.Text}
 	acts := dn.Clickable == "true" || dn.Focusable == "true" || dn.Checkable == "true" || dn.LongClickable == "true"
-	if n.Name == "" && strings.TrimSpace(n.Text) == "" && dn.ResourceID != "" && acts {
+	switch {
+	case n.Name == "" && strings.TrimSpace(n.Text) != "":
+		// A button's caption, a label's words: what TalkBack reads.
+		n.Name, n.Text = strings.TrimSpace(n.Text), ""
+	case n.Name == "" && dn.ResourceID != "" && acts:
 		n.Name = dn.ResourceID[strings.LastIndex(dn.ResourceID, "/")+1:]
 	}
 	box, err := parseBounds(dn.Bounds)

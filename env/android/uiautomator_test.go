@@ -52,7 +52,7 @@ func TestParseDump(t *testing.T) {
 	}{
 		{name: "Search settings", role: "push button", box: action.Box{X: 42, Y: 415, W: 996, H: 154},
 			states: []string{"enabled", "visible", "showing", "focusable", "clickable"}, not: []string{"checked", "editable"}},
-		{name: "", role: "label", text: "Network & internet", box: action.Box{X: 210, Y: 670, W: 410, H: 59}},
+		{name: "Network & internet", role: "label", box: action.Box{X: 210, Y: 670, W: 410, H: 59}},
 		{name: "switchWidget", role: "switch", states: []string{"checkable", "checked", "clickable"}, box: action.Box{X: 880, Y: 900, W: 137, H: 115}},
 		{name: "filter_icon", role: "push button", box: action.Box{X: 900, Y: 1100, W: 117, H: 100}},
 		{name: "search_src_text", role: "text box", states: []string{"editable", "focused", "long-clickable"}, box: action.Box{X: 42, Y: 1250, W: 996, H: 130}},
@@ -86,7 +86,7 @@ func TestParseDump(t *testing.T) {
 func TestDumpFiltersAndLinearizes(t *testing.T) {
 	tr := settingsTree(t)
 	text := observe.Linearize(tr.Filter(observe.Options{Screen: action.Size{W: 1080, H: 2340}}), 0)
-	for _, w := range []string{"push-button\tSearch settings\t\t42\t415\t996\t154", "label\t\tNetwork & internet\t210\t670",
+	for _, w := range []string{"push-button\tSearch settings\t\t42\t415\t996\t154", "label\tNetwork & internet\t\t210\t670",
 		"switch\tswitchWidget", "text-box\tsearch_src_text", "image\tBack\t\t95\t2209"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("the linearised tree lacks %q:\n%s", w, text)

@@ -1,0 +1,386 @@
+// Package phonetest is a scripted Android phone for tests: screens made of
+// nodes, which taps, typing and keys act on, shown by `uiautomator dump`
+// and `screencap -p` as a device shows them, and shared storage in a
+// folder. It answers the commands Proctor's Android environment sends
+// (input, am, pm, monkey, wm, getprop, dumpsys, uiautomator, screencap,
+// settings) and runs every other command with the machine's sh, with the
+// device's folders mapped into its own. It stands in for a device that
+// cannot run on a test machine; its Shell, ExecOut, Push and Pull serve
+// an in-process device, and the same handler can serve a device stand-in
+// that speaks ADB.
+package phonetest
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/proctor-eval/proctor/observe"
+)
+
+// Node is one element of a screen.
+type Node struct {
+	Class     string // android.widget.Button
+	Text      string
+	Desc      string // content-desc
+	ID        string // resource-id
+	Box       image.Rectangle
+	Clickable bool
+	Checkable bool
+	Checked   bool
+	// Tap runs when a tap lands on the node (the smallest tapped node
+	// that has one); it may change the phone (Show, SetFile).
+	Tap func(ph *Phone)
+}
+
+// Screen is what an app shows.
+type Screen struct {
+	Package  string
+	Activity string // .MainActivity
+	Color    color.RGBA
+	Nodes    []*Node
+}
+
+// App is an installed app: its package and the screen it opens on.
+type App struct {
+	Package string
+	Start   func(ph *Phone) *Screen
+}
+
+// Phone is the scripted phone.
+type Phone struct {
+	W, H  int
+	Model string
+	root  string
+	mu    sync.Mutex
+	apps  map[string]App
+	cur   *Screen
+	home  *Screen
+	Typed []string // what was typed, in order
+	Keys  []string // the key events, in order
+	Taps  [][2]int
+	// Fail, when set, fails every command with this error (a device that
+	// went away).
+	Fail error
+}
+
+// New makes a phone of w by h pixels, its storage in a test folder, on its
+// home screen.
+func New(t testing.TB, w, h int) *Phone {
+	root := t.TempDir()
+	for _, d := range []string{"sdcard/Download", "data/local/tmp"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ph := &Phone{W: w, H: h, Model: "Proctor Phone", root: root, apps: map[string]App{}}
+	ph.home = &Screen{Package: "com.android.launcher3", Activity: ".Launcher", Color: color.RGBA{30, 60, 90, 255},
+		Nodes: []*Node{{Class: "android.widget.TextView", Text: "Home", Box: image.Rect(0, 100, w, 200)}}}
+	ph.cur = ph.home
+	return ph
+}
+
+// Install adds an app.
+func (ph *Phone) Install(a App) {
+	ph.mu.Lock()
+	defer ph.mu.Unlock()
+	ph.apps[a.Package] = a
+}
+
+// Show puts a screen in front.
+func (ph *Phone) Show(s *Screen) {
+	ph.cur = s
+}
+
+// Current is the screen in front.
+func (ph *Phone) Current() *Screen {
+	ph.mu.Lock()
+	defer ph.mu.Unlock()
+	return ph.cur
+}
+
+// Root is the folder that holds the phone's storage: sdcard/ and
+// data/local/tmp/.
+func (ph *Phone) Root() string { return ph.root }
+
+// local maps a device path to the folder; ok is false outside the
+// phone's storage.
+func (ph *Phone) local(p string) (string, bool) {
+	p = filepath.Clean(p)
+	for _, prefix := range []string{"/sdcard", "/storage/emulated/0", "/data/local/tmp"} {
+		if p == prefix || strings.HasPrefix(p, prefix+"/") {
+			base := strings.TrimPrefix(prefix, "/")
+			if prefix == "/storage/emulated/0" {
+				base = "sdcard"
+			}
+			return filepath.Join(ph.root, base, strings.TrimPrefix(p, prefix)), true
+		}
+	}
+	return "", false
+}
+
+// SetFile writes a file of the phone (an app's doing).
+func (ph *Phone) SetFile(p, content string) error {
+	l, ok := ph.local(p)
+	if !ok {
+		return fmt.Errorf("%s is outside the phone's storage", p)
+	}
+	if err := os.MkdirAll(filepath.Dir(l), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(l, []byte(content), 0o644)
+}
+
+// Push writes a file.
+func (ph *Phone) Push(_ context.Context, data []byte, remote string) error {
+	if ph.Fail != nil {
+		return ph.Fail
+	}
+	l, ok := ph.local(remote)
+	if !ok {
+		return fmt.Errorf("push %s: permission denied", remote)
+	}
+	return os.WriteFile(l, data, 0o644)
+}
+
+// Pull reads a file; observe.ErrNotFound when it is not there.
+func (ph *Phone) Pull(_ context.Context, remote string) ([]byte, error) {
+	if ph.Fail != nil {
+		return nil, ph.Fail
+	}
+	l, ok := ph.local(remote)
+	if !ok {
+		return nil, fmt.Errorf("pull %s: permission denied", remote)
+	}
+	b, err := os.ReadFile(l)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", remote, observe.ErrNotFound)
+	}
+	return b, err
+}
+
+// ExecOut runs cmd and returns its standard output.
+func (ph *Phone) ExecOut(ctx context.Context, cmd string) ([]byte, error) {
+	res, err := ph.Shell(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	return []byte(res.Stdout), nil
+}
+
+// Shell runs cmd: the phone's own commands here, the rest with sh.
+func (ph *Phone) Shell(ctx context.Context, cmd string) (observe.CommandResult, error) {
+	if ph.Fail != nil {
+		return observe.CommandResult{}, ph.Fail
+	}
+	if res, ok := ph.own(cmd); ok {
+		return res, nil
+	}
+	return ph.sh(ctx, cmd)
+}
+
+// own answers the commands the environment sends that only a phone has.
+func (ph *Phone) own(cmd string) (observe.CommandResult, bool) {
+	ph.mu.Lock()
+	defer ph.mu.Unlock()
+	f := strings.Fields(cmd)
+	if len(f) == 0 {
+		return observe.CommandResult{}, false
+	}
+	ok := func(out string) (observe.CommandResult, bool) { return observe.CommandResult{Stdout: out}, true }
+	bad := func(code int, msg string) (observe.CommandResult, bool) {
+		return observe.CommandResult{Stderr: msg + "\n", ExitCode: code}, true
+	}
+	switch {
+	case cmd == "wm size":
+		return ok(fmt.Sprintf("Physical size: %dx%d\n", ph.W, ph.H))
+	case f[0] == "getprop" && len(f) == 2:
+		return ok(map[string]string{"ro.build.version.release": "14", "ro.product.model": ph.Model, "ro.build.version.sdk": "34"}[f[1]] + "\n")
+	case cmd == "dumpsys window windows":
+		return ok(fmt.Sprintf("  mCurrentFocus=Window{4f2a1c u0 %s/%s%s}\n", ph.cur.Package, ph.cur.Package, ph.cur.Activity))
+	case cmd == "screencap -p":
+		return ok(string(ph.png()))
+	case cmd == "uiautomator dump /dev/tty":
+		return ok(ph.dump() + "UI hierchary dumped to: /dev/tty\n")
+	case f[0] == "input" && len(f) >= 2:
+		return ph.input(f[1:], cmd)
+	case f[0] == "monkey" && len(f) >= 3 && f[1] == "-p":
+		return ph.start(strings.Trim(f[2], "'"))
+	case f[0] == "am" && len(f) >= 3 && f[1] == "start":
+		for i, a := range f {
+			if a == "-n" && i+1 < len(f) {
+				pkg, _, _ := strings.Cut(strings.Trim(f[i+1], "'"), "/")
+				return ph.start(pkg)
+			}
+		}
+		return bad(1, "Error: no activity to open "+cmd)
+	case f[0] == "am" && len(f) >= 3 && f[1] == "force-stop":
+		// am force-stop P && pm clear P
+		pkg := strings.Trim(f[2], "'")
+		if ph.cur.Package == pkg {
+			ph.cur = ph.home
+		}
+		return ok("Success\n")
+	}
+	return observe.CommandResult{}, false
+}
+
+func (ph *Phone) start(pkg string) (observe.CommandResult, bool) {
+	a, found := ph.apps[pkg]
+	if !found {
+		return observe.CommandResult{Stderr: "** No activities found to run, monkey aborted.\n", ExitCode: 251}, true
+	}
+	ph.cur = a.Start(ph)
+	return observe.CommandResult{Stdout: "Events injected: 1\n"}, true
+}
+
+func (ph *Phone) input(args []string, cmd string) (observe.CommandResult, bool) {
+	num := func(s string) int {
+		var n int
+		fmt.Sscan(s, &n)
+		return n
+	}
+	switch {
+	case args[0] == "tap" && len(args) == 3:
+		x, y := num(args[1]), num(args[2])
+		ph.Taps = append(ph.Taps, [2]int{x, y})
+		var hit *Node
+		for _, n := range ph.cur.Nodes {
+			if n.Tap != nil && image.Pt(x, y).In(n.Box) && (hit == nil || area(n.Box) < area(hit.Box)) {
+				hit = n
+			}
+		}
+		if hit != nil {
+			hit.Tap(ph)
+		}
+	case args[0] == "swipe" && len(args) >= 5:
+	case args[0] == "text" && len(args) >= 2:
+		t := strings.Trim(strings.Join(args[1:], " "), "'")
+		ph.Typed = append(ph.Typed, strings.ReplaceAll(t, "%s", " "))
+		for _, n := range ph.cur.Nodes {
+			if strings.HasSuffix(n.Class, "EditText") {
+				n.Text += strings.ReplaceAll(t, "%s", " ")
+				break
+			}
+		}
+	case args[0] == "keyevent" || args[0] == "keycombination":
+		for _, k := range args[1:] {
+			ph.Keys = append(ph.Keys, k)
+			if k == "KEYCODE_HOME" || k == "KEYCODE_BACK" && ph.cur != ph.home {
+				ph.cur = ph.home
+			}
+		}
+	default:
+		return observe.CommandResult{Stderr: "input: unknown command " + cmd + "\n", ExitCode: 1}, true
+	}
+	return observe.CommandResult{}, true
+}
+
+func area(r image.Rectangle) int { return r.Dx() * r.Dy() }
+
+// sh runs cmd with the machine's sh, the device's folders mapped into the
+// phone's.
+func (ph *Phone) sh(ctx context.Context, cmd string) (observe.CommandResult, error) {
+	for _, m := range [][2]string{{"/storage/emulated/0", "/sdcard"}, {"/sdcard", filepath.Join(ph.root, "sdcard")},
+		{"/data/local/tmp", filepath.Join(ph.root, "data/local/tmp")}} {
+		cmd = strings.ReplaceAll(cmd, m[0], m[1])
+	}
+	// pm clear and other tools a command may chain are answered by sh
+	// functions that do nothing.
+	prelude := "pm() { echo Success; }; settings() { :; }; "
+	c := exec.CommandContext(ctx, "sh", "-c", prelude+cmd)
+	c.Dir = ph.root
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	err := c.Run()
+	res := observe.CommandResult{Stdout: strings.ReplaceAll(out.String(), ph.root, ""), Stderr: errb.String()}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		res.ExitCode = ee.ExitCode()
+	case err != nil:
+		return res, err
+	}
+	return res, nil
+}
+
+// png draws the screen: its colour, and each node a lighter box.
+func (ph *Phone) png() []byte {
+	img := image.NewRGBA(image.Rect(0, 0, ph.W, ph.H))
+	for i := range img.Pix {
+		img.Pix[i] = []byte{ph.cur.Color.R, ph.cur.Color.G, ph.cur.Color.B, 255}[i%4]
+	}
+	for _, n := range ph.cur.Nodes {
+		c := color.RGBA{220, 220, 220, 255}
+		if n.Clickable {
+			c = color.RGBA{250, 250, 160, 255}
+		}
+		for y := max(n.Box.Min.Y, 0); y < min(n.Box.Max.Y, ph.H); y++ {
+			for x := max(n.Box.Min.X, 0); x < min(n.Box.Max.X, ph.W); x++ {
+				img.SetRGBA(x, y, c)
+			}
+		}
+	}
+	var b bytes.Buffer
+	png.Encode(&b, img)
+	return b.Bytes()
+}
+
+// dump writes the screen as uiautomator does.
+func (ph *Phone) dump() string {
+	var b strings.Builder
+	b.WriteString(`<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0">`)
+	attr := func(name, v string) {
+		b.WriteString(" " + name + `="`)
+		xml.EscapeText(&b, []byte(v))
+		b.WriteString(`"`)
+	}
+	tf := func(v bool) string {
+		if v {
+			return "true"
+		}
+		return "false"
+	}
+	node := func(n *Node, close bool) {
+		b.WriteString("<node")
+		attr("index", "0")
+		attr("text", n.Text)
+		attr("resource-id", n.ID)
+		attr("class", n.Class)
+		attr("package", ph.cur.Package)
+		attr("content-desc", n.Desc)
+		attr("checkable", tf(n.Checkable))
+		attr("checked", tf(n.Checked))
+		attr("clickable", tf(n.Clickable))
+		attr("enabled", "true")
+		attr("focusable", tf(n.Clickable))
+		attr("focused", "false")
+		attr("scrollable", "false")
+		attr("long-clickable", "false")
+		attr("password", "false")
+		attr("selected", "false")
+		attr("bounds", fmt.Sprintf("[%d,%d][%d,%d]", n.Box.Min.X, n.Box.Min.Y, n.Box.Max.X, n.Box.Max.Y))
+		if close {
+			b.WriteString(" />")
+		} else {
+			b.WriteString(">")
+		}
+	}
+	node(&Node{Class: "android.widget.FrameLayout", Box: image.Rect(0, 0, ph.W, ph.H)}, false)
+	for _, n := range ph.cur.Nodes {
+		node(n, true)
+	}
+	b.WriteString("</node></hierarchy>")
+	return b.String()
+}
