@@ -47,6 +47,11 @@ var TypeCapabilities = map[string][]Capability{
 	// the files of its episode's folder (downloads, uploads); no shell and
 	// no clipboard (env/browser's Caps, which its tests compare).
 	"browser": {CapTree, CapElements, CapWindows, CapFiles, CapPage},
+	// An Android device has its window hierarchy and elements, a shell,
+	// files in shared storage and the focused activity as its window; no
+	// clipboard ADB reads everywhere (env/android's Caps, which its tests
+	// compare).
+	"android": {CapTree, CapCommands, CapFiles, CapWindows, CapElements},
 }
 
 // Need is a capability a task needs, and the place that needs it.

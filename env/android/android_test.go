@@ -5,6 +5,7 @@ import (
 	"errors"
 	"image"
 	"image/color"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -149,5 +150,12 @@ func TestCommands(t *testing.T) {
 		if w != tc.w || h != tc.h || (tc.w == 0) != (err != nil) {
 			t.Errorf("ParseWMSize(%q) = %d, %d, %v", tc.in, w, h, err)
 		}
+	}
+}
+
+// Lint and the environment agree on what a device offers.
+func TestCapsMatchTheTaskFormat(t *testing.T) {
+	if got := task.TypeCapabilities[android.Kind]; !slices.Equal(got, android.Caps) {
+		t.Errorf("task.TypeCapabilities[%q] = %v, android.Caps = %v", android.Kind, got, android.Caps)
 	}
 }
