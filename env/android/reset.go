@@ -143,13 +143,27 @@ func (p *Phone) clean(ctx context.Context, base *baseline) error {
 }
 
 // packageOf is the package a launch step starts: the suite's app spec's
-// command (a package or PACKAGE/ACTIVITY), else the app's name itself.
+// command (a package, PACKAGE/ACTIVITY, or a command such as
+// `am start -n PACKAGE/ACTIVITY`), else the app's name itself; "" when
+// none can be told.
 func packageOf(s env.Setup, app string) string {
 	target := app
 	if spec, ok := s.App(app); ok && spec.Command != "" {
 		target = spec.Command
 	}
-	pkg, _, _ := strings.Cut(strings.Fields(target + " x")[0], "/")
+	f := strings.Fields(target)
+	if len(f) == 0 {
+		return ""
+	}
+	if len(f) > 1 {
+		for i := 0; i+1 < len(f); i++ {
+			if f[i] == "-n" || f[i] == "-p" {
+				return packageOf(env.Setup{}, strings.Trim(f[i+1], `'"`))
+			}
+		}
+		return ""
+	}
+	pkg, _, _ := strings.Cut(f[0], "/")
 	if !packageRE.MatchString(pkg) {
 		return ""
 	}
@@ -166,10 +180,13 @@ func (p *Phone) step(ctx context.Context, s env.Setup, st task.Step) (string, er
 			target = spec.Command
 		}
 		pkg := packageOf(s, l.App)
-		if pkg == "" {
-			return "", fmt.Errorf("%q names no Android package (give the package, such as com.android.settings, or an app whose command is one)", l.App)
-		}
 		cmd := OpenCommand(target)
+		switch {
+		case strings.ContainsAny(strings.TrimSpace(target), " \t"):
+			cmd = withHome(target) // the app's own command: am start -a ...
+		case pkg == "":
+			return "", fmt.Errorf("%q names no Android package (give the package, such as com.android.settings, or an app whose command starts it)", l.App)
+		}
 		if len(l.Args) > 0 {
 			if !strings.Contains(target, "/") {
 				return pkg, fmt.Errorf("args apply to an activity (PACKAGE/.Activity), not to the package %s", pkg)

@@ -39,6 +39,11 @@ type Node struct {
 	Clickable bool
 	Checkable bool
 	Checked   bool
+	// Editable nodes (EditText) take the focus when tapped; typing goes
+	// into the focused one.
+	Focused bool
+	// Children are the nodes inside this one (a list row's labels).
+	Children []*Node
 	// Tap runs when a tap lands on the node (the smallest tapped node
 	// that has one); it may change the phone (Show, SetFile).
 	Tap func(ph *Phone)
@@ -56,6 +61,8 @@ type Screen struct {
 type App struct {
 	Package string
 	Start   func(ph *Phone) *Screen
+	// Clear forgets the app's data (pm clear); nil: it keeps none.
+	Clear func(ph *Phone)
 }
 
 // Phone is the scripted phone.
@@ -70,6 +77,11 @@ type Phone struct {
 	Typed []string // what was typed, in order
 	Keys  []string // the key events, in order
 	Taps  [][2]int
+	// Settings are the values of `settings get NAMESPACE KEY`, by
+	// "namespace/key".
+	Settings map[string]string
+	// Battery is the level `dumpsys battery` reports.
+	Battery int
 	// Fail, when set, fails every command with this error (a device that
 	// went away).
 	Fail error
@@ -84,7 +96,7 @@ func New(t testing.TB, w, h int) *Phone {
 			t.Fatal(err)
 		}
 	}
-	ph := &Phone{W: w, H: h, Model: "Proctor Phone", root: root, apps: map[string]App{}}
+	ph := &Phone{W: w, H: h, Model: "Proctor Phone", root: root, apps: map[string]App{}, Settings: map[string]string{}, Battery: 76}
 	ph.home = &Screen{Package: "com.android.launcher3", Activity: ".Launcher", Color: color.RGBA{30, 60, 90, 255},
 		Nodes: []*Node{{Class: "android.widget.TextView", Text: "Home", Box: image.Rect(0, 100, w, 200)}}}
 	ph.cur = ph.home
@@ -184,10 +196,33 @@ func (ph *Phone) Shell(ctx context.Context, cmd string) (observe.CommandResult, 
 	if ph.Fail != nil {
 		return observe.CommandResult{}, ph.Fail
 	}
-	if res, ok := ph.own(cmd); ok {
+	if res, ok := ph.simple(cmd); ok {
 		return res, nil
 	}
 	return ph.sh(ctx, cmd)
+}
+
+// simple answers a command made of the phone's own commands, joined by
+// ";" or "&&", after an optional `export HOME=...; cd ...` prefix; ok is
+// false for any other command, which sh runs.
+func (ph *Phone) simple(cmd string) (observe.CommandResult, bool) {
+	var out observe.CommandResult
+	for _, part := range strings.Split(strings.ReplaceAll(cmd, " && ", "; "), "; ") {
+		part = strings.TrimSpace(part)
+		if strings.HasPrefix(part, "export HOME=") || strings.HasPrefix(part, "cd ") {
+			continue
+		}
+		res, ok := ph.own(part)
+		if !ok {
+			return observe.CommandResult{}, false
+		}
+		out.Stdout += res.Stdout
+		out.Stderr += res.Stderr
+		if out.ExitCode = res.ExitCode; res.ExitCode != 0 {
+			break
+		}
+	}
+	return out, true
 }
 
 // own answers the commands the environment sends that only a phone has.
@@ -203,6 +238,17 @@ func (ph *Phone) own(cmd string) (observe.CommandResult, bool) {
 		return observe.CommandResult{Stderr: msg + "\n", ExitCode: code}, true
 	}
 	switch {
+	case f[0] == "settings" && len(f) == 4 && f[1] == "get":
+		v, found := ph.Settings[f[2]+"/"+f[3]]
+		if !found {
+			v = "null"
+		}
+		return ok(v + "\n")
+	case f[0] == "settings" && len(f) == 5 && f[1] == "put":
+		ph.Settings[f[2]+"/"+f[3]] = strings.Trim(f[4], "'")
+		return ok("")
+	case cmd == "dumpsys battery":
+		return ok(fmt.Sprintf("Current Battery Service state:\n  AC powered: false\n  level: %d\n  scale: 100\n", ph.Battery))
 	case cmd == "wm size":
 		return ok(fmt.Sprintf("Physical size: %dx%d\n", ph.W, ph.H))
 	case f[0] == "getprop" && len(f) == 2:
@@ -226,10 +272,13 @@ func (ph *Phone) own(cmd string) (observe.CommandResult, bool) {
 		}
 		return bad(1, "Error: no activity to open "+cmd)
 	case f[0] == "am" && len(f) >= 3 && f[1] == "force-stop":
-		// am force-stop P && pm clear P
-		pkg := strings.Trim(f[2], "'")
-		if ph.cur.Package == pkg {
+		if ph.cur.Package == strings.Trim(f[2], "'") {
 			ph.cur = ph.home
+		}
+		return ok("")
+	case f[0] == "pm" && len(f) >= 3 && f[1] == "clear":
+		if a, found := ph.apps[strings.Trim(f[2], "'")]; found && a.Clear != nil {
+			a.Clear(ph)
 		}
 		return ok("Success\n")
 	}
@@ -256,11 +305,14 @@ func (ph *Phone) input(args []string, cmd string) (observe.CommandResult, bool) 
 		x, y := num(args[1]), num(args[2])
 		ph.Taps = append(ph.Taps, [2]int{x, y})
 		var hit *Node
-		for _, n := range ph.cur.Nodes {
+		walk(ph.cur.Nodes, func(n *Node) {
 			if n.Tap != nil && image.Pt(x, y).In(n.Box) && (hit == nil || area(n.Box) < area(hit.Box)) {
 				hit = n
 			}
-		}
+			if strings.HasSuffix(n.Class, "EditText") {
+				n.Focused = image.Pt(x, y).In(n.Box)
+			}
+		})
 		if hit != nil {
 			hit.Tap(ph)
 		}
@@ -268,12 +320,11 @@ func (ph *Phone) input(args []string, cmd string) (observe.CommandResult, bool) 
 	case args[0] == "text" && len(args) >= 2:
 		t := strings.Trim(strings.Join(args[1:], " "), "'")
 		ph.Typed = append(ph.Typed, strings.ReplaceAll(t, "%s", " "))
-		for _, n := range ph.cur.Nodes {
-			if strings.HasSuffix(n.Class, "EditText") {
+		walk(ph.cur.Nodes, func(n *Node) {
+			if n.Focused {
 				n.Text += strings.ReplaceAll(t, "%s", " ")
-				break
 			}
-		}
+		})
 	case args[0] == "keyevent" || args[0] == "keycombination":
 		for _, k := range args[1:] {
 			ph.Keys = append(ph.Keys, k)
@@ -288,6 +339,14 @@ func (ph *Phone) input(args []string, cmd string) (observe.CommandResult, bool) 
 }
 
 func area(r image.Rectangle) int { return r.Dx() * r.Dy() }
+
+// walk calls f on the nodes and their children, depth first.
+func walk(ns []*Node, f func(*Node)) {
+	for _, n := range ns {
+		f(n)
+		walk(n.Children, f)
+	}
+}
 
 // sh runs cmd with the machine's sh, the device's folders mapped into the
 // phone's.
@@ -321,7 +380,7 @@ func (ph *Phone) png() []byte {
 	for i := range img.Pix {
 		img.Pix[i] = []byte{ph.cur.Color.R, ph.cur.Color.G, ph.cur.Color.B, 255}[i%4]
 	}
-	for _, n := range ph.cur.Nodes {
+	walk(ph.cur.Nodes, func(n *Node) {
 		c := color.RGBA{220, 220, 220, 255}
 		if n.Clickable {
 			c = color.RGBA{250, 250, 160, 255}
@@ -331,7 +390,7 @@ func (ph *Phone) png() []byte {
 				img.SetRGBA(x, y, c)
 			}
 		}
-	}
+	})
 	var b bytes.Buffer
 	png.Encode(&b, img)
 	return b.Bytes()
@@ -352,7 +411,8 @@ func (ph *Phone) dump() string {
 		}
 		return "false"
 	}
-	node := func(n *Node, close bool) {
+	var node func(n *Node, close bool)
+	node = func(n *Node, close bool) {
 		b.WriteString("<node")
 		attr("index", "0")
 		attr("text", n.Text)
@@ -364,17 +424,24 @@ func (ph *Phone) dump() string {
 		attr("checked", tf(n.Checked))
 		attr("clickable", tf(n.Clickable))
 		attr("enabled", "true")
-		attr("focusable", tf(n.Clickable))
-		attr("focused", "false")
+		attr("focusable", tf(n.Clickable || strings.HasSuffix(n.Class, "EditText")))
+		attr("focused", tf(n.Focused))
 		attr("scrollable", "false")
 		attr("long-clickable", "false")
 		attr("password", "false")
 		attr("selected", "false")
 		attr("bounds", fmt.Sprintf("[%d,%d][%d,%d]", n.Box.Min.X, n.Box.Min.Y, n.Box.Max.X, n.Box.Max.Y))
-		if close {
-			b.WriteString(" />")
-		} else {
+		switch {
+		case !close:
 			b.WriteString(">")
+		case len(n.Children) == 0:
+			b.WriteString(" />")
+		default:
+			b.WriteString(">")
+			for _, c := range n.Children {
+				node(c, true)
+			}
+			b.WriteString("</node>")
 		}
 	}
 	node(&Node{Class: "android.widget.FrameLayout", Box: image.Rect(0, 0, ph.W, ph.H)}, false)
