@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/proctor-eval/proctor/agreement"
 	"html/template"
 	"io"
 	"net/http"
@@ -17,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/agreement"
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/score"
 	"github.com/proctor-eval/proctor/store"
@@ -541,6 +542,39 @@ type stepView struct {
 	Height   int
 	// TreeLines counts the lines of the accessibility tree the agent saw.
 	TreeLines int
+	// Icons sum up the step's actions for the filmstrip; ThumbHeight is
+	// its thumbnail's height at 96 pixels wide.
+	Icons       string
+	ThumbHeight int
+}
+
+// actionIcons are the filmstrip's signs of the kinds of actions.
+var actionIcons = map[action.Kind]string{
+	action.Click: "🖱", action.Drag: "↔", action.DragRel: "↔", action.Swipe: "↔", action.Scroll: "↕", action.Type: "⌨",
+	action.Key: "⌨", action.Hotkey: "⌨", action.Select: "☰", action.Navigate: "🌐", action.Back: "←", action.Done: "✓",
+	action.Fail: "✗", action.Answer: "💬", action.Wait: "⏳", action.Code: "$", action.API: "ƒ", action.Move: "➚",
+	action.ScrollToText: "↕", action.Plan: "✎", action.Reflect: "✎",
+}
+
+// icons sums up a step's actions, one sign each ("·" for other kinds),
+// "?" for a reply that could not be parsed.
+func icons(st store.Step) string {
+	var acts []action.Action
+	if len(st.Actions) == 0 || json.Unmarshal(st.Actions, &acts) != nil || len(acts) == 0 {
+		if st.ParseError != "" {
+			return "?"
+		}
+		return ""
+	}
+	var b strings.Builder
+	for _, a := range acts {
+		if ic, ok := actionIcons[a.Kind]; ok {
+			b.WriteString(ic)
+		} else {
+			b.WriteString("·")
+		}
+	}
+	return b.String()
 }
 
 // episodeData reads an episode, its steps and, when history is set, all
@@ -632,7 +666,7 @@ func (s *Server) renderEpisode(w http.ResponseWriter, code int, run *run, res st
 	width, height := screenSize(run.Report.Run.Resolution)
 	views := make([]stepView, len(steps))
 	for i, st := range steps {
-		sv := stepView{Step: st, Width: width, Height: height}
+		sv := stepView{Step: st, Width: width, Height: height, Icons: icons(st), ThumbHeight: max(1, 96*height/max(width, 1))}
 		if st.Shot != "" {
 			sv.Shot = "/run/" + url.PathEscape(run.ID) + "/shot/" + url.PathEscape(st.Shot)
 		}
@@ -658,6 +692,7 @@ func (s *Server) renderEpisode(w http.ResponseWriter, code int, run *run, res st
 		"FinalShot": final, "Width": width, "Height": height,
 		"Title": res.Task, "Run": run, "Result": res, "Verdict": v, "Steps": views, "Review": review, "Earlier": earlier(reviews),
 		"Writable": s.Token != "", "Zip": "/run/" + url.PathEscape(run.ID) + "/episode.zip?" + zip.Encode(),
+		"GIF":    "/run/" + url.PathEscape(run.ID) + "/episode.gif?" + zip.Encode(),
 		"RunURL": "/run/" + url.PathEscape(run.ID), "Success": res.Outcome == string(check.Success),
 		"Form": form, "NextUnreviewed": nextUnreviewed(run, res),
 	})
@@ -717,14 +752,8 @@ func (s *Server) episodeZip(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	name := strings.Map(func(c rune) rune {
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
-			return c
-		}
-		return '_'
-	}, res.Task)
 	w.Header().Set("Content-Type", "application/zip")
-	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-%d.zip"`, name, res.Repeat))
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-%d.zip"`, fileName(res.Task), res.Repeat))
 	db, err := store.Open(run.Dir)
 	if err != nil {
 		s.fail(w, err)
@@ -777,6 +806,16 @@ func (s *Server) episodeZip(w http.ResponseWriter, r *http.Request) {
 		// Headers are sent; the truncated zip is the only signal left.
 		fmt.Fprintf(os.Stderr, "proctor view: zip of %s: %v\n", res.Task, err)
 	}
+}
+
+// fileName makes a task id safe as a downloaded file's name.
+func fileName(task string) string {
+	return strings.Map(func(c rune) rune {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
+			return c
+		}
+		return '_'
+	}, task)
 }
 
 // zipTime dates the files of an episode's zip: when the episode finished,

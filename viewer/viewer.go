@@ -82,6 +82,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /run/{id}", s.runPage)
 	mux.HandleFunc("GET /run/{id}/episode", s.episode)
 	mux.HandleFunc("GET /run/{id}/episode.zip", s.episodeZip)
+	mux.HandleFunc("GET /run/{id}/episode.gif", s.episodeGIF)
 	mux.HandleFunc("GET /run/{id}/shot/{name}", s.shot)
 	mux.HandleFunc("POST /run/{id}/review", s.review)
 	return securityHeaders(mux)

@@ -17,15 +17,46 @@
     if (img) { img.src = img.getAttribute('data-src'); img.removeAttribute('data-src'); }
     pos.textContent = 'Step ' + (cur + 1) + ' of ' + steps.length;
     history.replaceState(null, '', '#' + s.id);
+    if (typeof mark === 'function') mark();
   }
-  document.getElementById('prev').addEventListener('click', function () { show(cur - 1); });
-  document.getElementById('next').addEventListener('click', function () { show(cur + 1); });
+  var strip = document.querySelectorAll('#filmstrip a[data-index]');
+  function mark() {
+    for (var j = 0; j < strip.length; j++) strip[j].classList.toggle('current', j === cur);
+  }
+  var timer = null, play = document.getElementById('play');
+  function stop() {
+    if (timer) clearInterval(timer);
+    timer = null;
+    if (play) { play.textContent = 'Play'; play.setAttribute('aria-pressed', 'false'); }
+  }
+  function toggle() {
+    if (timer) { stop(); return; }
+    if (cur === steps.length - 1) show(0);
+    play.textContent = 'Pause';
+    play.setAttribute('aria-pressed', 'true');
+    timer = setInterval(function () {
+      if (cur >= steps.length - 1) { stop(); return; }
+      show(cur + 1);
+    }, 1000);
+  }
+  if (play) play.addEventListener('click', toggle);
+  for (var k = 0; k < strip.length; k++) {
+    strip[k].addEventListener('click', function (e) {
+      e.preventDefault();
+      stop();
+      show(parseInt(this.getAttribute('data-index'), 10));
+    });
+  }
+  document.getElementById('prev').addEventListener('click', function () { stop(); show(cur - 1); });
+  document.getElementById('next').addEventListener('click', function () { stop(); show(cur + 1); });
   document.addEventListener('keydown', function (e) {
     var t = e.target && e.target.tagName;
-    if (t === 'INPUT' || t === 'TEXTAREA') return;
-    if (e.key === 'ArrowRight') { show(cur + 1); e.preventDefault(); }
-    if (e.key === 'ArrowLeft') { show(cur - 1); e.preventDefault(); }
+    if (t === 'INPUT' || t === 'TEXTAREA' || t === 'BUTTON') return;
+    if (e.key === 'ArrowRight') { stop(); show(cur + 1); e.preventDefault(); }
+    if (e.key === 'ArrowLeft') { stop(); show(cur - 1); e.preventDefault(); }
+    if (e.key === ' ' && play) { toggle(); e.preventDefault(); }
   });
+  mark();
   var m = /^#step-(\d+)$/.exec(location.hash);
   if (m) {
     for (var i = 0; i < steps.length; i++) if (steps[i].id === 'step-' + m[1]) show(i);

@@ -1,0 +1,95 @@
+package viewer
+
+import (
+	"bytes"
+	"image/gif"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// An episode exports as an animated GIF: a frame for each step's
+// screenshot, then the screen after the last action, scaled to 640 wide.
+func TestEpisodeGIF(t *testing.T) {
+	h := (&Server{Root: twoRuns(t)}).Handler()
+	code, body := get(t, h, "/run/run-a/episode.gif?task=sort-rows&repeat=0&delay=0.5")
+	if code != http.StatusOK {
+		t.Fatalf("gif = %d: %s", code, body)
+	}
+	g, err := gif.DecodeAll(bytes.NewReader([]byte(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// sort-rows has 5 steps in run-a, each with a screenshot, and a final screen.
+	if len(g.Image) != 6 {
+		t.Fatalf("%d frames, want 6 (5 steps and the final screen)", len(g.Image))
+	}
+	if b := g.Image[0].Bounds(); b.Dx() != 640 || b.Dy() != 360 {
+		t.Errorf("frame size %v, want 640x360", b)
+	}
+	if g.Delay[0] != 50 || g.Delay[5] != 150 || g.LoopCount != 0 {
+		t.Errorf("delays %v, loop %d", g.Delay, g.LoopCount)
+	}
+	// The click of step 1 is drawn: a red ring around (320, 180).
+	var red int
+	for x := 300; x < 340; x++ {
+		r, gg, b, _ := g.Image[0].At(x, 168).RGBA()
+		if r>>8 > 200 && gg>>8 < 120 && b>>8 < 120 {
+			red++
+		}
+	}
+	if red == 0 {
+		t.Error("no red ring where step 1 clicked")
+	}
+	for _, bad := range []string{"delay=0", "delay=x", "delay=11"} {
+		if code, _ := get(t, h, "/run/run-a/episode.gif?task=sort-rows&repeat=0&"+bad); code != http.StatusBadRequest {
+			t.Errorf("%s: %d, want 400", bad, code)
+		}
+	}
+	if code, _ := get(t, h, "/run/run-a/episode.gif?task=nope&repeat=0"); code != http.StatusNotFound {
+		t.Errorf("a missing task: %d", code)
+	}
+}
+
+// The episode page's filmstrip shows every step and jumps to one; Play
+// steps through the trajectory by itself.
+func TestViewerFilmstripAndPlay(t *testing.T) {
+	srv := httptest.NewServer((&Server{Root: twoRuns(t)}).Handler())
+	defer srv.Close()
+	ctx := browser(t)
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/run/run-a/episode?task=sort-rows&repeat=0"),
+		chromedp.WaitVisible(chromedp.CSS("#filmstrip")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#filmstrip li").length`))
+	if err != nil || n != 5 {
+		t.Fatalf("%d thumbnails (%v), want 5", n, err)
+	}
+	if s := text(t, ctx, "#filmstrip li:nth-child(3) .icons"); s != "3 ⌨⌨" {
+		t.Errorf("step 3's signs %q, want the typing and the hotkey", s)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#filmstrip a[data-index="3"]`)), snap("11-filmstrip")); err != nil {
+		t.Fatal(err)
+	}
+	if s := text(t, ctx, "#position"); s != "Step 4 of 5" {
+		t.Errorf("after a click on the fourth thumbnail: %q", s)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#play")), chromedp.Sleep(2500*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	if s := text(t, ctx, "#position"); s != "Step 5 of 5" {
+		t.Errorf("after playing: %q", s)
+	}
+	if s := text(t, ctx, "#play"); s != "Play" {
+		t.Errorf("play stops at the end: the button says %q", s)
+	}
+	if href, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("gif").getAttribute("href")`)); err != nil || !strings.Contains(href, "episode.gif?") {
+		t.Errorf("gif link %q, %v", href, err)
+	}
+}
