@@ -302,12 +302,44 @@ func (s *Store) Shot(name string) ([]byte, error) {
 
 // Review is a person's verdict on an episode, beside the automatic one.
 type Review struct {
-	Task     string    `json:"task"`
-	Repeat   int       `json:"repeat"`
-	Pass     bool      `json:"pass"`
+	Task   string `json:"task"`
+	Repeat int    `json:"repeat"`
+	Pass   bool   `json:"pass"`
+	// Category is why the episode went wrong, one of Categories ("" for
+	// none given).
+	Category string    `json:"category,omitempty"`
 	Note     string    `json:"note,omitempty"`
 	Reviewer string    `json:"reviewer"`
 	At       time.Time `json:"at"`
+}
+
+// Categories are the failure categories a review may give, as OSUniverse
+// and ProBench sort their agents' failures.
+var Categories = []Category{
+	{"grounding-miss", "grounding miss: acted on the wrong element or point"},
+	{"premature-done", "premature DONE: ended before the task was done"},
+	{"wrong-plan", "wrong plan: pursued the wrong steps"},
+	{"gave-up", "gave up: said FAIL, or stopped acting, on a feasible task"},
+	{"looping", "looping: repeated actions without progress"},
+	{"checker-wrong", "checker wrong: the checks judged the episode wrongly"},
+	{"environment", "environment: the application or desktop misbehaved"},
+	{"other", "other"},
+}
+
+// Category is a failure category: its key and its description.
+type Category struct{ Key, Label string }
+
+// ValidCategory reports whether key is "" or a category's key.
+func ValidCategory(key string) bool {
+	if key == "" {
+		return true
+	}
+	for _, c := range Categories {
+		if c.Key == key {
+			return true
+		}
+	}
+	return false
 }
 
 // ReviewKey identifies an episode among reviews.

@@ -5,6 +5,7 @@ import (
 	"image/gif"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -91,5 +92,34 @@ func TestViewerFilmstripAndPlay(t *testing.T) {
 	}
 	if href, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("gif").getAttribute("href")`)); err != nil || !strings.Contains(href, "episode.gif?") {
 		t.Errorf("gif link %q, %v", href, err)
+	}
+}
+
+// A review may say why the episode failed; the run page counts the
+// categories and splits the disagreements by which side passed.
+func TestReviewCategories(t *testing.T) {
+	root := twoRuns(t)
+	h := (&Server{Root: root, Token: "tok"}).Handler()
+	review := func(task, verdict, category string) int {
+		return post(t, h, "/run/run-a/review", url.Values{"task": {task}, "repeat": {"0"}, "verdict": {verdict},
+			"reviewer": {"ann"}, "category": {category}, "token": {"tok"}}, "")
+	}
+	if code := review("sort-rows", "fail", "no-such-category"); code != http.StatusBadRequest {
+		t.Errorf("an unknown category: %d, want 400", code)
+	}
+	// write-note succeeded by the checks, sort-rows failed.
+	if review("write-note", "fail", "checker-wrong") != http.StatusSeeOther || review("sort-rows", "fail", "grounding-miss") != http.StatusSeeOther {
+		t.Fatal("reviews refused")
+	}
+	_, body := get(t, h, "/run/run-a")
+	for _, w := range []string{`<span id="checks-passed-reviewer-failed">1</span> the checks passed and the reviewer failed`,
+		`<span id="checks-failed-reviewer-passed">0</span> the reverse`, `<span id="categories">grounding-miss 1, checker-wrong 1</span>`} {
+		if !strings.Contains(body, w) {
+			t.Errorf("the run page lacks %q", w)
+		}
+	}
+	_, body = get(t, h, "/run/run-a/episode?task=sort-rows&repeat=0")
+	if !strings.Contains(body, "Marked <strong>fail</strong> (grounding-miss) by ann") || !strings.Contains(body, `<option value="grounding-miss" selected>`) {
+		t.Errorf("the episode page does not show the category")
 	}
 }

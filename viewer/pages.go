@@ -372,6 +372,17 @@ func episodeURL(runID, task string, repeat int) string {
 // checks disagree (OSUniverse's disagreement rate).
 type reviewAgreement struct {
 	Reviewed, Disagree int
+	// The disagreements split: the checks passed and the reviewer failed
+	// the episode, and the reverse.
+	ChecksPassed, ChecksFailed int
+	// Categories count the reviews' failure categories, in
+	// store.Categories' order (those given at least once).
+	Categories []categoryCount
+}
+
+type categoryCount struct {
+	store.Category
+	N int
 }
 
 func (a reviewAgreement) Rate() float64 {
@@ -383,14 +394,29 @@ func (a reviewAgreement) Rate() float64 {
 
 func agree(r *run) reviewAgreement {
 	var a reviewAgreement
+	counts := map[string]int{}
 	for _, res := range r.Report.Results {
 		rv, ok := r.Reviews[store.ReviewKey{Task: res.Task, Repeat: res.Repeat}]
 		if !ok {
 			continue
 		}
 		a.Reviewed++
-		if rv.Pass != (res.Outcome == string(check.Success)) {
+		passed := res.Outcome == string(check.Success)
+		if rv.Pass != passed {
 			a.Disagree++
+			if passed {
+				a.ChecksPassed++
+			} else {
+				a.ChecksFailed++
+			}
+		}
+		if rv.Category != "" {
+			counts[rv.Category]++
+		}
+	}
+	for _, c := range store.Categories {
+		if counts[c.Key] > 0 {
+			a.Categories = append(a.Categories, categoryCount{c, counts[c.Key]})
 		}
 	}
 	return a
@@ -652,9 +678,9 @@ func (s *Server) episode(w http.ResponseWriter, r *http.Request) {
 // reviewForm is what a reviewer typed in a review that was refused,
 // given back in the form with the reason (never the token).
 type reviewForm struct {
-	Error                   string
-	Verdict, Reviewer, Note string
-	BadToken                bool
+	Error                             string
+	Verdict, Reviewer, Note, Category string
+	BadToken                          bool
 }
 
 // renderEpisode writes an episode's page.
@@ -694,7 +720,7 @@ func (s *Server) renderEpisode(w http.ResponseWriter, code int, run *run, res st
 		"Writable": s.Token != "", "Zip": "/run/" + url.PathEscape(run.ID) + "/episode.zip?" + zip.Encode(),
 		"GIF":    "/run/" + url.PathEscape(run.ID) + "/episode.gif?" + zip.Encode(),
 		"RunURL": "/run/" + url.PathEscape(run.ID), "Success": res.Outcome == string(check.Success),
-		"Form": form, "NextUnreviewed": nextUnreviewed(run, res),
+		"Form": form, "NextUnreviewed": nextUnreviewed(run, res), "Categories": store.Categories,
 	})
 }
 
@@ -876,9 +902,14 @@ func (s *Server) review(w http.ResponseWriter, r *http.Request) {
 	verdict := r.PostFormValue("verdict")
 	reviewer := strings.TrimSpace(r.PostFormValue("reviewer"))
 	note := strings.TrimSpace(r.PostFormValue("note"))
+	category := r.PostFormValue("category")
 	err = s.authorized(r)
-	if err == nil && ((verdict != "pass" && verdict != "fail") || reviewer == "") {
+	switch {
+	case err != nil:
+	case (verdict != "pass" && verdict != "fail") || reviewer == "":
 		err = fmt.Errorf("%w: a review needs a verdict (pass or fail) and a reviewer", errBadRequest)
+	case !store.ValidCategory(category):
+		err = fmt.Errorf("%w: unknown failure category %q", errBadRequest, category)
 	}
 	if err != nil {
 		steps, reviews, err2 := s.episodeSteps(run, res, true)
@@ -888,7 +919,7 @@ func (s *Server) review(w http.ResponseWriter, r *http.Request) {
 		}
 		code := statusOf(err)
 		form := reviewForm{Error: fmt.Sprintf("%d %s: %v. The review was not recorded; it is kept in the form below.", code, http.StatusText(code), err),
-			Verdict: verdict, Reviewer: reviewer, Note: note, BadToken: errors.Is(err, errBadToken)}
+			Verdict: verdict, Reviewer: reviewer, Note: note, Category: category, BadToken: errors.Is(err, errBadToken)}
 		s.renderEpisode(w, code, run, res, steps, reviews, form)
 		return
 	}
@@ -898,7 +929,7 @@ func (s *Server) review(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer db.Close()
-	rv := store.Review{Task: res.Task, Repeat: res.Repeat, Pass: verdict == "pass", Note: note, Reviewer: reviewer, At: time.Now().UTC()}
+	rv := store.Review{Task: res.Task, Repeat: res.Repeat, Pass: verdict == "pass", Category: category, Note: note, Reviewer: reviewer, At: time.Now().UTC()}
 	if err := db.SaveReview(rv); err != nil {
 		s.fail(w, err)
 		return
