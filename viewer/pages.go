@@ -718,7 +718,8 @@ func (s *Server) renderEpisode(w http.ResponseWriter, code int, run *run, res st
 		"FinalShot": final, "Width": width, "Height": height,
 		"Title": res.Task, "Run": run, "Result": res, "Verdict": v, "Steps": views, "Review": review, "Earlier": earlier(reviews),
 		"Writable": s.Token != "", "Zip": "/run/" + url.PathEscape(run.ID) + "/episode.zip?" + zip.Encode(),
-		"GIF":    "/run/" + url.PathEscape(run.ID) + "/episode.gif?" + zip.Encode(),
+		"GIF":         "/run/" + url.PathEscape(run.ID) + "/episode.gif?" + zip.Encode(),
+		"TimingChart": timingChart(steps), "TokenChart": tokenChart(steps),
 		"RunURL": "/run/" + url.PathEscape(run.ID), "Success": res.Outcome == string(check.Success),
 		"Form": form, "NextUnreviewed": nextUnreviewed(run, res), "Categories": store.Categories,
 	})

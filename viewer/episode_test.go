@@ -123,3 +123,21 @@ func TestReviewCategories(t *testing.T) {
 		t.Errorf("the episode page does not show the category")
 	}
 }
+
+// The episode page charts each step's time (model, environment, settle)
+// and tokens (in, out).
+func TestStepCharts(t *testing.T) {
+	h := (&Server{Root: twoRuns(t)}).Handler()
+	_, body := get(t, h, "/run/run-a/episode?task=sort-rows&repeat=0")
+	for _, w := range []string{`aria-label="Time per step"`, `aria-label="Tokens per step"`, "<title>step 1: model 0.9s, environment 0.04s, settle 0s</title>",
+		"<title>step 5: input 1k, output 50</title>", ">environment</text>", ">settle</text>"} {
+		if !strings.Contains(body, w) {
+			t.Errorf("the episode page lacks %q", w)
+		}
+	}
+	for _, tc := range []struct{ in, want float64 }{{0.3, 0.5}, {1.2, 2}, {3, 5}, {7, 10}, {250, 500}, {0, 1}} {
+		if got := niceStep(tc.in); got != tc.want {
+			t.Errorf("niceStep(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
