@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
@@ -253,6 +254,27 @@ func (s *Store) SaveStep(st Step) error {
 // Steps lists an episode's steps in order.
 func (s *Store) Steps(task string, repeat int) ([]Step, error) {
 	return scanInfo[Step](s.db.Query(`SELECT info FROM step WHERE task = ? AND repeat = ? ORDER BY idx`, task, repeat))
+}
+
+// StepsMatching lists the episodes with a step whose record (the model's
+// reply, its thought, the actions, what the environment said) holds text,
+// case aside.
+func (s *Store) StepsMatching(text string) (map[ReviewKey]bool, error) {
+	like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(strings.ToLower(text)) + "%"
+	rows, err := s.db.Query(`SELECT DISTINCT task, repeat FROM step WHERE lower(info) LIKE ? ESCAPE '\'`, like)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[ReviewKey]bool{}
+	for rows.Next() {
+		var k ReviewKey
+		if err := rows.Scan(&k.Task, &k.Repeat); err != nil {
+			return nil, err
+		}
+		out[k] = true
+	}
+	return out, rows.Err()
 }
 
 // scanInfo decodes the JSON info column of each row.

@@ -93,6 +93,17 @@ func TestViewerFilmstripAndPlay(t *testing.T) {
 	if href, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("gif").getAttribute("href")`)); err != nil || !strings.Contains(href, "episode.gif?") {
 		t.Errorf("gif link %q, %v", href, err)
 	}
+	// The run page, found in the steps' thoughts and sorted by steps.
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/run/run-a?q=step+2+of&in=steps&sort=steps&desc=1"),
+		chromedp.WaitVisible(chromedp.CSS("#episodes")),
+		snap("12-run-find-sort"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if s := text(t, ctx, "#matching"); !strings.HasPrefix(s, "2 episodes") {
+		t.Errorf("found %q, want both episodes (each has a step 2)", s)
+	}
 }
 
 // A review may say why the episode failed; the run page counts the
@@ -139,5 +150,58 @@ func TestStepCharts(t *testing.T) {
 		if got := niceStep(tc.in); got != tc.want {
 			t.Errorf("niceStep(%v) = %v, want %v", tc.in, got, tc.want)
 		}
+	}
+}
+
+// The run page filters episodes by outcome, level and app, finds text in
+// the results and, when asked, in the steps' thoughts and actions, and
+// sorts by any column, each link keeping the rest of the query.
+func TestRunPageFindsAndSorts(t *testing.T) {
+	h := (&Server{Root: twoRuns(t)}).Handler()
+	order := func(target string) []string {
+		t.Helper()
+		code, body := get(t, h, target)
+		if code != http.StatusOK {
+			t.Fatalf("%s: %d", target, code)
+		}
+		var tasks []string
+		for _, part := range strings.Split(body, `<td><a href="/run/run-a/episode?`)[1:] {
+			_, rest, _ := strings.Cut(part, `">`)
+			name, _, _ := strings.Cut(rest, "</a>")
+			tasks = append(tasks, name)
+		}
+		return tasks
+	}
+	for _, tc := range []struct {
+		target string
+		want   string
+	}{
+		{"/run/run-a?sort=steps", "write-note,sort-rows"},
+		{"/run/run-a?sort=steps&desc=1", "sort-rows,write-note"},
+		{"/run/run-a?sort=cost&desc=1", "sort-rows,write-note"},
+		{"/run/run-a?outcome=success", "write-note"},
+		{"/run/run-a?level=bronze", "sort-rows"},
+		{"/run/run-a?app=mousepad&sort=task", "sort-rows,write-note"},
+		{"/run/run-a?app=gimp", ""},
+		{"/run/run-a?q=value+%2241%22", "sort-rows"}, // the reason
+		{"/run/run-a?q=step+4+of", ""},
+		{"/run/run-a?q=step+4+of&in=steps", "sort-rows"}, // a thought
+		{"/run/run-a?q=HELLO+WORLD&in=steps&sort=task", "sort-rows,write-note"},
+	} {
+		if got := strings.Join(order(tc.target), ","); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.target, got, tc.want)
+		}
+	}
+	for _, bad := range []string{"/run/run-a?sort=colour", "/run/run-a?outcome=great"} {
+		if code, _ := get(t, h, bad); code != http.StatusBadRequest {
+			t.Errorf("%s: %d, want 400", bad, code)
+		}
+	}
+	_, body := get(t, h, "/run/run-a?outcome=failure&q=sort&sort=steps")
+	if !strings.Contains(body, `href="/run/run-a?desc=1&amp;outcome=failure&amp;q=sort&amp;sort=steps" class="sort sorted-up"`) {
+		t.Errorf("the sorted column's link does not turn the order round, keeping the filters")
+	}
+	if !strings.Contains(body, `href="/run/run-a?outcome=failure&amp;q=sort&amp;show=unreviewed&amp;sort=steps"`) {
+		t.Errorf("the show links do not keep the filters and the order")
 	}
 }

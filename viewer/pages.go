@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -430,6 +432,92 @@ type episodeRow struct {
 	Disagree bool
 }
 
+// episodeSorts are the run page's sortable columns, each with its order.
+var episodeSorts = map[string]func(a, b store.Result) int{
+	"task":  func(a, b store.Result) int { return cmpBoth(strings.Compare(a.Task, b.Task), a.Repeat-b.Repeat) },
+	"level": func(a, b store.Result) int { return cmpFloat(a.Weight, b.Weight) },
+	"app": func(a, b store.Result) int {
+		return strings.Compare(strings.Join(a.Apps, ","), strings.Join(b.Apps, ","))
+	},
+	"outcome":   func(a, b store.Result) int { return strings.Compare(a.Outcome, b.Outcome) },
+	"milestone": func(a, b store.Result) int { return cmpFloat(a.Milestone, b.Milestone) },
+	"steps":     func(a, b store.Result) int { return a.Steps - b.Steps },
+	"time":      func(a, b store.Result) int { return cmpFloat(float64(a.Duration), float64(b.Duration)) },
+	"tokens": func(a, b store.Result) int {
+		return (a.InputTokens + a.OutputTokens) - (b.InputTokens + b.OutputTokens)
+	},
+	"cost":   func(a, b store.Result) int { return cmpFloat(a.Cost, b.Cost) },
+	"reason": func(a, b store.Result) int { return strings.Compare(a.Reason, b.Reason) },
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func cmpBoth(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
+}
+
+// runQuery is what the run page shows: its filters, search and order, as
+// the URL's query gives them.
+type runQuery struct {
+	Show, Text, Outcome, Level, App, Sort string
+	Desc, InSteps                         bool
+}
+
+func parseRunQuery(q url.Values) (runQuery, error) {
+	rq := runQuery{Show: q.Get("show"), Text: strings.TrimSpace(q.Get("q")), Outcome: q.Get("outcome"), Level: q.Get("level"),
+		App: q.Get("app"), Sort: q.Get("sort"), Desc: q.Get("desc") == "1", InSteps: q.Get("in") == "steps"}
+	if rq.Sort != "" && episodeSorts[rq.Sort] == nil {
+		return rq, fmt.Errorf("%w: unknown sort %q (task, level, app, outcome, milestone, steps, time, tokens, cost, reason)", errBadRequest, rq.Sort)
+	}
+	if rq.Outcome != "" && !slices.Contains(check.Outcomes, check.Outcome(rq.Outcome)) {
+		return rq, fmt.Errorf("%w: unknown outcome %q", errBadRequest, rq.Outcome)
+	}
+	return rq, nil
+}
+
+// values is the query in a URL, with page set when above 1.
+func (rq runQuery) values(page int) url.Values {
+	v := url.Values{}
+	set := func(k, val string) {
+		if val != "" {
+			v.Set(k, val)
+		}
+	}
+	set("show", rq.Show)
+	set("q", rq.Text)
+	set("outcome", rq.Outcome)
+	set("level", rq.Level)
+	set("app", rq.App)
+	set("sort", rq.Sort)
+	if rq.Desc {
+		v.Set("desc", "1")
+	}
+	if rq.InSteps {
+		v.Set("in", "steps")
+	}
+	if page > 1 {
+		v.Set("page", strconv.Itoa(page))
+	}
+	return v
+}
+
+// sortColumn is a header of the episodes' table: a link that sorts by it,
+// the other way round when it is the order already.
+type sortColumn struct {
+	Label, URL, Mark string
+}
+
 func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	rn, err := s.find(r.PathValue("id"))
 	if err != nil {
@@ -437,16 +525,39 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	show := q.Get("show")
-	text := strings.ToLower(strings.TrimSpace(q.Get("q")))
+	rq, err := parseRunQuery(q)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	text := strings.ToLower(rq.Text)
+	var inSteps map[store.ReviewKey]bool
+	if rq.InSteps && text != "" {
+		db, err := store.Open(rn.Dir)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		inSteps, err = db.StepsMatching(text)
+		db.Close()
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+	}
+	levels, apps := map[string]bool{}, map[string]bool{}
 	var rows []episodeRow
 	for _, res := range rn.Report.Results {
+		levels[res.Level] = true
+		for _, a := range res.Apps {
+			apps[a] = true
+		}
 		row := episodeRow{Result: res, URL: episodeURL(rn.ID, res.Task, res.Repeat)}
 		if rv, ok := rn.Reviews[store.ReviewKey{Task: res.Task, Repeat: res.Repeat}]; ok {
 			row.Review = &rv
 			row.Disagree = rv.Pass != (res.Outcome == string(check.Success))
 		}
-		switch show {
+		switch rq.Show {
 		case "unreviewed":
 			if row.Review != nil {
 				continue
@@ -460,52 +571,71 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 		}
-		if text != "" && !strings.Contains(strings.ToLower(res.Task+" "+res.Instruction), text) {
+		if rq.Outcome != "" && res.Outcome != rq.Outcome || rq.Level != "" && res.Level != rq.Level ||
+			rq.App != "" && !slices.Contains(res.Apps, rq.App) {
+			continue
+		}
+		if text != "" && !strings.Contains(strings.ToLower(res.Task+" "+res.Instruction+" "+res.Reason+" "+res.Answer), text) &&
+			!inSteps[store.ReviewKey{Task: res.Task, Repeat: res.Repeat}] {
 			continue
 		}
 		rows = append(rows, row)
+	}
+	if by := episodeSorts[rq.Sort]; by != nil {
+		slices.SortStableFunc(rows, func(a, b episodeRow) int {
+			if rq.Desc {
+				return by(b.Result, a.Result)
+			}
+			return by(a.Result, b.Result)
+		})
 	}
 	page, _ := strconv.Atoi(q.Get("page"))
 	size := s.pageSize()
 	pages := max(1, (len(rows)+size-1)/size)
 	page = min(max(page, 1), pages)
 	from, to := (page-1)*size, min(page*size, len(rows))
-	link := func(p int) string {
-		v := url.Values{"page": {strconv.Itoa(p)}}
-		if show != "" {
-			v.Set("show", show)
-		}
-		if text != "" {
-			v.Set("q", q.Get("q"))
-		}
-		return "/run/" + url.PathEscape(rn.ID) + "?" + v.Encode()
-	}
+	base := "/run/" + url.PathEscape(rn.ID) + "?"
 	var prev, next string
 	if page > 1 {
-		prev = link(page - 1)
+		prev = base + rq.values(page-1).Encode()
 	}
 	if page < pages {
-		next = link(page + 1)
+		next = base + rq.values(page+1).Encode()
 	}
 	var filters []column
 	for _, f := range [][2]string{{"", "all"}, {"unreviewed", "unreviewed"}, {"disagree", "disagreeing"}, {"failed", "not successful"}} {
-		v := url.Values{}
-		if f[0] != "" {
-			v.Set("show", f[0])
-		}
-		if text != "" {
-			v.Set("q", q.Get("q"))
-		}
+		fq := rq
+		fq.Show = f[0]
 		mark := ""
-		if f[0] == show {
+		if f[0] == rq.Show {
 			mark = "current"
 		}
-		filters = append(filters, column{Key: f[0], Label: f[1], URL: "/run/" + url.PathEscape(rn.ID) + "?" + v.Encode(), Mark: mark})
+		filters = append(filters, column{Key: f[0], Label: f[1], URL: base + fq.values(1).Encode(), Mark: mark})
+	}
+	var sorts []sortColumn
+	for _, c := range [][2]string{{"task", "Task"}, {"level", "Level"}, {"app", "App"}, {"outcome", "Outcome"}, {"reason", "Reason"},
+		{"milestone", "Milestones"}, {"steps", "Steps"}, {"time", "Time"}, {"tokens", "Tokens"}, {"cost", "Cost"}} {
+		sq := rq
+		sq.Sort, sq.Desc = c[0], false
+		mark := ""
+		if rq.Sort == c[0] {
+			sq.Desc = !rq.Desc
+			mark = "sorted-up"
+			if rq.Desc {
+				mark = "sorted-down"
+			}
+		}
+		sorts = append(sorts, sortColumn{Label: c[1], URL: base + sq.values(1).Encode(), Mark: mark})
+	}
+	var outcomes []string
+	for _, o := range check.Outcomes {
+		outcomes = append(outcomes, string(o))
 	}
 	s.render(w, http.StatusOK, "run", map[string]any{
 		"Title": "Run " + rn.ID, "Run": rn, "Row": rowOf(rn, []score.Dimension{score.ByLevel}), "Rows": rows[from:to], "Matching": len(rows),
 		"Page": page, "Pages": pages, "Prev": prev, "Next": next, "Agreement": agree(rn), "Filters": filters,
-		"Show": show, "Query": q.Get("q"), "LevelPlot": levelPlot([]*run{rn}), "Judges": judgeRows(rn),
+		"Show": rq.Show, "Query": rq.Text, "LevelPlot": levelPlot([]*run{rn}), "Judges": judgeRows(rn),
+		"RQ": rq, "Sorts": sorts, "Outcomes": outcomes, "Levels": slices.Sorted(maps.Keys(levels)), "Apps": slices.Sorted(maps.Keys(apps)),
 	})
 }
 

@@ -291,6 +291,7 @@ var funcs = template.FuncMap{
 	"add":    func(a, b int) int { return a + b },
 	"join":   strings.Join,
 	"plural": plural,
+	"short":  shorten,
 }
 
 // plural counts n things: "1 episode", "2 episodes".
