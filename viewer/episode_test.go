@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"bytes"
+	"encoding/json"
 	"image/gif"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/proctor-eval/proctor/store"
 )
 
 // An episode exports as an animated GIF: a frame for each step's
@@ -203,5 +205,30 @@ func TestRunPageFindsAndSorts(t *testing.T) {
 	}
 	if !strings.Contains(body, `href="/run/run-a?outcome=failure&amp;q=sort&amp;show=unreviewed&amp;sort=steps"`) {
 		t.Errorf("the show links do not keep the filters and the order")
+	}
+}
+
+// The run page shows the run's configuration as it recorded it.
+func TestRunPageShowsConfiguration(t *testing.T) {
+	root := t.TempDir()
+	dir := makeRun(t, root, "run-c", "openai", time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC), []episode{{"write-note", "wood", "success", 1}})
+	st, err := store.OpenRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := st.Run()
+	info.SuiteHash, info.PromptHash = "5a1c0ffee", "9b7"
+	info.Config = json.RawMessage(`{"agent":"openai","model":{"model":"gpt-5","format":"pyautogui","temperature":0.5,"top_p":0.9,"history":3},"judge":{"models":["gpt-5-mini"]},"max_cost":0.5}`)
+	if err := st.SetRun(info); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	_, body := get(t, (&Server{Root: root}).Handler(), "/run/run-c")
+	for _, w := range []string{"<th>suite hash</th><td><code>5a1c0ffee</code>", "<th>model.format</th><td><code>pyautogui</code>",
+		"<th>model.temperature</th><td><code>0.5</code>", "<th>model.top_p</th><td><code>0.9</code>", `<th>judge.models</th><td><code>[&#34;gpt-5-mini&#34;]</code>`,
+		"<th>max_cost</th><td><code>0.5</code>"} {
+		if !strings.Contains(body, w) {
+			t.Errorf("the run page lacks %q", w)
+		}
 	}
 }

@@ -512,6 +512,47 @@ func (rq runQuery) values(page int) url.Values {
 	return v
 }
 
+// configRow is one setting of a run's configuration.
+type configRow struct{ Key, Value string }
+
+// runConfig lists a run's configuration as it recorded it: what tells
+// runs apart (suite and prompt hashes, resolution, parallel places,
+// repeats) and every option it was given (model, output format,
+// sampling, history, budgets, environments, judge), flattened to
+// dotted keys in order.
+func runConfig(r store.Run) []configRow {
+	rows := []configRow{{"suite hash", r.SuiteHash}, {"prompt hash", r.PromptHash}, {"resolution", r.Resolution},
+		{"parallel", strconv.Itoa(r.Parallel)}, {"repeat", strconv.Itoa(r.Repeat)}}
+	var cfg any
+	if len(r.Config) > 0 && json.Unmarshal(r.Config, &cfg) == nil {
+		var walk func(prefix string, v any)
+		walk = func(prefix string, v any) {
+			switch x := v.(type) {
+			case map[string]any:
+				for _, k := range slices.Sorted(maps.Keys(x)) {
+					key := k
+					if prefix != "" {
+						key = prefix + "." + k
+					}
+					walk(key, x[k])
+				}
+			case nil:
+			default:
+				b, _ := json.Marshal(x)
+				rows = append(rows, configRow{prefix, strings.Trim(string(b), `"`)})
+			}
+		}
+		walk("", cfg)
+	}
+	var out []configRow
+	for _, c := range rows {
+		if c.Value != "" && c.Value != "0" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // sortColumn is a header of the episodes' table: a link that sorts by it,
 // the other way round when it is the order already.
 type sortColumn struct {
@@ -635,7 +676,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 		"Title": "Run " + rn.ID, "Run": rn, "Row": rowOf(rn, []score.Dimension{score.ByLevel}), "Rows": rows[from:to], "Matching": len(rows),
 		"Page": page, "Pages": pages, "Prev": prev, "Next": next, "Agreement": agree(rn), "Filters": filters,
 		"Show": rq.Show, "Query": rq.Text, "LevelPlot": levelPlot([]*run{rn}), "Judges": judgeRows(rn),
-		"RQ": rq, "Sorts": sorts, "Outcomes": outcomes, "Levels": slices.Sorted(maps.Keys(levels)), "Apps": slices.Sorted(maps.Keys(apps)),
+		"RQ": rq, "Sorts": sorts, "Config": runConfig(rn.Report.Run), "Outcomes": outcomes, "Levels": slices.Sorted(maps.Keys(levels)), "Apps": slices.Sorted(maps.Keys(apps)),
 	})
 }
 
