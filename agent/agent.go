@@ -70,6 +70,31 @@ type Turn struct {
 	// screenshot the model was shown (and so its scale to the screen) and
 	// the unit it wrote; nil for agents that answer in screen pixels.
 	Space *Space `json:"space,omitempty"`
+	// Prompt is what the model was sent for this turn, for the record;
+	// nil where the agent does not say.
+	Prompt []PromptMessage `json:"prompt,omitempty"`
+}
+
+// PromptMessage is one message of a model request as a step's record
+// keeps it: its text whole, its images by format, size and bytes (the
+// step's screenshot is kept beside it).
+type PromptMessage struct {
+	Role   string   `json:"role"`
+	Text   string   `json:"text,omitempty"`
+	Images []string `json:"images,omitempty"`
+}
+
+// imageNote describes an image of a request: "png 1280x720, 412 KB".
+func imageNote(obs Observation) string {
+	format := obs.Format
+	if format == "" {
+		format = "png"
+	}
+	size := ""
+	if obs.Screen.W > 0 {
+		size = fmt.Sprintf(" %dx%d", obs.Screen.W, obs.Screen.H)
+	}
+	return fmt.Sprintf("%s%s, %d KB", format, size, (len(obs.Screenshot)+1023)/1024)
 }
 
 // Agent proposes actions. Next is called once a step; the runner performs

@@ -103,11 +103,11 @@ func (a *OpenAI) Next(ctx context.Context, obs Observation, history []Turn) (Tur
 	if err != nil {
 		return Turn{}, err
 	}
-	text, usage, latency, err := a.ask(ctx, a.system, past, ObservationText(v), v)
+	text, usage, latency, sent, err := a.ask(ctx, a.system, past, ObservationText(v), v)
 	if err != nil {
 		return Turn{}, err
 	}
-	turn := Turn{Raw: text, Thought: action.Thought(text), Usage: usage, Latency: latency, Space: &sp}
+	turn := Turn{Raw: text, Thought: action.Thought(text), Usage: usage, Latency: latency, Space: &sp, Prompt: sent}
 	turn.Actions, turn.ParseError = parseIn(sp, a.cfg.Prompt.Format, text)
 	return turn, nil
 }
@@ -159,13 +159,18 @@ func (a *OpenAI) view(obs Observation) (Observation, Space, error) {
 
 // ask sends one chat request: the system prompt, the earlier replies (each
 // after a short user line), then the text and the screenshot of obs.
-func (a *OpenAI) ask(ctx context.Context, system string, past []string, text string, obs Observation) (string, Usage, time.Duration, error) {
+// It returns the reply and, for the step's record, the messages sent.
+func (a *OpenAI) ask(ctx context.Context, system string, past []string, text string, obs Observation) (string, Usage, time.Duration, []PromptMessage, error) {
 	msgs := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(system)}
+	sent := []PromptMessage{{Role: "system", Text: system}}
 	for i, p := range past {
 		msgs = append(msgs, openai.UserMessage(fmt.Sprintf("Step %d.", i+1)), openai.AssistantMessage(p))
+		sent = append(sent, PromptMessage{Role: "user", Text: fmt.Sprintf("Step %d.", i+1)}, PromptMessage{Role: "assistant", Text: p})
 	}
 	parts := []openai.ChatCompletionContentPartUnionParam{openai.TextContentPart(text)}
+	last := PromptMessage{Role: "user", Text: text}
 	if len(obs.Screenshot) > 0 {
+		last.Images = []string{imageNote(obs)}
 		format := obs.Format
 		if format == "" {
 			format = "png"
@@ -174,6 +179,7 @@ func (a *OpenAI) ask(ctx context.Context, system string, past []string, text str
 		parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: url}))
 	}
 	msgs = append(msgs, openai.UserMessage(parts))
+	sent = append(sent, last)
 	start := time.Now()
 	resp, err := a.client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
 		Model:       a.cfg.Model,
@@ -183,13 +189,13 @@ func (a *OpenAI) ask(ctx context.Context, system string, past []string, text str
 		MaxTokens:   openai.Int(int64(a.cfg.MaxTokens)),
 	})
 	if err != nil {
-		return "", Usage{}, 0, classify(err)
+		return "", Usage{}, 0, sent, classify(err)
 	}
 	usage := a.cfg.Prices.Usage(a.cfg.Model, int(resp.Usage.PromptTokens), int(resp.Usage.CompletionTokens))
 	if len(resp.Choices) == 0 {
-		return "", usage, time.Since(start), nil
+		return "", usage, time.Since(start), sent, nil
 	}
-	return resp.Choices[0].Message.Content, usage, time.Since(start), nil
+	return resp.Choices[0].Message.Content, usage, time.Since(start), sent, nil
 }
 
 // Stop does nothing.

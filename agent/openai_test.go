@@ -181,6 +181,11 @@ func TestOpenAIRequest(t *testing.T) {
 	if msgs[2].(map[string]any)["content"] != history[1].Raw {
 		t.Errorf("history: %v", msgs[2])
 	}
+	// The turn keeps what was sent, the screenshot as a note.
+	if p := turn.Prompt; len(p) != 4 || p[0].Role != "system" || p[0].Text != system || p[2].Role != "assistant" || p[2].Text != history[1].Raw ||
+		p[3].Role != "user" || !strings.Contains(p[3].Text, "button\tSave") || len(p[3].Images) != 1 || !strings.HasPrefix(p[3].Images[0], "png") {
+		t.Errorf("the turn's prompt record: %+v", turn.Prompt)
+	}
 	b, _ := json.Marshal(msgs[3])
 	for _, w := range []string{"data:image/png;base64,aW1n", "button\\tSave", "no element"} {
 		if !strings.Contains(string(b), w) {

@@ -84,13 +84,13 @@ func (p *PlannerGrounder) Next(ctx context.Context, obs Observation, _ []Turn) (
 	if err != nil {
 		return Turn{}, fmt.Errorf("planner: %w", err)
 	}
-	plan, u1, l1, err := p.planner.ask(ctx, system, past, ObservationText(pv), pv)
+	plan, u1, l1, sent, err := p.planner.ask(ctx, system, past, ObservationText(pv), pv)
 	if err != nil {
 		return Turn{}, fmt.Errorf("planner: %w", err)
 	}
 	plan = strings.TrimSpace(plan)
 	p.plans = append(p.plans, plan)
-	turn := Turn{Raw: plan, Thought: action.Thought(plan), Usage: u1, Latency: l1, Space: &psp}
+	turn := Turn{Raw: plan, Thought: action.Thought(plan), Usage: u1, Latency: l1, Space: &psp, Prompt: roles("planner", sent)}
 	if codes := specialCodes(plan); codes != nil {
 		turn.Actions = codes
 		return turn, nil
@@ -106,10 +106,11 @@ func (p *PlannerGrounder) Next(ctx context.Context, obs Observation, _ []Turn) (
 	}
 	gsys := fmt.Sprintf("You locate elements on a screenshot of a %dx%d screen and answer with the action that carries out an instruction.\n%s",
 		gsp.Image.W, gsp.Image.H, groundingRules(g.Format, g.Unit))
-	ground, u2, l2, err := p.grounder.ask(ctx, gsys, nil, "Instruction: "+plan, gv)
+	ground, u2, l2, gsent, err := p.grounder.ask(ctx, gsys, nil, "Instruction: "+plan, gv)
 	if err != nil {
 		return Turn{}, fmt.Errorf("grounder: %w", err)
 	}
+	turn.Prompt = append(turn.Prompt, roles("grounder", gsent)...)
 	turn.Raw += "\n---\n" + ground
 	turn.Usage, turn.Latency, turn.Space = turn.Usage.Add(u2), turn.Latency+l2, &gsp
 	acts, perr := parseIn(gsp, g.Format, ground)
@@ -174,8 +175,9 @@ func (r *Reflect) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, er
 	}
 	turn := Turn{Space: &sp}
 	ask := func(system, text string) (string, error) {
-		out, u, l, err := r.m.ask(ctx, system, nil, text, v)
+		out, u, l, sent, err := r.m.ask(ctx, system, nil, text, v)
 		turn.Usage, turn.Latency = turn.Usage.Add(u), turn.Latency+l
+		turn.Prompt = append(turn.Prompt, sent...)
 		turn.Raw += out + "\n---\n"
 		return strings.TrimSpace(out), err
 	}
@@ -380,4 +382,14 @@ func init() {
 				return &Reflect{Model: cfg, MaxRetries: o.Model.MaxRetries}, nil
 			})
 		}})
+}
+
+// roles names the model a pipeline's messages went to: "planner: system".
+func roles(model string, msgs []PromptMessage) []PromptMessage {
+	out := make([]PromptMessage, len(msgs))
+	for i, m := range msgs {
+		m.Role = model + ": " + m.Role
+		out[i] = m
+	}
+	return out
 }

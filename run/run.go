@@ -956,6 +956,9 @@ func episode(ctx context.Context, cfg Config, e env.Env, svc *service.Instances,
 		if turn.Space != nil {
 			rec.Space, _ = json.Marshal(turn.Space)
 		}
+		if turn.Prompt != nil {
+			rec.Prompt, _ = json.Marshal(turn.Prompt)
+		}
 		if timeUp() { // the answer came too late to be acted on
 			reason = limitReason(fmt.Sprintf("while the agent was thinking (step %d)", step))
 			rec.EnvError = "not performed: " + reason

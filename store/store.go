@@ -93,8 +93,11 @@ type Step struct {
 	// Space is the coordinate space the model answered in: the size of
 	// the screenshot it was shown and how that was chosen (agent.Space),
 	// where it was not the screen's own.
-	Space        json.RawMessage `json:"space,omitempty"`
-	Done         json.RawMessage `json:"done,omitempty"` // what the environment recorded
+	Space json.RawMessage `json:"space,omitempty"`
+	Done  json.RawMessage `json:"done,omitempty"` // what the environment recorded
+	// Prompt is what the model was sent (agent.PromptMessage values),
+	// where the agent says.
+	Prompt       json.RawMessage `json:"prompt,omitempty"`
 	ParseError   string          `json:"parse_error,omitempty"`
 	EnvError     string          `json:"env_error,omitempty"`
 	ModelLatency time.Duration   `json:"model_latency"`

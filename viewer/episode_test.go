@@ -143,7 +143,9 @@ func TestStepCharts(t *testing.T) {
 	h := (&Server{Root: twoRuns(t)}).Handler()
 	_, body := get(t, h, "/run/run-a/episode?task=sort-rows&repeat=0")
 	for _, w := range []string{`aria-label="Time per step"`, `aria-label="Tokens per step"`, "<title>step 1: model 0.9s, environment 0.04s, settle 0s</title>",
-		"<title>step 5: input 1k, output 50</title>", ">environment</text>", ">settle</text>"} {
+		"<title>step 5: input 1k, output 50</title>", ">environment</text>", ">settle</text>",
+		"What the model was given <small>(2 messages)</small>", `<pre class="msg-text">You operate a Linux desktop. Do sort-rows.</pre>`,
+		"[image: png 640x360, 12 KB; the step's screenshot]"} {
 		if !strings.Contains(body, w) {
 			t.Errorf("the episode page lacks %q", w)
 		}

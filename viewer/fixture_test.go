@@ -113,11 +113,14 @@ func makeRun(t testing.TB, root, id, agent string, started time.Time, eps []epis
 			db, _ := json.Marshal(done)
 			raw := fmt.Sprintf("Thought: step %d of %s.\nAction: %s", i, e.task, ab)
 			tree := ""
+			var prompt json.RawMessage
 			if i == 1 {
 				tree = "[frame] Mousepad - " + e.task + "\n  [push button] Save\n  [text] <out.txt> & more"
+				prompt, _ = json.Marshal([]map[string]any{{"role": "system", "text": "You operate a Linux desktop. Do " + e.task + "."},
+					{"role": "user", "text": "Step 1.", "images": []string{"png 640x360, 12 KB"}}})
 			}
 			if err := st.SaveStep(store.Step{Task: e.task, Repeat: 0, Index: i, Shot: shots[i%len(shots)], Tree: tree,
-				Raw: raw, Thought: action.Thought(raw), Actions: ab, Done: db,
+				Raw: raw, Thought: action.Thought(raw), Actions: ab, Done: db, Prompt: prompt,
 				ModelLatency: 900 * time.Millisecond, EnvLatency: 40 * time.Millisecond, InputTokens: 1000, OutputTokens: 50, Cost: 0.002}); err != nil {
 				t.Fatal(err)
 			}

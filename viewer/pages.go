@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/agreement"
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/score"
@@ -743,6 +744,8 @@ type stepView struct {
 	// its thumbnail's height at 96 pixels wide.
 	Icons       string
 	ThumbHeight int
+	// Prompt is what the model was sent, where the agent recorded it.
+	Prompt []agent.PromptMessage
 }
 
 // actionIcons are the filmstrip's signs of the kinds of actions.
@@ -864,6 +867,9 @@ func (s *Server) renderEpisode(w http.ResponseWriter, code int, run *run, res st
 	views := make([]stepView, len(steps))
 	for i, st := range steps {
 		sv := stepView{Step: st, Width: width, Height: height, Icons: icons(st), ThumbHeight: max(1, 96*height/max(width, 1))}
+		if len(st.Prompt) > 0 {
+			_ = json.Unmarshal(st.Prompt, &sv.Prompt)
+		}
 		if st.Shot != "" {
 			sv.Shot = "/run/" + url.PathEscape(run.ID) + "/shot/" + url.PathEscape(st.Shot)
 		}
