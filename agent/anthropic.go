@@ -101,18 +101,25 @@ func (a *Anthropic) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, 
 		return Turn{}, err
 	}
 	img, hasImg := imageBlock(obs)
+	sent := PromptMessage{Role: "user"}
+	if hasImg {
+		sent.Images = []string{imageNote(obs)}
+	}
 	if len(a.pending) == 0 {
-		blocks := []anthropic.BetaContentBlockParamUnion{anthropic.NewBetaTextBlock(a.firstText(obs))}
+		sent.Text = a.firstText(obs)
+		blocks := []anthropic.BetaContentBlockParamUnion{anthropic.NewBetaTextBlock(sent.Text)}
 		if hasImg {
 			blocks = append(blocks, anthropic.BetaContentBlockParamUnion{OfImage: &img})
 		}
 		a.messages = append(a.messages, anthropic.NewBetaUserMessage(blocks...))
 	} else {
+		sent.Text = fmt.Sprintf("the results of the %d tool calls (the screenshot with the last)", len(a.pending))
 		var blocks []anthropic.BetaContentBlockParamUnion
 		for i, id := range a.pending {
 			res := anthropic.BetaToolResultBlockParam{ToolUseID: id}
 			if i == len(a.pending)-1 {
 				if obs.Feedback != "" {
+					sent.Text += "; the last is an error: " + obs.Feedback
 					res.IsError = anthropic.Bool(true)
 					res.Content = append(res.Content, anthropic.BetaToolResultBlockParamContentUnion{OfText: &anthropic.BetaTextBlockParam{Text: obs.Feedback}})
 				}
@@ -139,7 +146,12 @@ func (a *Anthropic) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, 
 		return Turn{}, classifyAnthropic(err)
 	}
 	a.messages = append(a.messages, resp.ToParam())
-	turn := Turn{Latency: time.Since(start), Space: &sp}
+	turn := Turn{Latency: time.Since(start), Space: &sp, Prompt: []PromptMessage{sent}}
+	if n := len(a.messages) - 2; n > 0 {
+		// The Messages API is sent the whole conversation each turn: the
+		// earlier messages are the earlier steps' records.
+		turn.Prompt = append([]PromptMessage{{Role: "conversation", Text: fmt.Sprintf("the %d earlier messages of the conversation (the earlier steps)", n)}}, turn.Prompt...)
+	}
 	turn.Usage = a.cfg.Prices.Usage(a.cfg.Model, int(resp.Usage.InputTokens), int(resp.Usage.OutputTokens))
 	var text []string
 	var raws []string

@@ -77,6 +77,14 @@ func TestAnthropicAgentLoop(t *testing.T) {
 		if i == 0 && turn.Thought != "I will click the field." {
 			t.Fatalf("turn 1 thought %q", turn.Thought)
 		}
+		// The record of what was sent: the task's text first, then the
+		// earlier conversation and this turn's tool results.
+		switch p := turn.Prompt; {
+		case i == 0 && (len(p) != 1 || !strings.Contains(p[0].Text, "What is six times seven?") || len(p[0].Images) != 1):
+			t.Errorf("turn 1 prompt %+v", p)
+		case i > 0 && (len(p) != 2 || p[0].Role != "conversation" || !strings.Contains(p[0].Text, fmt.Sprintf("the %d earlier messages", 2*i))):
+			t.Errorf("turn %d prompt %+v", i+1, p)
+		}
 	}
 	if betas[0] != "computer-use-2025-01-24" {
 		t.Fatalf("beta header %q", betas[0])
