@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,7 +16,7 @@ import (
 )
 
 func newViewCommand() *cobra.Command {
-	var listen, token string
+	var listen, token, export string
 	var pageSize int
 	c := &cobra.Command{
 		Use:   "view [RESULTS_DIR]",
@@ -42,9 +43,16 @@ The viewer is read-only unless --token (or $PROCTOR_VIEW_TOKEN) is given:
 then a reviewer can mark an episode pass or fail with a note, giving the
 token; reviews are stored in the run's results.db with who and when (the
 newest counts, earlier ones stay listed). It listens on 127.0.0.1 unless
-told otherwise.`,
+told otherwise.
+
+With --export DIR, view writes one run (RESULTS_DIR is its folder) as a
+static site instead of serving: DIR/index.html (the run's page, every
+episode listed) and a page, an animated GIF and a zip per episode, with
+the screenshots; it opens from disk and can be shared. Filters, searches
+and reviews need the server and are not in the copy.`,
 		Example: `  proctor view
   proctor view runs/20261122-010000-replay
+  proctor view runs/20261122-010000-replay --export site
   proctor view runs --listen 127.0.0.1:8080 --token "$PROCTOR_VIEW_TOKEN"`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -54,6 +62,13 @@ told otherwise.`,
 			}
 			if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 				return fmt.Errorf("%s is not a folder of runs (make one with proctor run)", root)
+			}
+			if export != "" {
+				if err := viewer.Export(root, export, nil); err != nil {
+					return fmt.Errorf("--export: %w", err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "static copy of %s in %s (open %s)\n", root, export, filepath.Join(export, "index.html"))
+				return nil
 			}
 			if token == "" {
 				token = os.Getenv("PROCTOR_VIEW_TOKEN")
@@ -85,5 +100,6 @@ told otherwise.`,
 	c.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "address to listen on")
 	c.Flags().StringVar(&token, "token", "", "token reviewers give to record verdicts (default $PROCTOR_VIEW_TOKEN; none: read-only)")
 	c.Flags().IntVar(&pageSize, "page-size", viewer.DefaultPageSize, "episodes per page on a run page")
+	c.Flags().StringVar(&export, "export", "", "write the run RESULTS_DIR as a static site in `DIR` instead of serving")
 	return c
 }
