@@ -234,3 +234,47 @@ func TestRunPageShowsConfiguration(t *testing.T) {
 		}
 	}
 }
+
+// A comparison opens an episode of both runs side by side, and the two
+// trajectories step together; the shorter one says where it ended.
+func TestSideBySide(t *testing.T) {
+	srv := httptest.NewServer((&Server{Root: twoRuns(t)}).Handler())
+	defer srv.Close()
+	ctx := browser(t)
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/compare?run=run-a&run=run-b"),
+		chromedp.WaitVisible(chromedp.CSS("#comparison")),
+		chromedp.Click(chromedp.CSS(`a.side-link[href*="task=sort-rows"]`)),
+		chromedp.WaitVisible(chromedp.CSS("#side")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	cols, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll(".side-col").length`))
+	if err != nil || cols != 2 {
+		t.Fatalf("%d columns (%v), want 2", cols, err)
+	}
+	for range 4 {
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#next"))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := chromedp.Do(ctx, snap("14-side-by-side")); err != nil {
+		t.Fatal(err)
+	}
+	if s := text(t, ctx, "#position"); s != "Step 5 of 5" {
+		t.Errorf("position %q", s)
+	}
+	// run-a took 5 steps and shows its fifth; run-b took 4 and has ended.
+	shown, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll(".side-col")].map(c => {
+		const s = [...c.querySelectorAll("article.side-step")].find(a => !a.hidden);
+		const ended = !c.querySelector(".side-ended").hidden;
+		return (s ? s.querySelector(".side-acts strong").textContent : "") + (ended ? " ended" : "");
+	})`))
+	if err != nil || len(shown) != 2 || shown[0] != "Step 5" || shown[1] != "Step 4 ended" {
+		t.Errorf("columns show %q (%v), want [Step 5, Step 4 ended]", shown, err)
+	}
+	h := (&Server{Root: twoRuns(t)}).Handler()
+	if code, _ := get(t, h, "/side?run=run-a&task=sort-rows&repeat=0"); code != http.StatusBadRequest {
+		t.Errorf("one run side by side: %d", code)
+	}
+}

@@ -272,6 +272,8 @@ type compareLine struct {
 	Episode string
 	Cells   []compareCell
 	Flipped bool
+	// Side opens the episode of every compared run side by side.
+	Side string
 }
 
 // compareGroup is the episodes that only some of the compared runs
@@ -303,6 +305,7 @@ func compareRuns(runs []*run) (shared []compareLine, apart []compareGroup, rates
 	byEp := map[string]*compareLine{}
 	present := map[string][]bool{}
 	taskOf := map[string]string{}
+	repeatOf := map[string]int{}
 	var order []string
 	for i, run := range runs {
 		for _, res := range run.Report.Results {
@@ -315,7 +318,7 @@ func compareRuns(runs []*run) (shared []compareLine, apart []compareGroup, rates
 				}
 				byEp[k] = l
 				present[k] = make([]bool, len(runs))
-				taskOf[k] = res.Task
+				taskOf[k], repeatOf[k] = res.Task, res.Repeat
 				order = append(order, k)
 			}
 			l.Cells[i] = compareCell{Outcome: res.Outcome, URL: episodeURL(run.ID, res.Task, res.Repeat)}
@@ -358,6 +361,11 @@ func compareRuns(runs []*run) (shared []compareLine, apart []compareGroup, rates
 			}
 		}
 		l.Flipped = len(pass) > 1
+		v := url.Values{"task": {taskOf[k]}, "repeat": {strconv.Itoa(repeatOf[k])}}
+		for _, run := range runs {
+			v.Add("run", run.ID)
+		}
+		l.Side = "/side?" + v.Encode()
 		shared = append(shared, *l)
 	}
 	sort.Strings(groupOrder)

@@ -84,3 +84,52 @@
     } catch (e) { /* storage full or disabled: nothing to remember */ }
   });
 })();
+// Steps the trajectories of the side-by-side page together: each column
+// shows its step i, or says where it ended.
+(function () {
+  var side = document.getElementById('side');
+  if (!side) return;
+  var n = parseInt(side.getAttribute('data-steps'), 10) || 0;
+  if (!n) return;
+  var cols = side.querySelectorAll('.side-col');
+  var pos = document.getElementById('position');
+  var cur = 0, timer = null, play = document.getElementById('play');
+  function show(i) {
+    if (i < 0 || i >= n) return;
+    cur = i;
+    cols.forEach(function (c) {
+      var steps = c.querySelectorAll('article.side-step');
+      steps.forEach(function (s, j) {
+        s.hidden = j !== Math.min(i, steps.length - 1);
+        var img = s.hidden ? null : s.querySelector('img[data-src]');
+        if (img) { img.src = img.getAttribute('data-src'); img.removeAttribute('data-src'); }
+      });
+      c.querySelector('.side-ended').hidden = i < steps.length;
+    });
+    pos.textContent = 'Step ' + (cur + 1) + ' of ' + n;
+  }
+  function stop() {
+    if (timer) clearInterval(timer);
+    timer = null;
+    play.textContent = 'Play';
+    play.setAttribute('aria-pressed', 'false');
+  }
+  function toggle() {
+    if (timer) { stop(); return; }
+    if (cur === n - 1) show(0);
+    play.textContent = 'Pause';
+    play.setAttribute('aria-pressed', 'true');
+    timer = setInterval(function () { if (cur >= n - 1) { stop(); return; } show(cur + 1); }, 1000);
+  }
+  play.addEventListener('click', toggle);
+  document.getElementById('prev').addEventListener('click', function () { stop(); show(cur - 1); });
+  document.getElementById('next').addEventListener('click', function () { stop(); show(cur + 1); });
+  document.addEventListener('keydown', function (e) {
+    var t = e.target && e.target.tagName;
+    if (t === 'INPUT' || t === 'TEXTAREA' || t === 'BUTTON') return;
+    if (e.key === 'ArrowRight') { stop(); show(cur + 1); e.preventDefault(); }
+    if (e.key === 'ArrowLeft') { stop(); show(cur - 1); e.preventDefault(); }
+    if (e.key === ' ') { toggle(); e.preventDefault(); }
+  });
+  show(0);
+})();
