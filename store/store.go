@@ -40,6 +40,9 @@ type Run struct {
 	PromptHash string          `json:"prompt_hash,omitempty"`
 	Parallel   int             `json:"parallel"`
 	Repeat     int             `json:"repeat"`
+	// Planned is how many episodes the run is to record (tasks times
+	// repeats), so that a run in progress shows how far it is.
+	Planned int `json:"planned,omitempty"`
 	Config     json.RawMessage `json:"config,omitempty"` // everything else, as given
 }
 
@@ -236,6 +239,53 @@ func (s *Store) Finished() (map[string]map[int]string, error) {
 		out[task][rep] = outcome
 	}
 	return out, rows.Err()
+}
+
+// Flight is an episode in progress: steps recorded, no result yet.
+type Flight struct {
+	Task   string `json:"task"`
+	Repeat int    `json:"repeat"`
+	Steps  int    `json:"steps"` // recorded so far
+	// Last is the latest step (its screenshot, its actions).
+	Last Step `json:"last"`
+}
+
+// InFlight lists the episodes that have steps and no result: those
+// running now (or cut short by a killed run), by task and repeat.
+func (s *Store) InFlight() ([]Flight, error) {
+	rows, err := s.db.Query(`SELECT s.task, s.repeat, COUNT(*), MAX(s.idx) FROM step s
+		WHERE NOT EXISTS (SELECT 1 FROM result r WHERE r.task = s.task AND r.repeat = s.repeat)
+		GROUP BY s.task, s.repeat ORDER BY s.task, s.repeat`)
+	if err != nil {
+		return nil, err
+	}
+	var out []Flight
+	var last []int
+	for rows.Next() {
+		var f Flight
+		var idx int
+		if err := rows.Scan(&f.Task, &f.Repeat, &f.Steps, &idx); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out = append(out, f)
+		last = append(last, idx)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		var info string
+		err := s.db.QueryRow(`SELECT info FROM step WHERE task = ? AND repeat = ? AND idx = ?`, out[i].Task, out[i].Repeat, last[i]).Scan(&info)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(info), &out[i].Last); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // ClearSteps removes the steps of an episode (before it is run again).

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -276,5 +277,51 @@ func TestSideBySide(t *testing.T) {
 	h := (&Server{Root: twoRuns(t)}).Handler()
 	if code, _ := get(t, h, "/side?run=run-a&task=sort-rows&repeat=0"); code != http.StatusBadRequest {
 		t.Errorf("one run side by side: %d", code)
+	}
+}
+
+// The live page of a run in progress shows how far it is, its running
+// success rate and spend, and the episodes in flight with their latest
+// screen, and reloads itself until the run is done.
+func TestLivePage(t *testing.T) {
+	root := t.TempDir()
+	dir := makeRun(t, root, "run-l", "openai", time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC), []episode{
+		{"write-note", "wood", "success", 2}, {"sort-rows", "bronze", "failure", 2}})
+	st, err := store.OpenRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := st.Run()
+	info.Planned, info.Parallel = 4, 2
+	if err := st.SetRun(info); err != nil {
+		t.Fatal(err)
+	}
+	steps, _ := st.Steps("write-note", 0)
+	for i := 1; i <= 3; i++ { // carry-result is in flight, at its third step
+		s := steps[0]
+		s.Task, s.Index, s.Thought = "carry-result", i, "now on step "+strconv.Itoa(i)
+		if err := st.SaveStep(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := (&Server{Root: root}).Handler()
+	_, body := get(t, h, "/run/run-l/live")
+	for _, w := range []string{`<meta http-equiv="refresh" content="5">`, `<progress max="4" value="2"></progress> 2 of 4 episodes recorded`,
+		`<dd id="running-success">50.0% (1 of 2)</dd>`, `<dd id="spend">$0.0080</dd>`, `<dd id="in-flight-count">1</dd>`,
+		"<td>carry-result</td><td class=\"n\">3</td>", "now on step 3", `alt="the latest screen of carry-result"`, "about 2s left"} {
+		if !strings.Contains(body, w) {
+			t.Errorf("the live page lacks %q", w)
+		}
+	}
+	// The episode ends, and the last one too: the run is done.
+	for _, task := range []string{"carry-result", "fill-form"} {
+		if err := st.SaveResult(store.Result{Task: task, Outcome: "success", Level: "wood", Weight: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	_, body = get(t, h, "/run/run-l/live")
+	if strings.Contains(body, `http-equiv="refresh"`) || !strings.Contains(body, "No episode is in flight.") || !strings.Contains(body, "<small>done</small>") {
+		t.Errorf("the live page of a finished run still reloads, or shows flights")
 	}
 }

@@ -82,6 +82,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /side", s.side)
 	mux.HandleFunc("GET /run/{id}", s.runPage)
 	mux.HandleFunc("GET /run/{id}/episode", s.episode)
+	mux.HandleFunc("GET /run/{id}/live", s.live)
 	mux.HandleFunc("GET /run/{id}/episode.zip", s.episodeZip)
 	mux.HandleFunc("GET /run/{id}/episode.gif", s.episodeGIF)
 	mux.HandleFunc("GET /run/{id}/shot/{name}", s.shot)
@@ -268,7 +269,7 @@ func (s *Server) render(w http.ResponseWriter, code int, page string, data any) 
 // parse reads each page template with the shared layout.
 func (s *Server) parse() {
 	s.pages = map[string]*template.Template{}
-	for _, p := range []string{"leaderboard", "compare", "run", "episode", "side", "error"} {
+	for _, p := range []string{"leaderboard", "compare", "run", "episode", "side", "live", "error"} {
 		t, err := template.New(p).Funcs(funcs).ParseFS(webFS, "web/layout.html", "web/"+p+".html")
 		if err != nil {
 			s.err = err

@@ -367,7 +367,7 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 		if err := st.SetRun(store.Run{ID: filepath.Base(dir), Started: time.Now().UTC(), Harness: version, Suite: rc.Suite,
 			SuiteHash: run.SuiteHash(tasks), Agent: rc.Agent, Model: rc.Model.Model, PromptHash: promptHash(rc),
 			ObsMode: rc.Obs, Resolution: task.DefaultResolution,
-			Parallel: rc.Parallel, Repeat: rc.Repeat, Config: cb}); err != nil {
+			Parallel: rc.Parallel, Repeat: rc.Repeat, Planned: len(tasks) * rc.Repeat, Config: cb}); err != nil {
 			st.Close()
 			return err
 		}
