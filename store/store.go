@@ -28,22 +28,22 @@ const (
 
 // Run describes a run so that runs can be compared honestly.
 type Run struct {
-	ID         string          `json:"id"`
-	Started    time.Time       `json:"started"`
-	Harness    string          `json:"harness"` // Proctor's version
-	Suite      string          `json:"suite"`
-	SuiteHash  string          `json:"suite_hash"`
-	Agent      string          `json:"agent"`
-	Model      string          `json:"model,omitempty"`
-	ObsMode    string          `json:"obs_mode"`
-	Resolution string          `json:"resolution"`
-	PromptHash string          `json:"prompt_hash,omitempty"`
-	Parallel   int             `json:"parallel"`
-	Repeat     int             `json:"repeat"`
+	ID         string    `json:"id"`
+	Started    time.Time `json:"started"`
+	Harness    string    `json:"harness"` // Proctor's version
+	Suite      string    `json:"suite"`
+	SuiteHash  string    `json:"suite_hash"`
+	Agent      string    `json:"agent"`
+	Model      string    `json:"model,omitempty"`
+	ObsMode    string    `json:"obs_mode"`
+	Resolution string    `json:"resolution"`
+	PromptHash string    `json:"prompt_hash,omitempty"`
+	Parallel   int       `json:"parallel"`
+	Repeat     int       `json:"repeat"`
 	// Planned is how many episodes the run is to record (tasks times
 	// repeats), so that a run in progress shows how far it is.
-	Planned int `json:"planned,omitempty"`
-	Config     json.RawMessage `json:"config,omitempty"` // everything else, as given
+	Planned int             `json:"planned,omitempty"`
+	Config  json.RawMessage `json:"config,omitempty"` // everything else, as given
 }
 
 // Result is one episode's outcome.
