@@ -5,15 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/env/android"
 	"github.com/proctor-eval/proctor/env/browser"
 	"github.com/proctor-eval/proctor/env/vnc"
 	"github.com/proctor-eval/proctor/env/xdesktop"
 	"github.com/proctor-eval/proctor/guest"
+	"github.com/proctor-eval/proctor/internal/adb"
 )
 
 // dialTimeout bounds reaching a guest daemon while the pool is made.
@@ -177,6 +181,49 @@ var builtin = []Provider{
 					}
 					return dial(ctx)
 				}}}, nil
+		},
+	},
+	{
+		Name:  "android",
+		Usage: "android[=SERIAL]",
+		Help: "Android devices over ADB: every ready device \"adb devices\" lists, or the one named (its serial, or HOST:PORT of a device " +
+			"over TCP, which is connected first); the adb server is $ADB_SERVER_SOCKET (tcp:HOST:PORT), else 127.0.0.1:$ANDROID_ADB_SERVER_PORT (5037)",
+		Sources: func(ctx context.Context, arg string, o Options) ([]env.Source, error) {
+			addr, err := android.ServerAddr(os.Getenv)
+			if err != nil {
+				return nil, err
+			}
+			c := &adb.Client{Addr: addr}
+			dctx, cancel := context.WithTimeout(ctx, dialTimeout)
+			defer cancel()
+			serials := []string{arg}
+			if arg == "" {
+				if serials, err = android.Serials(dctx, c); err != nil {
+					return nil, err
+				}
+			} else if strings.Contains(arg, ":") {
+				if err := c.Connect(dctx, arg); err != nil {
+					return nil, fmt.Errorf("android=%s: %w", arg, err)
+				}
+			}
+			var out []env.Source
+			for _, serial := range serials {
+				dev := c.Device(serial)
+				if err := dev.WaitFor(dctx, "device"); err != nil {
+					return nil, fmt.Errorf("android %s: %w", serial, err)
+				}
+				info, err := android.New(android.Over(c, serial), serial).Info(dctx)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, env.Source{Name: "android " + serial, Type: android.Kind, Size: info.Screen,
+					// A device cannot reach this machine's loopback.
+					Remote: true,
+					Start: func(context.Context, action.Size) (env.Env, error) {
+						return android.New(android.Over(c, serial), serial), nil
+					}})
+			}
+			return out, nil
 		},
 	},
 }

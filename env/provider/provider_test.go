@@ -19,7 +19,7 @@ func TestParse(t *testing.T) {
 		{[]string{"local=0"}, Options{}, "", "local=0: give the number of desktops, 1 to 64"},
 		{[]string{"local=many"}, Options{}, "", "give the number of desktops"},
 		{[]string{"local", "local"}, Options{}, "", "local 1 is given twice"},
-		{[]string{"vm=host"}, Options{}, "", `unknown environment provider "vm" (known: local, guest=https://HOST:PORT#sha256=FINGERPRINT, browser[=N], vnc://HOST:PORT)`},
+		{[]string{"vm=host"}, Options{}, "", `unknown environment provider "vm" (known: local, guest=https://HOST:PORT#sha256=FINGERPRINT, browser[=N], vnc://HOST:PORT, android[=SERIAL])`},
 		{[]string{"vnc://"}, Options{}, "", `--env vnc://: VNC address "" is empty: give HOST:PORT`},
 		{[]string{"vnc://desk:0"}, Options{}, "", `port "0" is not a number from 1 to 65535`},
 		{[]string{"vnc=user@desk:5900"}, Options{}, "", "is not HOST:PORT"},

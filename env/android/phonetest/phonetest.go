@@ -451,3 +451,53 @@ func (ph *Phone) dump() string {
 	b.WriteString("</node></hierarchy>")
 	return b.String()
 }
+
+// Handle answers a shell command as a device stand-in that speaks ADB
+// calls it (see internal/adb/adbtest): its output and exit status.
+func (ph *Phone) Handle(cmd string, _ []byte) (stdout, stderr []byte, exit int) {
+	res, err := ph.Shell(context.Background(), cmd)
+	if err != nil {
+		return nil, []byte(err.Error() + "\n"), 255
+	}
+	return []byte(res.Stdout), []byte(res.Stderr), res.ExitCode
+}
+
+// ReadFile reads a file of the phone's storage by its device path.
+func (ph *Phone) ReadFile(name string) ([]byte, error) {
+	l, ok := ph.local(name)
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", name, os.ErrPermission)
+	}
+	return os.ReadFile(l)
+}
+
+// WriteFile writes a file of the phone's storage by its device path,
+// making its folder.
+func (ph *Phone) WriteFile(name string, data []byte, mode os.FileMode) error {
+	l, ok := ph.local(name)
+	if !ok {
+		return fmt.Errorf("%s: %w", name, os.ErrPermission)
+	}
+	if err := os.MkdirAll(filepath.Dir(l), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(l, data, mode.Perm()|0o600)
+}
+
+// Stat describes a file of the phone's storage by its device path.
+func (ph *Phone) Stat(name string) (os.FileInfo, error) {
+	l, ok := ph.local(name)
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", name, os.ErrPermission)
+	}
+	return os.Stat(l)
+}
+
+// ReadDir lists a folder of the phone's storage by its device path.
+func (ph *Phone) ReadDir(name string) ([]os.DirEntry, error) {
+	l, ok := ph.local(name)
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", name, os.ErrPermission)
+	}
+	return os.ReadDir(l)
+}
