@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"image"
 	"regexp"
 	"strings"
 	"time"
@@ -144,6 +145,68 @@ func (p *Phone) target(ctx context.Context, t *action.Target, size action.Size) 
 	return x, y, nil
 }
 
+// describeOrShoot names the smallest clickable node under (x, y) before a
+// tap; where the window hierarchy cannot be read, it takes the screen
+// instead, for compare to describe the tap by what it changed.
+func (p *Phone) describeOrShoot(ctx context.Context, x, y int) (string, image.Image) {
+	tree, err := p.Tree(ctx)
+	if err == nil {
+		if n := tree.At(x, y); n != nil {
+			return observe.Describe(n.Node), nil
+		}
+		return "", nil
+	}
+	img, serr := p.capture(ctx)
+	if serr != nil {
+		return fmt.Sprintf("(no window hierarchy: %v)", err), nil
+	}
+	return "", img
+}
+
+// CompareSettle is how long the screen gets to change after a tap that
+// is described by comparing screenshots.
+var CompareSettle = 500 * time.Millisecond
+
+// compare describes a tap by the screens before and after it, ProBench's
+// screenshot-comparison mode for when the window hierarchy is not there:
+// the share of the screen that changed and the box around the change,
+// marked so in the step's record.
+func (p *Phone) compare(ctx context.Context, before image.Image, x, y int) string {
+	const mark = "(screenshot comparison; no window hierarchy)"
+	if err := input.Sleep(ctx, CompareSettle); err != nil {
+		return mark
+	}
+	after, err := p.capture(ctx)
+	if err != nil {
+		return fmt.Sprintf("%s the screen after the tap could not be taken: %v", mark, err)
+	}
+	b := before.Bounds().Intersect(after.Bounds())
+	changed, box := 0, image.Rectangle{}
+	for yy := b.Min.Y; yy < b.Max.Y; yy += 2 {
+		for xx := b.Min.X; xx < b.Max.X; xx += 2 {
+			r1, g1, b1, _ := before.At(xx, yy).RGBA()
+			r2, g2, b2, _ := after.At(xx, yy).RGBA()
+			if diff(r1, r2)+diff(g1, g2)+diff(b1, b2) > 3*0x1000 {
+				changed++
+				box = box.Union(image.Rect(xx, yy, xx+2, yy+2))
+			}
+		}
+	}
+	total := (b.Dx() / 2) * (b.Dy() / 2)
+	if changed == 0 || total == 0 {
+		return fmt.Sprintf("%s the tap at (%d, %d) changed nothing on the screen", mark, x, y)
+	}
+	return fmt.Sprintf("%s the tap at (%d, %d) changed %.0f%% of the screen, within %dx%d at (%d, %d)",
+		mark, x, y, 100*float64(changed)/float64(total), box.Dx(), box.Dy(), box.Min.X, box.Min.Y)
+}
+
+func diff(a, b uint32) uint32 {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
+
 // describe names the smallest clickable node under (x, y), ProBench's
 // Algorithm 1; where the hierarchy cannot be read, it says so, so that
 // the step's record shows the click was not described from the tree.
@@ -168,24 +231,13 @@ func (p *Phone) do(ctx context.Context, a action.Action) (action.Step, error) {
 			return st, err
 		}
 		at(x, y)
-		st.Element = p.describe(ctx, x, y) // before the tap changes the screen
-		if a.Button == action.Right || a.Duration > 0 {
-			hold := LongPress
-			if a.Duration > 0 {
-				hold = time.Duration(a.Duration * float64(time.Second))
-			}
-			_, err = p.shell(ctx, fmt.Sprintf("input swipe %d %d %d %d %d", x, y, x, y, hold.Milliseconds()))
+		var before image.Image
+		st.Element, before = p.describeOrShoot(ctx, x, y) // before the tap changes the screen
+		if err := p.tap(ctx, a, x, y); err != nil {
 			return st, err
 		}
-		for i := range max(a.Count, 1) {
-			if i > 0 {
-				if err := input.Sleep(ctx, TapGap); err != nil {
-					return st, err
-				}
-			}
-			if _, err := p.shell(ctx, fmt.Sprintf("input tap %d %d", x, y)); err != nil {
-				return st, err
-			}
+		if before != nil {
+			st.Element = p.compare(ctx, before, x, y)
 		}
 		return st, nil
 	case action.Swipe, action.Drag:
@@ -278,6 +330,30 @@ func (p *Phone) do(ctx context.Context, a action.Action) (action.Step, error) {
 		return st, nil
 	}
 	return st, fmt.Errorf("%w: %s is not an action of an Android device", env.ErrBadAction, a.Kind)
+}
+
+// tap taps (x, y) as a click asks: a long press for a right click or a
+// click with a duration, else Count taps.
+func (p *Phone) tap(ctx context.Context, a action.Action, x, y int) error {
+	if a.Button == action.Right || a.Duration > 0 {
+		hold := LongPress
+		if a.Duration > 0 {
+			hold = time.Duration(a.Duration * float64(time.Second))
+		}
+		_, err := p.shell(ctx, fmt.Sprintf("input swipe %d %d %d %d %d", x, y, x, y, hold.Milliseconds()))
+		return err
+	}
+	for i := range max(a.Count, 1) {
+		if i > 0 {
+			if err := input.Sleep(ctx, TapGap); err != nil {
+				return err
+			}
+		}
+		if _, err := p.shell(ctx, fmt.Sprintf("input tap %d %d", x, y)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // OpenCommand opens what a navigate action names: an app by its package

@@ -159,13 +159,9 @@ func (p *Phone) Screenshot(ctx context.Context, o env.ShotOptions) (env.Shot, er
 	if err := p.alive(); err != nil {
 		return env.Shot{}, err
 	}
-	b, err := p.dev.ExecOut(ctx, "screencap -p")
+	img, err := p.capture(ctx)
 	if err != nil {
-		return env.Shot{}, fmt.Errorf("android %s: screencap: %w", p.serial, err)
-	}
-	img, _, err := image.Decode(bytes.NewReader(b))
-	if err != nil {
-		return env.Shot{}, fmt.Errorf("android %s: screencap -p gave no image (%d bytes): %v", p.serial, len(b), err)
+		return env.Shot{}, err
 	}
 	rgba, ok := img.(*image.RGBA)
 	if !ok || rgba.Rect.Min != (image.Point{}) {
@@ -185,6 +181,19 @@ func (p *Phone) Screenshot(ctx context.Context, o env.ShotOptions) (env.Shot, er
 		p.mu.Unlock()
 	}
 	return env.FinishShot(rgba, o, nil, marks, tree)
+}
+
+// capture takes the screen with screencap -p.
+func (p *Phone) capture(ctx context.Context) (image.Image, error) {
+	b, err := p.dev.ExecOut(ctx, "screencap -p")
+	if err != nil {
+		return nil, fmt.Errorf("android %s: screencap: %w", p.serial, err)
+	}
+	img, _, err := image.Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("android %s: screencap -p gave no image (%d bytes): %v", p.serial, len(b), err)
+	}
+	return img, nil
 }
 
 // Tree reads the window hierarchy with uiautomator dump, written to the

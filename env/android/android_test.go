@@ -159,3 +159,28 @@ func TestCapsMatchTheTaskFormat(t *testing.T) {
 		t.Errorf("task.TypeCapabilities[%q] = %v, android.Caps = %v", android.Kind, got, android.Caps)
 	}
 }
+
+// Where the window hierarchy cannot be read, a tap is described by what it
+// changed on the screen (ProBench's screenshot comparison), marked so.
+func TestTapWithoutTreeIsComparedOnScreens(t *testing.T) {
+	ph := phonetest.New(t, 1080, 2340)
+	phonetest.InstallProBench(ph)
+	e := android.New(ph, "phone-1")
+	ctx := context.Background()
+	if err := e.Reset(ctx, env.Setup{Steps: []task.Step{{Launch: &task.Launch{App: phonetest.SettingsApp}}}}); err != nil {
+		t.Fatal(err)
+	}
+	ph.NoTree = true
+	android.CompareSettle = 0
+	steps, err := e.Do(ctx, []action.Action{{Kind: action.Click, Point: &action.Point{X: 540, Y: 600}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	el := steps[0].Element
+	if !strings.HasPrefix(el, "(screenshot comparison; no window hierarchy) the tap at (540, 600) changed ") || !strings.Contains(el, "% of the screen, within ") {
+		t.Errorf("the tap's record: %q", el)
+	}
+	if ph.Current().Activity != ".display.DisplaySettings" {
+		t.Errorf("the tap did not open Display: %s", ph.Current().Activity)
+	}
+}

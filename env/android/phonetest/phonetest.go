@@ -85,6 +85,9 @@ type Phone struct {
 	// Fail, when set, fails every command with this error (a device that
 	// went away).
 	Fail error
+	// NoTree makes uiautomator fail, as it does on screens it cannot read
+	// (a game, a video, a busy app).
+	NoTree bool
 }
 
 // New makes a phone of w by h pixels, its storage in a test folder, on its
@@ -257,7 +260,13 @@ func (ph *Phone) own(cmd string) (observe.CommandResult, bool) {
 		return ok(fmt.Sprintf("  mCurrentFocus=Window{4f2a1c u0 %s/%s%s}\n", ph.cur.Package, ph.cur.Package, ph.cur.Activity))
 	case cmd == "screencap -p":
 		return ok(string(ph.png()))
-	case cmd == "uiautomator dump /dev/tty":
+	case cmd == "uiautomator dump /dev/tty" || strings.HasPrefix(cmd, "uiautomator dump "):
+		if ph.NoTree {
+			return bad(1, "ERROR: could not get idle state.")
+		}
+		if cmd != "uiautomator dump /dev/tty" {
+			return observe.CommandResult{}, false // to a file: sh writes it below
+		}
 		return ok(ph.dump() + "UI hierchary dumped to: /dev/tty\n")
 	case f[0] == "input" && len(f) >= 2:
 		return ph.input(f[1:], cmd)
