@@ -401,7 +401,8 @@ func (ph *Phone) png() []byte {
 		}
 	})
 	var b bytes.Buffer
-	png.Encode(&b, img)
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	enc.Encode(&b, img)
 	return b.Bytes()
 }
 
