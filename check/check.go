@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/proctor-eval/proctor/internal/sqlread"
 	"github.com/proctor-eval/proctor/judge"
 	"github.com/proctor-eval/proctor/observe"
 )
@@ -159,6 +160,13 @@ func (c *Check) probe(ctx context.Context, ev Evidence) (val string, found bool,
 		}
 		if p.Read == "" && p.Cell == "" {
 			return string(b), true, nil
+		}
+		if p.Read == "sqlite" {
+			v, found, err := sqlread.Bytes(ctx, b, p.Query)
+			if err != nil {
+				return "", true, unreadable{fmt.Errorf("%s: %v", p.File, err)}
+			}
+			return v, found, nil
 		}
 		v, err := decodeFile(b, p.Read, p.Cell)
 		if err != nil {

@@ -217,7 +217,7 @@ func TestCompileMessages(t *testing.T) {
 		{Spec{Kind: Exact, Probe: &Probe{Answer: true}, Expected: "x", As: "number"}, "expected: x is not a number"},
 		{Spec{Kind: Process, Steps: []string{"a", " "}}, "steps: step 2 is empty"},
 		{Spec{Kind: CommandKind}, "command: a command check needs a command"},
-		{Spec{Kind: Exact, Probe: &Probe{File: "a", Read: "pdf"}, Expected: "x"}, `probe: read must be one of ods, odt, odt-text, image, not "pdf"`},
+		{Spec{Kind: Exact, Probe: &Probe{File: "a", Read: "pdf"}, Expected: "x"}, `probe: read must be one of ods, odt, odt-text, image, sqlite, not "pdf"`},
 	}
 	for _, tc := range tests {
 		_, err := Compile(tc.spec)

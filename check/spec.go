@@ -84,10 +84,14 @@ type Probe struct {
 	// Cell reads one cell ("B7", "Totals.B7") of a file probe's ODS
 	// spreadsheet: a number's value, else the text it shows.
 	Cell string `json:"cell,omitempty" yaml:"cell,omitempty"`
+	// Query is the read-only SQL a file probe read as sqlite runs on the
+	// database; its value is the rows as a JSON array of objects, found
+	// when there is a row.
+	Query string `json:"query,omitempty" yaml:"query,omitempty"`
 }
 
 // The decoders of a file probe.
-var probeReads = []string{"ods", "odt", "odt-text", "image"}
+var probeReads = []string{"ods", "odt", "odt-text", "image", "sqlite"}
 
 // Service is the probe's service query, if it is one.
 func (p Probe) Service() (ServiceQuery, bool) {
@@ -123,6 +127,12 @@ func (p Probe) validate() error {
 	if p.Read != "" && p.Cell != "" {
 		return fmt.Errorf("give read or cell, not both (a cell is read from an ODS file)")
 	}
+	if (p.Read == "sqlite") != (p.Query != "") {
+		return fmt.Errorf("a file probe read as sqlite takes a query, and only it does")
+	}
+	if p.Query != "" && !readOnlySQL.MatchString(p.Query) {
+		return fmt.Errorf("the query must read (SELECT, WITH, VALUES), not %q", shorten(p.Query, 40))
+	}
 	if p.Read != "" && !slices.Contains(probeReads, p.Read) {
 		return fmt.Errorf("read must be one of %s, not %q", strings.Join(probeReads, ", "), p.Read)
 	}
@@ -140,6 +150,8 @@ func (p Probe) String() string {
 		return "output of `" + p.Command + "`"
 	case p.File != "" && p.Cell != "":
 		return "cell " + p.Cell + " of " + p.File
+	case p.File != "" && p.Query != "":
+		return "`" + shorten(p.Query, 60) + "` on " + p.File
 	case p.File != "" && p.Read != "":
 		return p.File + " read as " + p.Read
 	case p.File != "":

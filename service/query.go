@@ -2,18 +2,14 @@ package service
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/internal/sqlread"
 
 	_ "modernc.org/sqlite" // the SQLite driver, pure Go
 )
@@ -47,53 +43,7 @@ func (in *Instances) Query(ctx context.Context, q check.ServiceQuery) (string, b
 // querySQL runs a query on the database file, opened read-only, and
 // returns the rows as a JSON array of objects.
 func querySQL(ctx context.Context, file, query string) (string, bool, error) {
-	if _, err := os.Stat(file); err != nil {
-		// Opening a missing file read-only fails anyway; say which.
-		return "", false, fmt.Errorf("database %s: %w", file, err)
-	}
-	u := url.URL{Scheme: "file", Path: file, RawQuery: "mode=ro&_pragma=query_only(1)&_pragma=busy_timeout(5000)"}
-	db, err := sql.Open("sqlite", u.String())
-	if err != nil {
-		return "", false, err
-	}
-	defer db.Close()
-	rows, err := db.QueryContext(ctx, query)
-	if err != nil {
-		return "", false, fmt.Errorf("sql on %s: %w", filepath.Base(file), err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return "", false, err
-	}
-	out := []map[string]any{}
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return "", false, err
-		}
-		row := make(map[string]any, len(cols))
-		for i, c := range cols {
-			switch v := vals[i].(type) {
-			case []byte:
-				row[c] = string(v)
-			case time.Time:
-				row[c] = v.UTC().Format(time.RFC3339Nano)
-			default:
-				row[c] = v
-			}
-		}
-		out = append(out, row)
-	}
-	if err := rows.Err(); err != nil {
-		return "", false, fmt.Errorf("sql on %s: %w", filepath.Base(file), err)
-	}
-	b, err := json.Marshal(out)
-	return string(b), len(out) > 0, err
+	return sqlread.Query(ctx, file, query)
 }
 
 // queryHTTP calls the API and returns the body; found is a 2xx status.

@@ -268,10 +268,52 @@ func Resolve(p string) (string, error) {
 	return "", fmt.Errorf("%w: %s is outside %s", env.ErrForbidden, p, strings.Join(Roots, ", "))
 }
 
-// ReadFile reads a file of the device.
+// appData splits a path in an app's private data
+// (/data/data/PACKAGE/REL or /data/user/0/PACKAGE/REL).
+func appData(p string) (pkg, rel string, ok bool) {
+	p = path.Clean(p)
+	for _, root := range []string{"/data/data/", "/data/user/0/"} {
+		if rest, found := strings.CutPrefix(p, root); found {
+			pkg, rel, _ = strings.Cut(rest, "/")
+			return pkg, rel, packageRE.MatchString(pkg) && rel != ""
+		}
+	}
+	return "", "", false
+}
+
+// readAppData reads a file of an app's private data as the app (run-as,
+// which a debuggable app allows), else as root (su, on a rooted device or
+// an emulator's userdebug image).
+func (p *Phone) readAppData(ctx context.Context, pkg, rel string) ([]byte, error) {
+	full := "/data/data/" + pkg + "/" + rel
+	var why []string
+	for _, cmd := range []string{"run-as " + Quote(pkg) + " cat " + Quote(rel), "su 0 cat " + Quote(full)} {
+		res, err := p.dev.Shell(ctx, cmd)
+		if err != nil {
+			return nil, fmt.Errorf("android %s: %s: %w", p.serial, cmd, err)
+		}
+		if res.ExitCode == 0 {
+			return []byte(res.Stdout), nil
+		}
+		msg := strings.TrimSpace(res.Stderr + " " + res.Stdout)
+		if strings.Contains(msg, "No such file") {
+			return nil, fmt.Errorf("%s: %w", full, observe.ErrNotFound)
+		}
+		why = append(why, cmd+": "+msg)
+	}
+	return nil, fmt.Errorf("%w: %s is in %s's private data, which neither run-as (a debuggable app) nor su (root) could read: %s",
+		env.ErrForbidden, full, pkg, strings.Join(why, "; "))
+}
+
+// ReadFile reads a file of the device: in shared storage and the scratch
+// folder, or in an app's private data (/data/data/PACKAGE/...), read as
+// the app or as root.
 func (p *Phone) ReadFile(ctx context.Context, name string) ([]byte, error) {
 	if err := p.alive(); err != nil {
 		return nil, err
+	}
+	if pkg, rel, ok := appData(name); ok {
+		return p.readAppData(ctx, pkg, rel)
 	}
 	dst, err := Resolve(name)
 	if err != nil {

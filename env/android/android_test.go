@@ -5,6 +5,8 @@ import (
 	"errors"
 	"image"
 	"image/color"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -182,5 +184,30 @@ func TestTapWithoutTreeIsComparedOnScreens(t *testing.T) {
 	}
 	if ph.Current().Activity != ".display.DisplaySettings" {
 		t.Errorf("the tap did not open Display: %s", ph.Current().Activity)
+	}
+}
+
+// An app's private data is read as the app (run-as); a package that is
+// not there, or a file it does not have, says so.
+func TestReadAppData(t *testing.T) {
+	ph := phonetest.New(t, 1080, 2340)
+	phonetest.InstallProBench(ph)
+	e := android.New(ph, "phone-1")
+	ctx := context.Background()
+	if err := os.MkdirAll(filepath.Join(ph.AppData(phonetest.NotesApp), "databases"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ph.AppData(phonetest.NotesApp), "databases", "notes.db"), []byte("SQLite format 3\x00..."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := e.ReadFile(ctx, "/data/data/org.proctor.notes/databases/notes.db")
+	if err != nil || !strings.HasPrefix(string(b), "SQLite format 3\x00") {
+		t.Fatalf("%q, %v", b, err)
+	}
+	if _, err := e.ReadFile(ctx, "/data/data/org.proctor.notes/databases/gone.db"); !errors.Is(err, observe.ErrNotFound) {
+		t.Errorf("a missing file: %v", err)
+	}
+	if _, err := e.ReadFile(ctx, "/data/data/com.example.private/files/x"); !errors.Is(err, env.ErrForbidden) || !strings.Contains(err.Error(), "run-as") {
+		t.Errorf("an app run-as cannot read: %v", err)
 	}
 }

@@ -1,11 +1,16 @@
 package phonetest
 
 import (
+	"database/sql"
 	"image"
 	"image/color"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	_ "modernc.org/sqlite" // the Notes app's database
 )
 
 // The apps of the ProBench-style task set (testdata/android): Settings,
@@ -139,9 +144,32 @@ func notesEditor(ph *Phone) *Screen {
 			return // the app refuses a note without a title
 		}
 		ph.SetFile(NotesDir+"/"+name+".txt", body.Text)
+		if err := saveNote(ph, name, body.Text); err != nil {
+			return
+		}
 		ph.Show(notesList(ph))
 	})
 	return notesScreen(".NoteEditorActivity", label("New note", image.Rect(40, 120, 600, 260)), save, titleBox, body)
+}
+
+// saveNote keeps a note in the app's database as well,
+// /data/data/org.proctor.notes/databases/notes.db (table notes: title,
+// body), where run-as reads it.
+func saveNote(ph *Phone, title, body string) error {
+	dir := filepath.Join(ph.AppData(NotesApp), "databases")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	db, err := sql.Open("sqlite", filepath.Join(dir, "notes.db"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS notes (title TEXT PRIMARY KEY, body TEXT NOT NULL)`); err != nil {
+		return err
+	}
+	_, err = db.Exec(`INSERT INTO notes (title, body) VALUES (?, ?) ON CONFLICT(title) DO UPDATE SET body = excluded.body`, title, body)
+	return err
 }
 
 // The restaurants Sushi Finder lists, with their ratings and prices.

@@ -145,6 +145,9 @@ func (ph *Phone) local(p string) (string, bool) {
 	return "", false
 }
 
+// AppData is the folder of an app's private data (/data/data/PACKAGE).
+func (ph *Phone) AppData(pkg string) string { return filepath.Join(ph.root, "data/data", pkg) }
+
 // SetFile writes a file of the phone (an app's doing).
 func (ph *Phone) SetFile(p, content string) error {
 	l, ok := ph.local(p)
@@ -285,9 +288,23 @@ func (ph *Phone) own(cmd string) (observe.CommandResult, bool) {
 			ph.cur = ph.home
 		}
 		return ok("")
+	case f[0] == "run-as" && len(f) == 4 && f[2] == "cat":
+		pkg, rel := strings.Trim(f[1], "'"), strings.Trim(f[3], "'")
+		if _, found := ph.apps[pkg]; !found {
+			return bad(1, "run-as: unknown package: "+pkg)
+		}
+		b, err := os.ReadFile(filepath.Join(ph.root, "data/data", pkg, filepath.Clean("/"+rel)))
+		if err != nil {
+			return bad(1, "cat: "+rel+": No such file or directory")
+		}
+		return ok(string(b))
 	case f[0] == "pm" && len(f) >= 3 && f[1] == "clear":
-		if a, found := ph.apps[strings.Trim(f[2], "'")]; found && a.Clear != nil {
-			a.Clear(ph)
+		pkg := strings.Trim(f[2], "'")
+		if a, found := ph.apps[pkg]; found {
+			os.RemoveAll(filepath.Join(ph.root, "data/data", pkg))
+			if a.Clear != nil {
+				a.Clear(ph)
+			}
 		}
 		return ok("Success\n")
 	}
