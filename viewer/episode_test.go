@@ -325,3 +325,40 @@ func TestLivePage(t *testing.T) {
 		t.Errorf("the live page of a finished run still reloads, or shows flights")
 	}
 }
+
+// The drawn actions can be hidden (they may cover a menu), and the
+// screenshot shown at its full size, where set-of-mark tags read.
+func TestEpisodeMarksAndZoom(t *testing.T) {
+	srv := httptest.NewServer((&Server{Root: twoRuns(t)}).Handler())
+	defer srv.Close()
+	ctx := browser(t)
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/run/run-a/episode?task=sort-rows&repeat=0"),
+		chromedp.WaitVisible(chromedp.CSS("#step-1 img")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	shown := func() (bool, float64) {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`[getComputedStyle(document.querySelector("#step-1 svg.overlay")).display === "none" ? 0 : 1,
+			document.querySelector("#step-1 img").clientWidth]`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v[0] == 1, v[1]
+	}
+	marks, width := shown()
+	if !marks {
+		t.Fatal("the actions are not drawn at first")
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#show-marks")), chromedp.Click(chromedp.CSS("#step-1 img")), snap("15-no-marks-zoomed")); err != nil {
+		t.Fatal(err)
+	}
+	marks2, width2 := shown()
+	if marks2 {
+		t.Error("the actions still show after unticking them")
+	}
+	if width2 != 640 || width == 640 {
+		t.Errorf("the screenshot is %v wide, then %v after a click; want 640 (its own size) zoomed", width, width2)
+	}
+}

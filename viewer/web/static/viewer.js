@@ -40,6 +40,21 @@
     }, 1000);
   }
   if (play) play.addEventListener('click', toggle);
+  // The drawn actions can be hidden (they may cover a menu), and the
+  // screenshots shown at full size (set-of-mark tags read there).
+  var marks = document.getElementById('show-marks'), zoom = document.getElementById('zoom');
+  function apply() {
+    if (marks) traj.classList.toggle('no-marks', !marks.checked);
+    if (zoom) traj.classList.toggle('zoomed', zoom.checked);
+  }
+  if (marks) marks.addEventListener('change', apply);
+  if (zoom) zoom.addEventListener('change', apply);
+  traj.addEventListener('click', function (e) {
+    if (zoom && e.target.tagName === 'IMG' && e.target.closest('.shot') && !e.target.closest('.filmstrip')) {
+      zoom.checked = !zoom.checked;
+      apply();
+    }
+  });
   for (var k = 0; k < strip.length; k++) {
     strip[k].addEventListener('click', function (e) {
       e.preventDefault();
@@ -55,6 +70,8 @@
     if (e.key === 'ArrowRight') { stop(); show(cur + 1); e.preventDefault(); }
     if (e.key === 'ArrowLeft') { stop(); show(cur - 1); e.preventDefault(); }
     if (e.key === ' ' && play) { toggle(); e.preventDefault(); }
+    if (e.key === 'm' && marks) { marks.checked = !marks.checked; apply(); }
+    if (e.key === 'z' && zoom) { zoom.checked = !zoom.checked; apply(); }
   });
   mark();
   var m = /^#step-(\d+)$/.exec(location.hash);
