@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -274,6 +275,21 @@ func TestSideBySide(t *testing.T) {
 	if err != nil || len(shown) != 2 || shown[0] != "Step 5" || shown[1] != "Step 4 ended" {
 		t.Errorf("columns show %q (%v), want [Step 5, Step 4 ended]", shown, err)
 	}
+	// Episodes found across both runs, from the leaderboard's link.
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.Click(chromedp.CSS("#search-link")),
+		chromedp.WaitVisible(chromedp.CSS("#search-form")),
+		chromedp.SendKeys(chromedp.CSS(`#search-form input[name="q"]`), "sort"),
+		chromedp.Click(chromedp.CSS(`#search-form button`)),
+		chromedp.WaitVisible(chromedp.CSS("#results")),
+		snap("16-search-across-runs"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if s := text(t, ctx, "#found"); s != "2 episodes found." {
+		t.Errorf("found %q", s)
+	}
 	h := (&Server{Root: twoRuns(t)}).Handler()
 	if code, _ := get(t, h, "/side?run=run-a&task=sort-rows&repeat=0"); code != http.StatusBadRequest {
 		t.Errorf("one run side by side: %d", code)
@@ -360,5 +376,41 @@ func TestEpisodeMarksAndZoom(t *testing.T) {
 	}
 	if width2 != 640 || width == 640 {
 		t.Errorf("the screenshot is %v wide, then %v after a click; want 640 (its own size) zoomed", width, width2)
+	}
+}
+
+// Episodes are found across every run by text (and in the steps),
+// outcome, level and app.
+func TestSearchAcrossRuns(t *testing.T) {
+	h := (&Server{Root: twoRuns(t)}).Handler()
+	found := func(target string) []string {
+		t.Helper()
+		code, body := get(t, h, target)
+		if code != http.StatusOK {
+			t.Fatalf("%s: %d", target, code)
+		}
+		var out []string
+		for _, m := range regexp.MustCompile(`href="/run/([^/"]+)/episode\?[^"]*">([^<]+)</a>`).FindAllStringSubmatch(body, -1) {
+			out = append(out, m[1]+":"+m[2])
+		}
+		return out
+	}
+	for _, tc := range []struct{ target, want string }{
+		{"/search?q=sort&sort=task", "run-b:sort-rows,run-a:sort-rows"},
+		{"/search?outcome=success", "run-b:sort-rows,run-a:write-note"},
+		{"/search?q=value+%2241%22", "run-b:write-note,run-a:sort-rows"},
+		{"/search?q=step+4+of&in=steps", "run-b:sort-rows,run-a:sort-rows"},
+		{"/search?q=step+4+of", ""},
+		{"/search?level=wood&outcome=failure", "run-b:write-note"},
+	} {
+		if got := strings.Join(found(tc.target), ","); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.target, got, tc.want)
+		}
+	}
+	if _, body := get(t, h, "/search"); !strings.Contains(body, "Give text to find") {
+		t.Error("an empty search does not say what to give")
+	}
+	if code, _ := get(t, h, "/search?outcome=splendid"); code != http.StatusBadRequest {
+		t.Errorf("a bad outcome: %d", code)
 	}
 }

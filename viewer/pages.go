@@ -495,6 +495,19 @@ func parseRunQuery(q url.Values) (runQuery, error) {
 	return rq, nil
 }
 
+// matches reports whether an episode passes the query's outcome, level
+// and app filters and holds its text (in the task, instruction, reason or
+// answer, or, where inSteps has the episode, in its steps).
+func (rq runQuery) matches(res store.Result, inSteps map[store.ReviewKey]bool) bool {
+	if rq.Outcome != "" && res.Outcome != rq.Outcome || rq.Level != "" && res.Level != rq.Level ||
+		rq.App != "" && !slices.Contains(res.Apps, rq.App) {
+		return false
+	}
+	text := strings.ToLower(rq.Text)
+	return text == "" || strings.Contains(strings.ToLower(res.Task+" "+res.Instruction+" "+res.Reason+" "+res.Answer), text) ||
+		inSteps[store.ReviewKey{Task: res.Task, Repeat: res.Repeat}]
+}
+
 // values is the query in a URL, with page set when above 1.
 func (rq runQuery) values(page int) url.Values {
 	v := url.Values{}
@@ -621,12 +634,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 		}
-		if rq.Outcome != "" && res.Outcome != rq.Outcome || rq.Level != "" && res.Level != rq.Level ||
-			rq.App != "" && !slices.Contains(res.Apps, rq.App) {
-			continue
-		}
-		if text != "" && !strings.Contains(strings.ToLower(res.Task+" "+res.Instruction+" "+res.Reason+" "+res.Answer), text) &&
-			!inSteps[store.ReviewKey{Task: res.Task, Repeat: res.Repeat}] {
+		if !rq.matches(res, inSteps) {
 			continue
 		}
 		rows = append(rows, row)

@@ -80,6 +80,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /{$}", s.leaderboard)
 	mux.HandleFunc("GET /compare", s.compare)
 	mux.HandleFunc("GET /side", s.side)
+	mux.HandleFunc("GET /search", s.search)
 	mux.HandleFunc("GET /run/{id}", s.runPage)
 	mux.HandleFunc("GET /run/{id}/episode", s.episode)
 	mux.HandleFunc("GET /run/{id}/live", s.live)
@@ -269,7 +270,7 @@ func (s *Server) render(w http.ResponseWriter, code int, page string, data any) 
 // parse reads each page template with the shared layout.
 func (s *Server) parse() {
 	s.pages = map[string]*template.Template{}
-	for _, p := range []string{"leaderboard", "compare", "run", "episode", "side", "live", "error"} {
+	for _, p := range []string{"leaderboard", "compare", "run", "episode", "side", "live", "search", "error"} {
 		t, err := template.New(p).Funcs(funcs).ParseFS(webFS, "web/layout.html", "web/"+p+".html")
 		if err != nil {
 			s.err = err
