@@ -73,6 +73,16 @@ type Turn struct {
 	// Prompt is what the model was sent for this turn, for the record;
 	// nil where the agent does not say.
 	Prompt []PromptMessage `json:"prompt,omitempty"`
+	// Models splits Usage by model, for agents that ask several (a
+	// planner and a grounder); nil for one model.
+	Models []ModelUsage `json:"models,omitempty"`
+}
+
+// ModelUsage is what one model of a turn spent.
+type ModelUsage struct {
+	Role  string `json:"role"` // "planner", "grounder"
+	Model string `json:"model"`
+	Usage
 }
 
 // PromptMessage is one message of a model request as a step's record

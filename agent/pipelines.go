@@ -113,6 +113,7 @@ func (p *PlannerGrounder) Next(ctx context.Context, obs Observation, _ []Turn) (
 	turn.Prompt = append(turn.Prompt, roles("grounder", gsent)...)
 	turn.Raw += "\n---\n" + ground
 	turn.Usage, turn.Latency, turn.Space = turn.Usage.Add(u2), turn.Latency+l2, &gsp
+	turn.Models = []ModelUsage{{Role: "planner", Model: p.planner.cfg.Model, Usage: u1}, {Role: "grounder", Model: p.grounder.cfg.Model, Usage: u2}}
 	acts, perr := parseIn(gsp, g.Format, ground)
 	if perr != "" {
 		turn.ParseError = "grounding: " + perr

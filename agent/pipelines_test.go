@@ -63,6 +63,9 @@ func TestPlannerGrounder(t *testing.T) {
 	if turn.Usage.InputTokens != 200 {
 		t.Fatalf("usage of both models: %+v", turn.Usage)
 	}
+	if m := turn.Models; len(m) != 2 || m[0].Role != "planner" || m[1].Role != "grounder" || m[0].InputTokens+m[1].InputTokens != 200 {
+		t.Fatalf("usage by model: %+v", turn.Models)
+	}
 	turn, err = p.Next(ctx, obs, nil)
 	if err != nil || actionsOf(turn) != "done" || count["You locate"] != 1 {
 		t.Fatalf("turn 2: %s %v (grounder asked %d times)", actionsOf(turn), err, count["You locate"])

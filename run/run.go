@@ -959,6 +959,9 @@ func episode(ctx context.Context, cfg Config, e env.Env, svc *service.Instances,
 		if turn.Prompt != nil {
 			rec.Prompt, _ = json.Marshal(turn.Prompt)
 		}
+		if turn.Models != nil {
+			rec.Models, _ = json.Marshal(turn.Models)
+		}
 		if timeUp() { // the answer came too late to be acted on
 			reason = limitReason(fmt.Sprintf("while the agent was thinking (step %d)", step))
 			rec.EnvError = "not performed: " + reason

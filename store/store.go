@@ -98,6 +98,9 @@ type Step struct {
 	// where it was not the screen's own.
 	Space json.RawMessage `json:"space,omitempty"`
 	Done  json.RawMessage `json:"done,omitempty"` // what the environment recorded
+	// Models splits the step's tokens and cost by model
+	// (agent.ModelUsage values), for agents that ask several.
+	Models json.RawMessage `json:"models,omitempty"`
 	// Prompt is what the model was sent (agent.PromptMessage values),
 	// where the agent says.
 	Prompt       json.RawMessage `json:"prompt,omitempty"`

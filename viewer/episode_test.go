@@ -147,7 +147,9 @@ func TestStepCharts(t *testing.T) {
 	for _, w := range []string{`aria-label="Time per step"`, `aria-label="Tokens per step"`, "<title>step 1: model 0.9s, environment 0.04s, settle 0s</title>",
 		"<title>step 5: input 1k, output 50</title>", ">environment</text>", ">settle</text>",
 		"What the model was given <small>(2 messages)</small>", `<pre class="msg-text">You operate a Linux desktop. Do sort-rows.</pre>`,
-		"[image: png 640x360, 12 KB; the step's screenshot]"} {
+		"[image: png 640x360, 12 KB; the step's screenshot]",
+		`<tr><td>planner</td><td>m-1</td><td class="n">3000</td><td class="n">150</td><td class="n">$0.0060</td></tr>`,
+		`<tr><td>grounder</td><td>g-1</td><td class="n">2000</td><td class="n">100</td><td class="n">$0.0040</td></tr>`} {
 		if !strings.Contains(body, w) {
 			t.Errorf("the episode page lacks %q", w)
 		}

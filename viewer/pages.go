@@ -912,7 +912,7 @@ func (s *Server) renderEpisode(w http.ResponseWriter, code int, run *run, res st
 		"Title": res.Task, "Run": run, "Result": res, "Verdict": v, "Steps": views, "Review": review, "Earlier": earlier(reviews),
 		"Writable": s.Token != "", "Zip": "/run/" + url.PathEscape(run.ID) + "/episode.zip?" + zip.Encode(),
 		"GIF":         "/run/" + url.PathEscape(run.ID) + "/episode.gif?" + zip.Encode(),
-		"TimingChart": timingChart(steps), "TokenChart": tokenChart(steps),
+		"TimingChart": timingChart(steps), "TokenChart": tokenChart(steps), "ByModel": usageByModel(steps),
 		"RunURL": "/run/" + url.PathEscape(run.ID), "Success": res.Outcome == string(check.Success),
 		"Form": form, "NextUnreviewed": nextUnreviewed(run, res), "Categories": store.Categories,
 	})
@@ -1026,6 +1026,27 @@ func (s *Server) episodeZip(w http.ResponseWriter, r *http.Request) {
 		// Headers are sent; the truncated zip is the only signal left.
 		fmt.Fprintf(os.Stderr, "proctor view: zip of %s: %v\n", res.Task, err)
 	}
+}
+
+// usageByModel sums an episode's tokens and cost by model, for agents
+// that ask several (a planner and a grounder); nil for one model.
+func usageByModel(steps []store.Step) []agent.ModelUsage {
+	var out []agent.ModelUsage
+	for _, st := range steps {
+		var ms []agent.ModelUsage
+		if len(st.Models) == 0 || json.Unmarshal(st.Models, &ms) != nil {
+			continue
+		}
+		for _, m := range ms {
+			i := slices.IndexFunc(out, func(o agent.ModelUsage) bool { return o.Role == m.Role && o.Model == m.Model })
+			if i < 0 {
+				out = append(out, agent.ModelUsage{Role: m.Role, Model: m.Model})
+				i = len(out) - 1
+			}
+			out[i].Usage = out[i].Usage.Add(m.Usage)
+		}
+	}
+	return out
 }
 
 // fileName makes a task id safe as a downloaded file's name.
