@@ -94,8 +94,13 @@ func (a *OpenAIComputer) Next(ctx context.Context, obs Observation, _ []Turn) (T
 		url = "data:image/" + format + ";base64," + base64.StdEncoding.EncodeToString(obs.Screenshot)
 	}
 	var input responses.ResponseInputParam
+	sent := PromptMessage{Role: "user"}
+	if url != "" {
+		sent.Images = []string{imageNote(obs)}
+	}
 	if a.prev == "" {
-		content := responses.ResponseInputMessageContentListParam{responses.ResponseInputContentParamOfInputText(a.firstText(obs, sp))}
+		sent.Text = a.firstText(obs, sp)
+		content := responses.ResponseInputMessageContentListParam{responses.ResponseInputContentParamOfInputText(sent.Text)}
 		if url != "" {
 			img := responses.ResponseInputContentParamOfInputImage(responses.ResponseInputImageDetailAuto)
 			img.OfInputImage.ImageURL = openai.String(url)
@@ -117,8 +122,10 @@ func (a *OpenAIComputer) Next(ctx context.Context, obs Observation, _ []Turn) (T
 			}
 			input = append(input, responses.ResponseInputItemUnionParam{OfComputerCallOutput: &out})
 		}
+		sent.Text = fmt.Sprintf("the outputs of the %d computer calls (the screenshot)", len(a.pending))
 		if obs.Feedback != "" {
 			input = append(input, responses.ResponseInputItemParamOfMessage("Note: "+obs.Feedback, responses.EasyInputMessageRoleUser))
+			sent.Text += "; Note: " + obs.Feedback
 		}
 	}
 	params := responses.ResponseNewParams{
@@ -138,7 +145,12 @@ func (a *OpenAIComputer) Next(ctx context.Context, obs Observation, _ []Turn) (T
 	}
 	a.prev, a.pending = resp.ID, nil
 	turn := Turn{Latency: time.Since(start), Space: &sp,
-		Usage: a.cfg.Prices.Usage(a.cfg.Model, int(resp.Usage.InputTokens), int(resp.Usage.OutputTokens))}
+		Usage:  a.cfg.Prices.Usage(a.cfg.Model, int(resp.Usage.InputTokens), int(resp.Usage.OutputTokens)),
+		Prompt: []PromptMessage{sent}}
+	if prev := params.PreviousResponseID; prev.Valid() {
+		// The Responses API keeps the conversation: the request names it.
+		turn.Prompt = append([]PromptMessage{{Role: "conversation", Text: "the earlier turns, by previous_response_id " + prev.Value}}, turn.Prompt...)
+	}
 	var text, thought, calls []string
 	for _, item := range resp.Output {
 		switch item.Type {

@@ -128,6 +128,10 @@ func TestOpenAIComputerDeclaredDisplay(t *testing.T) {
 				!strings.Contains(string(input), `"type":"computer_call_output"`) {
 				t.Fatalf("second request: previous %v, input %.300s", req["previous_response_id"], input)
 			}
+			if p := turn.Prompt; len(p) != 2 || p[0].Text != "the earlier turns, by previous_response_id resp_1" ||
+				!strings.Contains(p[1].Text, "the outputs of the 1 computer calls") || len(p[1].Images) != 1 {
+				t.Errorf("turn 2's prompt record: %+v", p)
+			}
 			if got := imageSizeIn(t, req["input"]); got != tc.image {
 				t.Fatalf("screenshot of the call's output at %v, want %v", got, tc.image)
 			}
