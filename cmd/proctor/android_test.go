@@ -1,10 +1,7 @@
 package main
 
 import (
-	"net"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,31 +12,8 @@ import (
 	"github.com/proctor-eval/proctor/store"
 )
 
-// adbServer points Proctor at an adb server of the test's own (a free
-// port, HOME in a temporary folder), which the client starts, and kills it
-// when the test ends.
-func adbServer(t *testing.T) {
-	t.Helper()
-	bin, err := exec.LookPath("adb")
-	if err != nil {
-		t.Skip("adb is not installed (scripts/test.sh installs it)")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	ln.Close()
-	t.Setenv("HOME", t.TempDir())
-	t.Setenv("TMPDIR", t.TempDir())
-	t.Setenv("ADB_SERVER_SOCKET", "")
-	t.Setenv("ANDROID_ADB_SERVER_PORT", port)
-	t.Cleanup(func() {
-		c := exec.Command(bin, "-P", port, "kill-server")
-		c.WaitDelay = 2 * time.Second
-		c.Run()
-	})
-}
+// adbServer points Proctor at an adb server of the test's own.
+func adbServer(t *testing.T) { adbtest.UseServer(t) }
 
 // phone is the scripted phone with the ProBench-style apps, served over
 // ADB by a device stand-in; it returns the address to connect to.

@@ -2,9 +2,6 @@ package android_test
 
 import (
 	"context"
-	"net"
-	"os/exec"
-	"strconv"
 	"testing"
 	"time"
 
@@ -19,27 +16,11 @@ import (
 // served by a device stand-in through Debian's adb server: the path a real
 // device takes.
 func TestConformanceOverADB(t *testing.T) {
-	bin, err := exec.LookPath("adb")
-	if err != nil {
-		t.Skip("adb is not installed (scripts/test.sh installs it)")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	ln.Close()
-	t.Setenv("HOME", t.TempDir())
-	t.Setenv("TMPDIR", t.TempDir())
-	t.Cleanup(func() {
-		c := exec.Command(bin, "-P", port, "kill-server")
-		c.WaitDelay = 2 * time.Second
-		c.Run()
-	})
+	addr := adbtest.UseServer(t)
 	ph := phonetest.New(t, 1080, 2340)
 	conformance(ph)
 	dev := adbtest.Start(t, adbtest.Options{Shell: ph.Handle, FS: ph})
-	c := &adb.Client{Addr: "127.0.0.1:" + port}
+	c := &adb.Client{Addr: addr}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := c.Connect(ctx, dev.Addr()); err != nil {

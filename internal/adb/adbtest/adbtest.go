@@ -13,8 +13,10 @@ import (
 	"maps"
 	"net"
 	"os"
+	"os/exec"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -316,3 +318,32 @@ func randomToken() []byte {
 }
 
 var errStreamClosed = errors.New("adbtest: stream closed")
+
+// UseServer points the test's adb clients at an adb server of its own: a
+// free port in $ANDROID_ADB_SERVER_PORT, HOME and TMPDIR in temporary
+// folders (the server's keys and log), started by the first client that
+// needs it and killed when the test ends. It skips the test where adb is
+// not installed. It returns the server's address.
+func UseServer(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("adb")
+	if err != nil {
+		t.Skip("adb is not installed (scripts/test.sh installs it)")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close()
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("TMPDIR", t.TempDir())
+	t.Setenv("ADB_SERVER_SOCKET", "")
+	t.Setenv("ANDROID_ADB_SERVER_PORT", port)
+	t.Cleanup(func() {
+		c := exec.Command(bin, "-P", port, "kill-server")
+		c.WaitDelay = 2 * time.Second
+		c.Run()
+	})
+	return "127.0.0.1:" + port
+}
