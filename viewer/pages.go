@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/agreement"
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/score"
@@ -761,7 +760,7 @@ type stepView struct {
 	Icons       string
 	ThumbHeight int
 	// Prompt is what the model was sent, where the agent recorded it.
-	Prompt []agent.PromptMessage
+	Prompt []promptMessage
 }
 
 // actionIcons are the filmstrip's signs of the kinds of actions.
@@ -1028,22 +1027,42 @@ func (s *Server) episodeZip(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// promptMessage is a message of what a model was sent, as a step's record
+// keeps it (the agents' PromptMessage; the viewer reads records and
+// imports no agent).
+type promptMessage struct {
+	Role   string   `json:"role"`
+	Text   string   `json:"text,omitempty"`
+	Images []string `json:"images,omitempty"`
+}
+
+// modelUsage is what one model of a step spent (the agents' ModelUsage).
+type modelUsage struct {
+	Role         string  `json:"role"`
+	Model        string  `json:"model"`
+	InputTokens  int     `json:"input_tokens,omitempty"`
+	OutputTokens int     `json:"output_tokens,omitempty"`
+	Cost         float64 `json:"cost,omitempty"`
+}
+
 // usageByModel sums an episode's tokens and cost by model, for agents
 // that ask several (a planner and a grounder); nil for one model.
-func usageByModel(steps []store.Step) []agent.ModelUsage {
-	var out []agent.ModelUsage
+func usageByModel(steps []store.Step) []modelUsage {
+	var out []modelUsage
 	for _, st := range steps {
-		var ms []agent.ModelUsage
+		var ms []modelUsage
 		if len(st.Models) == 0 || json.Unmarshal(st.Models, &ms) != nil {
 			continue
 		}
 		for _, m := range ms {
-			i := slices.IndexFunc(out, func(o agent.ModelUsage) bool { return o.Role == m.Role && o.Model == m.Model })
+			i := slices.IndexFunc(out, func(o modelUsage) bool { return o.Role == m.Role && o.Model == m.Model })
 			if i < 0 {
-				out = append(out, agent.ModelUsage{Role: m.Role, Model: m.Model})
+				out = append(out, modelUsage{Role: m.Role, Model: m.Model})
 				i = len(out) - 1
 			}
-			out[i].Usage = out[i].Usage.Add(m.Usage)
+			out[i].InputTokens += m.InputTokens
+			out[i].OutputTokens += m.OutputTokens
+			out[i].Cost += m.Cost
 		}
 	}
 	return out
