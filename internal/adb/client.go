@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -187,9 +188,29 @@ func (c *Client) Disconnect(ctx context.Context, hostport string) error {
 // Reconnect disconnects a TCP device and connects it again: how to get
 // a device back that the server holds "offline" after its link dropped
 // (adb 29's server does not retry such a device by itself).
+//
+// The server answers host:disconnect before it has removed the device:
+// a connect sent at once can be told "already connected" by the old,
+// dying transport, and the device then vanishes. So Reconnect waits
+// until the server no longer lists the device before it connects.
 func (c *Client) Reconnect(ctx context.Context, hostport string) error {
 	if err := c.Disconnect(ctx, hostport); err != nil && !errors.Is(err, ErrNoDevice) {
 		return err
+	}
+	for delay := 5 * time.Millisecond; ; delay = min(2*delay, 200*time.Millisecond) {
+		devs, err := c.Devices(ctx)
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(devs, func(d DeviceInfo) bool { return d.Serial == hostport }) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return &OpError{Op: "host:disconnect:" + hostport, Serial: hostport, Kind: ctx.Err(),
+				Msg: "the server still lists the device after disconnecting it"}
+		case <-time.After(delay):
+		}
 	}
 	return c.Connect(ctx, hostport)
 }
