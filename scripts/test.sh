@@ -29,11 +29,21 @@ fi
 echo "== go vet [${SECONDS}s]"
 go vet ./...
 echo "== fuzz targets ($fuzztime inputs each) [${SECONDS}s]"
+# Each package's fuzz-instrumented test binary is built once and runs its
+# targets one after the other, from the package's folder (where its seed
+# corpus lives), with the generated corpus where go test keeps it.
+fuzzbin=$(mktemp -d)
+trap 'rm -rf "$fuzzbin"' EXIT
 for pkg in $(go list ./...); do
 	dir=$(go list -f '{{.Dir}}' "$pkg")
-	for target in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //'); do
+	targets=$(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' || true)
+	[ -n "$targets" ] || continue
+	go test -c -fuzz '^Fuzz' -o "$fuzzbin/fuzz.test" "$pkg" >/tmp/proctor-fuzz.log 2>&1 || { cat /tmp/proctor-fuzz.log; exit 1; }
+	for target in $targets; do
 		echo "-- $pkg $target"
-		go test "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 5s >/tmp/proctor-fuzz.log 2>&1 || { cat /tmp/proctor-fuzz.log; exit 1; }
+		(cd "$dir" && "$fuzzbin/fuzz.test" -test.run '^$' -test.fuzz "^${target}\$" -test.fuzztime "$fuzztime" \
+			-test.fuzzminimizetime 5s -test.fuzzcachedir "$(go env GOCACHE)/fuzz/$pkg") >/tmp/proctor-fuzz.log 2>&1 ||
+			{ cat /tmp/proctor-fuzz.log; exit 1; }
 	done
 done
 echo "== proctor tasks lint testdata/example testdata/runner testdata/judged testdata/android suites/desktop suites/web suites/enterprise [${SECONDS}s]"
