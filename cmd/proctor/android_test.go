@@ -1,13 +1,19 @@
 package main
 
 import (
+	"context"
+	"image"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/proctor-eval/proctor/env/android/phonetest"
+	"github.com/proctor-eval/proctor/internal/adb"
 	"github.com/proctor-eval/proctor/internal/adb/adbtest"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -37,7 +43,7 @@ func TestAndroidOverADB(t *testing.T) {
 	_, dev := phone(t, adbtest.Options{})
 	target := "android=" + dev.Addr()
 	out, errs, code := runCLI(t, "", "validate", "../../testdata/android", "--env", target, "--out", filepath.Join(t.TempDir(), "v"))
-	if code != 0 || !strings.Contains(errs, " 0 violations") {
+	if code != 0 || !strings.Contains(errs, "12 tasks, 47 trajectories, 0 violations") {
 		t.Fatalf("validate: %d\n%s\n%s", code, out, errs)
 	}
 	for _, w := range [][2]string{{"taps the same place until it is stopped", "early_stopped"}, {"scrolls past the budget", "uncompleted"}} {
@@ -70,9 +76,9 @@ func TestAndroidOverADB(t *testing.T) {
 				t.Errorf("%s ran in %q", r.Task, r.Env)
 			}
 		}
-		want := map[string]int{"replay": 11, "noop": 0}[agent]
-		if len(rs) != 11 || passed != want {
-			t.Errorf("--agent %s: %d of %d passed, want %d of 11", agent, passed, len(rs), want)
+		want := map[string]int{"replay": 12, "noop": 0}[agent]
+		if len(rs) != 12 || passed != want {
+			t.Errorf("--agent %s: %d of %d passed, want %d of 12", agent, passed, len(rs), want)
 		}
 	}
 }
@@ -138,5 +144,172 @@ func TestAndroidFaults(t *testing.T) {
 	if len(rs) != 1 || rs[0].Outcome != "error" {
 		t.Fatalf("a device gone mid-episode: %+v\n%s", rs, errs)
 	}
-	t.Logf("gone: %s", rs[0].Reason)
+	if !strings.Contains(rs[0].Reason, gone.Addr()) {
+		t.Errorf("the reason does not name the device %s: %s", gone.Addr(), rs[0].Reason)
+	}
+}
+
+// plug connects stand-ins to the test's adb server, as a phone plugged in
+// or an emulator started shows up in adb devices, and waits until each is
+// ready.
+func plug(t *testing.T, addr string, devs ...*adbtest.Device) {
+	t.Helper()
+	c := &adb.Client{Addr: addr}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, d := range devs {
+		if err := c.Connect(ctx, d.Addr()); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Device(d.Addr()).WaitFor(ctx, "device"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// readmeAndroidTest is the test that runs the README's commands for a
+// real device; readmeNotRun names it as the reason for each.
+const readmeAndroidTest = "TestAndroidReadmeExample"
+
+// argv splits a README command line as sh does for the words it uses:
+// blanks apart, '...' quoted.
+func argv(t *testing.T, line string) []string {
+	t.Helper()
+	var out []string
+	var cur strings.Builder
+	in, quoted := false, false
+	for _, r := range line {
+		switch {
+		case r == '\'':
+			quoted, in = !quoted, true
+		case r == ' ' && !quoted:
+			if in {
+				out = append(out, cur.String())
+				cur.Reset()
+			}
+			in = false
+		case strings.ContainsRune("\"$`\\|&;<>()*?", r) && !quoted:
+			t.Fatalf("%q: the test does not read %q outside single quotes", line, r)
+		default:
+			cur.WriteRune(r)
+			in = true
+		}
+	}
+	if quoted {
+		t.Fatalf("%q: a quote is not closed", line)
+	}
+	if in {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// TestAndroidReadmeExample runs the README's steps for a real emulator or
+// phone as they are written, with plain --env android: Debian's adb server
+// (the test's own) lists a stand-in of a 1080x2400 phone with Settings,
+// connected to it as an emulator would be, and the run opens Settings
+// with the intent the task's setup sends and replays its gold solution.
+func TestAndroidReadmeExample(t *testing.T) {
+	var cmds []readmeCommand
+	for _, c := range readmeCommands(readmeFences(t)) {
+		if strings.Contains(readmeNotRun[c.key()], readmeAndroidTest) {
+			cmds = append(cmds, c)
+		}
+	}
+	if len(cmds) != 2 || cmds[0].key() != "adb devices" || !strings.HasPrefix(cmds[1].key(), "bin/proctor run ") ||
+		!slices.Contains(strings.Fields(cmds[1].key()), "android") {
+		t.Fatalf("the README's Android steps this test runs: %+v", cmds)
+	}
+	addr := adbtest.UseServer(t)
+	ph := phonetest.New(t, 1080, 2400)
+	phonetest.InstallProBench(ph)
+	dev := adbtest.Start(t, adbtest.Options{Shell: ph.Handle, FS: ph, Model: "Proctor_Phone"})
+	plug(t, addr, dev)
+
+	// The folder the commands run in holds the README's paths.
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	if err := os.Symlink(filepath.Join(repo, "testdata"), filepath.Join(work, "testdata")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(work)
+
+	out, err := exec.Command("bash", "-c", cmds[0].key()).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), dev.Addr()+"\tdevice") {
+		t.Fatalf("README.md:%d: %s: %v\n%s", cmds[0].line, cmds[0].key(), err, out)
+	}
+
+	args := argv(t, cmds[1].key())
+	if args[0] != "bin/proctor" {
+		t.Fatalf("README.md:%d: %s", cmds[1].line, cmds[1].key())
+	}
+	stdout, errs, code := runCLI(t, "", args[1:]...)
+	if code != 0 {
+		t.Fatalf("README.md:%d: %s: exit %d\n%s\n%s", cmds[1].line, cmds[1].key(), code, stdout, errs)
+	}
+	runs, _ := filepath.Glob(filepath.Join(work, "runs", "*"))
+	if len(runs) != 1 {
+		t.Fatalf("the run folders: %v", runs)
+	}
+	st, err := store.OpenRun(runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, _ := st.Results()
+	st.Close()
+	if len(rs) != 1 || rs[0].Task != "android-open-wifi-details" || rs[0].Outcome != "success" || rs[0].Env != "android" {
+		t.Fatalf("README.md:%d: the results: %+v\n%s", cmds[1].line, rs, errs)
+	}
+	// The setup's intent opened Settings, the gold solution swiped and
+	// ended on the network's details.
+	if len(ph.Started) == 0 || ph.Started[0] != "com.android.settings/.Settings" {
+		t.Errorf("started %q", ph.Started)
+	}
+	if !slices.Contains(ph.Commands, "export HOME=/sdcard; cd /sdcard 2>/dev/null; am start -a android.settings.SETTINGS") {
+		t.Errorf("the setup's command was not sent as written: %q", ph.Commands)
+	}
+	if want := []phonetest.Swipe{{From: image.Pt(540, 1680), To: image.Pt(540, 720), Ms: 500}}; !slices.Equal(ph.Swipes, want) {
+		t.Errorf("swipes %+v, want %+v", ph.Swipes, want)
+	}
+	if a := ph.Current().Activity; a != ".wifi.details.WifiNetworkDetailsActivity" {
+		t.Errorf("%s is in front", a)
+	}
+}
+
+// TestAndroidPool runs a plain --env android with two devices in adb
+// devices: both are the pool's, and each runs episodes.
+func TestAndroidPool(t *testing.T) {
+	addr := adbtest.UseServer(t)
+	a, devA := phone(t, adbtest.Options{})
+	b, devB := phone(t, adbtest.Options{})
+	plug(t, addr, devA, devB)
+	dir := filepath.Join(t.TempDir(), "pool")
+	out, errs, code := runCLI(t, "", "run", "--suite", "../../testdata/android", "--agent", "replay", "--env", "android",
+		"--filter", "^android-(battery-qa|dark-theme|airplane-on|device-name-qa)$", "--out", dir, "--report", "none")
+	if code != 0 {
+		t.Fatalf("run: %d\n%s\n%s", code, out, errs)
+	}
+	st, err := store.OpenRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, _ := st.Results()
+	st.Close()
+	passed := 0
+	for _, r := range rs {
+		if r.Outcome == "success" {
+			passed++
+		}
+	}
+	if len(rs) != 4 || passed != 4 {
+		t.Errorf("%d of %d passed, want 4 of 4: %+v", passed, len(rs), rs)
+	}
+	for name, ph := range map[string]*phonetest.Phone{devA.Addr(): a, devB.Addr(): b} {
+		if !slices.ContainsFunc(ph.Commands, func(c string) bool { return strings.HasPrefix(c, "input tap ") }) {
+			t.Errorf("the device %s ran no episode: %q", name, ph.Commands)
+		}
+	}
 }

@@ -37,7 +37,15 @@ func title(text string, w int) *Node { return label(text, image.Rect(40, 120, w-
 
 // InstallProBench installs the three apps on ph.
 func InstallProBench(ph *Phone) {
-	ph.Install(App{Package: SettingsApp, Start: settingsHome})
+	ph.Install(App{Package: SettingsApp, Start: settingsHome, Actions: []string{"android.settings.SETTINGS"},
+		Activities: map[string]func(*Phone) *Screen{
+			".Settings":                                settingsHome,
+			".wifi.WifiSettings":                       settingsInternet,
+			".display.DisplaySettings":                 settingsDisplay,
+			".fuelgauge.PowerUsageSummary":             settingsBattery,
+			".network.NetworkDashboardActivity":        settingsNetwork,
+			".wifi.details.WifiNetworkDetailsActivity": settingsWifiDetails,
+		}})
 	ph.Install(App{Package: NotesApp, Start: notesList})
 	ph.Install(App{Package: ShopApp, Start: shopList, Clear: func(ph *Phone) {
 		delete(ph.Settings, "sushi/sort")

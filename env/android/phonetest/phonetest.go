@@ -1,9 +1,12 @@
 // Package phonetest is a scripted Android phone for tests: screens made of
 // nodes, which taps, typing and keys act on, shown by `uiautomator dump`
 // and `screencap -p` as a device shows them, and shared storage in a
-// folder. It answers the commands Proctor's Android environment sends
-// (input, am, pm, monkey, wm, getprop, dumpsys, uiautomator, screencap,
-// settings) and runs every other command with the machine's sh, with the
+// folder. It answers the commands Proctor's Android environment and
+// tasks send (input, am start and force-stop, pm clear, install and list,
+// monkey, wm, getprop, dumpsys, uiautomator, screencap, settings, content
+// query, run-as, and su where it is rooted) as Android 14 prints them,
+// records what it was asked (Commands, Taps, Swipes, Stopped, Cleared,
+// Started), and runs every other command with the machine's sh, with the
 // device's folders mapped into its own. It stands in for a device that
 // cannot run on a test machine; its Shell, ExecOut, Push and Pull serve
 // an in-process device, and the same handler can serve a device stand-in
@@ -19,9 +22,11 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -63,20 +68,52 @@ type App struct {
 	Start   func(ph *Phone) *Screen
 	// Clear forgets the app's data (pm clear); nil: it keeps none.
 	Clear func(ph *Phone)
+	// Activities are the screens `am start -n PACKAGE/ACTIVITY` opens, by
+	// activity name (".wifi.WifiSettings"); an activity not listed does
+	// not exist, as Android says (the one Start shows always does).
+	Activities map[string]func(ph *Phone) *Screen
+	// Actions are the intent actions the app answers with its start
+	// screen (`am start -a android.settings.SETTINGS`).
+	Actions []string
+	// Release marks an app built without android:debuggable: run-as
+	// refuses it, and only root (su) reads its private data.
+	Release bool
 }
+
+// Swipe is one `input swipe X1 Y1 X2 Y2 MS`; a long press is a swipe
+// that does not move.
+type Swipe struct {
+	From, To image.Point
+	Ms       int
+}
+
+// LongPress reports whether the swipe is a press held in place.
+func (s Swipe) LongPress() bool { return s.From == s.To }
 
 // Phone is the scripted phone.
 type Phone struct {
-	W, H  int
-	Model string
-	root  string
-	mu    sync.Mutex
-	apps  map[string]App
-	cur   *Screen
-	home  *Screen
-	Typed []string // what was typed, in order
-	Keys  []string // the key events, in order
-	Taps  [][2]int
+	W, H   int
+	Model  string
+	root   string
+	mu     sync.Mutex
+	apps   map[string]App
+	cur    *Screen
+	home   *Screen
+	Typed  []string // what was typed, in order
+	Keys   []string // the key events, in order
+	Taps   [][2]int
+	Swipes []Swipe // input swipe: swipes, scrolls and long presses
+	// Commands are the shell commands the phone was asked to run, in
+	// order, as they came.
+	Commands []string
+	// Stopped and Cleared are the packages of each `am force-stop` and
+	// `pm clear`, in order; Started the component of each activity an
+	// `am start` or `monkey` brought to the front (PACKAGE/.Activity).
+	Stopped, Cleared, Started []string
+	// Rooted makes su answer (`su 0 CMD` runs CMD as root), as on an
+	// emulator's userdebug image or a rooted phone; without it su is not
+	// found, as on a phone sold in a shop.
+	Rooted bool
 	// Settings are the values of `settings get NAMESPACE KEY`, by
 	// "namespace/key".
 	Settings map[string]string
@@ -202,6 +239,9 @@ func (ph *Phone) Shell(ctx context.Context, cmd string) (observe.CommandResult, 
 	if ph.Fail != nil {
 		return observe.CommandResult{}, ph.Fail
 	}
+	ph.mu.Lock()
+	ph.Commands = append(ph.Commands, cmd)
+	ph.mu.Unlock()
 	if res, ok := ph.simple(cmd); ok {
 		return res, nil
 	}
@@ -276,30 +316,53 @@ func (ph *Phone) own(cmd string) (observe.CommandResult, bool) {
 	case f[0] == "monkey" && len(f) >= 3 && f[1] == "-p":
 		return ph.start(strings.Trim(f[2], "'"))
 	case f[0] == "am" && len(f) >= 3 && f[1] == "start":
-		for i, a := range f {
-			if a == "-n" && i+1 < len(f) {
-				pkg, _, _ := strings.Cut(strings.Trim(f[i+1], "'"), "/")
-				return ph.start(pkg)
-			}
+		w, good := words(cmd)
+		if !good {
+			return bad(1, "/system/bin/sh: syntax error: unterminated quoted string")
 		}
-		return bad(1, "Error: no activity to open "+cmd)
+		return ph.amStart(w[2:])
 	case f[0] == "am" && len(f) >= 3 && f[1] == "force-stop":
-		if ph.cur.Package == strings.Trim(f[2], "'") {
+		pkg := strings.Trim(f[2], "'")
+		ph.Stopped = append(ph.Stopped, pkg)
+		if ph.cur.Package == pkg {
 			ph.cur = ph.home
 		}
 		return ok("")
 	case f[0] == "run-as" && len(f) == 4 && f[2] == "cat":
 		pkg, rel := strings.Trim(f[1], "'"), strings.Trim(f[3], "'")
-		if _, found := ph.apps[pkg]; !found {
+		a, found := ph.apps[pkg]
+		switch {
+		case !found:
 			return bad(1, "run-as: unknown package: "+pkg)
+		case a.Release:
+			return bad(1, "run-as: package not debuggable: "+pkg)
 		}
 		b, err := os.ReadFile(filepath.Join(ph.root, "data/data", pkg, filepath.Clean("/"+rel)))
 		if err != nil {
 			return bad(1, "cat: "+rel+": No such file or directory")
 		}
 		return ok(string(b))
+	case f[0] == "su":
+		// su 0 cat PATH: the only command run as root here.
+		if !ph.Rooted {
+			return bad(127, "/system/bin/sh: su: inaccessible or not found")
+		}
+		if len(f) != 4 || f[1] != "0" && f[1] != "root" || f[2] != "cat" {
+			return bad(1, "su: the scripted phone runs only `su 0 cat PATH` as root")
+		}
+		name := strings.Trim(f[3], "'")
+		l, mapped := ph.local(name)
+		if rest, under := strings.CutPrefix(filepath.Clean(name), "/data/data/"); under {
+			l, mapped = filepath.Join(ph.root, "data/data", filepath.Clean("/"+rest)), true
+		}
+		b, err := os.ReadFile(l)
+		if !mapped || err != nil {
+			return bad(1, "cat: "+name+": No such file or directory")
+		}
+		return ok(string(b))
 	case f[0] == "pm" && len(f) >= 3 && f[1] == "clear":
 		pkg := strings.Trim(f[2], "'")
+		ph.Cleared = append(ph.Cleared, pkg)
 		if a, found := ph.apps[pkg]; found {
 			os.RemoveAll(filepath.Join(ph.root, "data/data", pkg))
 			if a.Clear != nil {
@@ -307,6 +370,29 @@ func (ph *Phone) own(cmd string) (observe.CommandResult, bool) {
 			}
 		}
 		return ok("Success\n")
+	case f[0] == "pm" && len(f) >= 3 && f[1] == "install":
+		return ph.pmInstall(f[2:])
+	case f[0] == "pm" && len(f) >= 2 && f[1] == "list" && len(f) <= 4 && (len(f) == 2 || f[2] == "packages"):
+		if len(f) == 2 {
+			return bad(255, "Error: didn't specify type of data to list")
+		}
+		filter := ""
+		if len(f) == 4 {
+			filter = strings.Trim(f[3], "'")
+		}
+		var b strings.Builder
+		for _, pkg := range slices.Sorted(maps.Keys(ph.apps)) {
+			if strings.Contains(pkg, filter) {
+				b.WriteString("package:" + pkg + "\n")
+			}
+		}
+		return ok(b.String())
+	case f[0] == "content" && len(f) >= 2 && f[1] == "query":
+		w, good := words(cmd)
+		if !good {
+			return bad(1, "/system/bin/sh: syntax error: unterminated quoted string")
+		}
+		return ph.contentQuery(w[2:])
 	}
 	return observe.CommandResult{}, false
 }
@@ -317,6 +403,7 @@ func (ph *Phone) start(pkg string) (observe.CommandResult, bool) {
 		return observe.CommandResult{Stderr: "** No activities found to run, monkey aborted.\n", ExitCode: 251}, true
 	}
 	ph.cur = a.Start(ph)
+	ph.Started = append(ph.Started, pkg+"/"+ph.cur.Activity)
 	return observe.CommandResult{Stdout: "Events injected: 1\n"}, true
 }
 
@@ -342,7 +429,12 @@ func (ph *Phone) input(args []string, cmd string) (observe.CommandResult, bool) 
 		if hit != nil {
 			hit.Tap(ph)
 		}
-	case args[0] == "swipe" && len(args) >= 5:
+	case args[0] == "swipe" && (len(args) == 5 || len(args) == 6):
+		sw := Swipe{From: image.Pt(num(args[1]), num(args[2])), To: image.Pt(num(args[3]), num(args[4]))}
+		if len(args) == 6 {
+			sw.Ms = num(args[5])
+		}
+		ph.Swipes = append(ph.Swipes, sw)
 	case args[0] == "text" && len(args) >= 2:
 		t := strings.Trim(strings.Join(args[1:], " "), "'")
 		ph.Typed = append(ph.Typed, strings.ReplaceAll(t, "%s", " "))

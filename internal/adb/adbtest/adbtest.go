@@ -75,12 +75,13 @@ type Device struct {
 	banner string
 	ln     net.Listener
 
-	mu     sync.Mutex
-	files  map[string]File
-	conns  map[*transport]struct{}
-	closed bool
-	wg     sync.WaitGroup // the listener and the connections
-	svcs   sync.WaitGroup // services (and the handlers they run)
+	mu       sync.Mutex
+	files    map[string]File
+	requests []string
+	conns    map[*transport]struct{}
+	closed   bool
+	wg       sync.WaitGroup // the listener and the connections
+	svcs     sync.WaitGroup // services (and the handlers they run)
 }
 
 // Start starts a Device listening on 127.0.0.1:0; it is closed when the
@@ -165,6 +166,22 @@ func (d *Device) Drop() {
 	for _, t := range conns {
 		t.close()
 	}
+}
+
+// Requests are what the device was asked, in order: each service a host
+// opened, as its destination ("shell,v2,raw:wm size", "exec:screencap -p",
+// "sync:"), and each sync request with its path ("sync SEND
+// /sdcard/a.txt,33188", "sync RECV /sdcard/a.txt").
+func (d *Device) Requests() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.requests)
+}
+
+func (d *Device) record(r string) {
+	d.mu.Lock()
+	d.requests = append(d.requests, r)
+	d.mu.Unlock()
 }
 
 // Conns is the number of open connections (normally the adb server's one).
@@ -321,8 +338,9 @@ var errStreamClosed = errors.New("adbtest: stream closed")
 
 // UseServer points the test's adb clients at an adb server of its own: a
 // free port in $ANDROID_ADB_SERVER_PORT, HOME and TMPDIR in temporary
-// folders (the server's keys and log), started by the first client that
-// needs it and killed when the test ends. It skips the test where adb is
+// folders (the server's keys and log), $ADB_SERVER_SOCKET unset, started by
+// the first client that needs it (Proctor's or the adb command's) and
+// killed when the test ends. It skips the test where adb is
 // not installed. It returns the server's address.
 func UseServer(t *testing.T) string {
 	t.Helper()
@@ -338,7 +356,10 @@ func UseServer(t *testing.T) string {
 	ln.Close()
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("TMPDIR", t.TempDir())
+	// Unset, not empty: adb's command-line client takes an empty
+	// $ADB_SERVER_SOCKET for an address. t.Setenv restores it afterwards.
 	t.Setenv("ADB_SERVER_SOCKET", "")
+	os.Unsetenv("ADB_SERVER_SOCKET")
 	t.Setenv("ANDROID_ADB_SERVER_PORT", port)
 	t.Cleanup(func() {
 		c := exec.Command(bin, "-P", port, "kill-server")

@@ -12,8 +12,10 @@ import (
 	"time"
 )
 
-// service finds the service for an OPEN's destination, or nil.
+// service finds the service for an OPEN's destination, or nil; it
+// records the destination (see Requests).
 func (d *Device) service(name string) func(*stream) {
+	d.record(name)
 	switch {
 	case name == "sync:":
 		return d.syncService
@@ -173,6 +175,7 @@ func (d *Device) syncService(s *stream) {
 			return
 		}
 		p := string(pb)
+		d.record("sync " + id + " " + p)
 		var out []byte
 		switch id {
 		case "STAT":
