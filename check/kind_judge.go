@@ -38,6 +38,55 @@ const (
 	ProcessInfo = "process"
 )
 
+// JudgeError is a sentinel error of the judge check kind.
+type JudgeError string
+
+// Error returns the sentinel's text.
+func (e JudgeError) Error() string { return string(e) }
+
+// ErrUndecided: the judge model gave no verdict on a judge check (down,
+// timed out, a reply that stayed malformed, a refusal: see package judge).
+// The check's Result.Err begins with its text, the judge's name and the
+// judge's error following. It is an infrastructure error, never a failure
+// of the agent, and not a fault of the episode's evidence either, which
+// was read: the runner keeps the evidence and does not run the agent again,
+// and proctor judge decides the check later (see UndecidedJudge).
+const ErrUndecided JudgeError = "judge undecided"
+
+// Undecided reports whether r is a judge check whose judge gave no
+// verdict (ErrUndecided).
+func (r Result) Undecided() bool {
+	return r.Kind == JudgeKind && strings.HasPrefix(r.Err, string(ErrUndecided))
+}
+
+// UndecidedJudge reports whether v is an error only because judges gave
+// no verdict: at least one judge check is undecided, and no other check
+// failed to read its evidence. It returns the first undecided check's
+// error, which names the judge and what went wrong.
+func UndecidedJudge(v Verdict) (string, bool) {
+	if v.Outcome != Error {
+		return "", false
+	}
+	first := ""
+	var results []Result
+	for _, m := range v.Milestones {
+		results = append(results, m.Checks...)
+	}
+	results = append(results, v.Checks...)
+	for _, r := range results {
+		switch {
+		case r.Err == "":
+		case r.Undecided():
+			if first == "" {
+				first = r.Err
+			}
+		default:
+			return "", false
+		}
+	}
+	return first, first != ""
+}
+
 // JudgeEvidence lists the evidence kinds of a judge check.
 var JudgeEvidence = []string{ReturnedResult, FinalScreenshot, CommandOutput, ExpectedFlow, ProcessInfo}
 
@@ -156,7 +205,7 @@ func evalJudge(ctx context.Context, c *Check, in input) (bool, string, error) {
 	if err != nil {
 		// No verdict: down, timed out, malformed or refused. Never a
 		// failure of the agent.
-		return false, "", infraError{fmt.Errorf("judge %s: %w", in.judge.Name(), err)}
+		return false, "", infraError{fmt.Errorf("%w: judge %s: %w", ErrUndecided, in.judge.Name(), err)}
 	}
 	d := &JudgeDetail{Judge: in.judge.Name(), Model: v.Model, Evidence: c.Spec.Evidence, Images: images,
 		Score: v.Score, Criteria: v.Criteria, Usage: v.Usage, Cached: v.Cached}

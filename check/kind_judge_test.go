@@ -280,3 +280,50 @@ func TestSample(t *testing.T) {
 		}
 	}
 }
+
+// A judge without a verdict marks its check undecided (ErrUndecided);
+// UndecidedJudge tells an episode that failed for that alone, whose
+// evidence was read, from one whose evidence could not be read.
+func TestUndecidedJudge(t *testing.T) {
+	ev := screened{Recorded: &Recorded{Steps: episode(), Files: map[string][]byte{"/root/out.txt": []byte("hello")}}}
+	down := &fakeJudge{name: "openai:down", decide: func(judge.Request) (judge.Verdict, error) {
+		return judge.Verdict{}, fmt.Errorf("%w (openai): 503 Service Unavailable", judge.ErrUnavailable)
+	}}
+	up := &fakeJudge{name: "openai:up", decide: passAll}
+	judgeSpec := Spec{Kind: JudgeKind, Evidence: FinalScreenshot, Expectation: "saved"}
+	fileSpec := Spec{Kind: Contains, Probe: &Probe{File: "/root/out.txt"}, Value: "hello"}
+	unread := Spec{Kind: Contains, Probe: &Probe{File: "/root/other.txt"}, Value: "x"}
+	for _, tc := range []struct {
+		name  string
+		specs []Spec
+		j     judge.Model
+		ev    Evidence
+		want  bool
+		first string // in the error returned
+	}{
+		{"the judge is down", []Spec{fileSpec, judgeSpec}, down, ev, true, "judge undecided: judge openai:down: judge unavailable (openai): 503"},
+		{"the judge decided", []Spec{fileSpec, judgeSpec}, up, ev, false, ""},
+		{"no judge check", []Spec{fileSpec}, down, ev, false, ""},
+		{"another check's evidence could not be read too", []Spec{unread, judgeSpec}, down, screened{Recorded: &Recorded{Steps: episode(), Complete: true}}, false, ""},
+		{"the screens could not be read", []Spec{judgeSpec}, up, ev.Recorded, false, ""},
+		{"no judge configured", []Spec{judgeSpec}, nil, ev, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := CompileAll(tc.specs, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.j != nil {
+				s.Judge = tc.j
+			}
+			v := s.Evaluate(context.Background(), tc.ev, EndAgent)
+			first, ok := UndecidedJudge(v)
+			if ok != tc.want || !strings.HasPrefix(first, tc.first) {
+				t.Fatalf("UndecidedJudge = %q, %v; want %v (%q); verdict %s: %s", first, ok, tc.want, tc.first, v.Outcome, v.Reason)
+			}
+			if ok && v.Outcome != Error {
+				t.Fatalf("outcome %s", v.Outcome)
+			}
+		})
+	}
+}

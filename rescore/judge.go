@@ -2,6 +2,7 @@ package rescore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -60,14 +61,17 @@ func (e *Screened) StepScreen(_ context.Context, turn int) (check.Screen, error)
 
 // JudgeSummary is what a re-judging by a judge did.
 type JudgeSummary struct {
-	Judge     string      `json:"judge"`
-	Episodes  int         `json:"episodes"` // judged
-	Passed    int         `json:"passed"`   // every judge check passed
-	Undecided int         `json:"undecided"`
-	Checks    int         `json:"checks"` // judge checks decided
-	Asked     int         `json:"asked"`  // of them, by asking the model
-	Cached    int         `json:"cached"` // of them, from the cache
-	Usage     agent.Usage `json:"usage"`
+	Judge     string `json:"judge"`
+	Episodes  int    `json:"episodes"` // judged
+	Passed    int    `json:"passed"`   // every judge check passed
+	Undecided int    `json:"undecided"`
+	Checks    int    `json:"checks"` // judge checks decided
+	Asked     int    `json:"asked"`  // of them, by asking the model
+	Cached    int    `json:"cached"` // of them, from the cache
+	// Retried counts the episodes judged that the run recorded as errors
+	// because its judge gave no verdict (see Undecided).
+	Retried int         `json:"retried,omitempty"`
+	Usage   agent.Usage `json:"usage"`
 	// Errors are the undecided episodes' reasons.
 	Errors []string `json:"errors,omitempty"`
 }
@@ -75,8 +79,10 @@ type JudgeSummary struct {
 // Judge decides the judge checks of every episode of the run in st again
 // with jm, from the stored evidence and with the checks of the suite s,
 // and keeps the verdicts as jm's judgement of each episode, beside the
-// run's own and other judges'. Error episodes, episodes without evidence
-// and tasks with no judge check are left alone. Each episode gets timeout
+// run's own and other judges'. Episodes without evidence, tasks with no
+// judge check and error episodes are left alone, but for the errors of a
+// judge that gave no verdict in the run (Undecided): their evidence was
+// kept, and they are judged. Each episode gets timeout
 // (0: two minutes). A judge that gives no verdict leaves the episode
 // undecided, with the reason; the others go on. Progress, a line per
 // episode, goes to progress when it is not nil.
@@ -100,8 +106,15 @@ func Judge(ctx context.Context, st *store.Store, s *task.Suite, jm judge.Model, 
 			}
 			compiled[r.Task] = cs
 		}
-		if len(cs) == 0 || check.Outcome(r.Outcome) == check.Error {
+		if len(cs) == 0 {
 			continue
+		}
+		wasUndecided := false
+		if check.Outcome(r.Outcome) == check.Error {
+			if !Undecided(r) {
+				continue
+			}
+			wasUndecided = true
 		}
 		ev, err := Stored(st, r)
 		if errors.Is(err, store.ErrNoEvidence) {
@@ -136,6 +149,9 @@ func Judge(ctx context.Context, st *store.Store, s *task.Suite, jm judge.Model, 
 			return nil, fmt.Errorf("%s: save the judgement of %s #%d: %w", st.Dir, r.Task, r.Repeat, err)
 		}
 		sum.Episodes++
+		if wasUndecided {
+			sum.Retried++
+		}
 		word := "undecided: " + jg.Err
 		switch pass, decided := jg.Pass(); {
 		case !decided:
@@ -154,12 +170,31 @@ func Judge(ctx context.Context, st *store.Store, s *task.Suite, jm judge.Model, 
 	return sum, nil
 }
 
+// Undecided reports whether r is an episode that the run recorded as an
+// infrastructure error only because its judge gave no verdict
+// (check.UndecidedJudge): the runner kept its evidence, and proctor judge
+// can decide it without running the agent again.
+func Undecided(r store.Result) bool {
+	if check.Outcome(r.Outcome) != check.Error || len(r.Verdict) == 0 {
+		return false
+	}
+	var v check.Verdict
+	if json.Unmarshal(r.Verdict, &v) != nil {
+		return false
+	}
+	_, ok := check.UndecidedJudge(v)
+	return ok
+}
+
 // Write prints the totals of a re-judging.
 func (s *JudgeSummary) Write(w io.Writer) {
 	fmt.Fprintf(w, "judge %s: %s judged, %d passed, %d failed, %d undecided\n", s.Judge, episodes(s.Episodes),
 		s.Passed, s.Episodes-s.Passed-s.Undecided, s.Undecided)
 	fmt.Fprintf(w, "%d judge checks decided: %d by asking the model, %d from the cache; %d input and %d output tokens, $%.4f\n",
 		s.Checks, s.Asked, s.Cached, s.Usage.InputTokens, s.Usage.OutputTokens, s.Usage.Cost)
+	if s.Retried > 0 {
+		fmt.Fprintf(w, "%s left undecided by the run's judge (an error in the run's results) judged now\n", episodes(s.Retried))
+	}
 	for _, e := range s.Errors {
 		fmt.Fprintln(w, "undecided: "+strings.TrimSpace(e))
 	}

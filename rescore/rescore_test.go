@@ -1,10 +1,12 @@
 package rescore
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/store"
 )
 
 func TestEnd(t *testing.T) {
@@ -26,6 +28,34 @@ func TestEnd(t *testing.T) {
 	for _, tc := range tests {
 		if got := End(&check.Recorded{Steps: tc.traj}, tc.old); got != tc.want {
 			t.Errorf("%s: End = %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// Undecided picks out the error episodes whose only fault was a judge
+// that gave no verdict, which proctor judge decides later.
+func TestUndecided(t *testing.T) {
+	verdict := func(results ...check.Result) []byte {
+		b, _ := json.Marshal(check.Verdict{Outcome: check.Error, Reason: "evidence could not be read", Checks: results})
+		return b
+	}
+	undecided := check.Result{Kind: check.JudgeKind, Err: "judge undecided: judge openai:j: judge unavailable (openai): 503"}
+	unread := check.Result{Kind: check.Contains, Err: "file ~/x was not recorded"}
+	passed := check.Result{Kind: check.Contains, Pass: true}
+	tests := []struct {
+		name string
+		r    store.Result
+		want bool
+	}{
+		{"the judge gave no verdict", store.Result{Outcome: "error", Verdict: verdict(passed, undecided)}, true},
+		{"evidence could not be read too", store.Result{Outcome: "error", Verdict: verdict(unread, undecided)}, false},
+		{"an error without a verdict", store.Result{Outcome: "error", Reason: "infrastructure fault after 3 attempts"}, false},
+		{"an unreadable verdict", store.Result{Outcome: "error", Verdict: []byte("{")}, false},
+		{"not an error", store.Result{Outcome: "failure", Verdict: verdict(passed, undecided)}, false},
+	}
+	for _, tc := range tests {
+		if got := Undecided(tc.r); got != tc.want {
+			t.Errorf("%s: Undecided = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

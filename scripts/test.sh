@@ -48,6 +48,9 @@ for pkg in $(go list ./...); do
 done
 echo "== proctor tasks lint testdata/example testdata/runner testdata/judged testdata/android suites/desktop suites/web suites/enterprise [${SECONDS}s]"
 go run ./cmd/proctor tasks lint testdata/example testdata/runner testdata/judged testdata/android suites/desktop suites/web suites/enterprise
+# The judged suite's judge checks without a model, from the verdicts recorded with it (about 15 s).
+echo "== proctor validate testdata/judged --judge-offline (recorded verdicts, no model) [${SECONDS}s]"
+go run ./cmd/proctor validate testdata/judged --judge-offline --parallel 2 >/dev/null
 # CI validates a subset of the built-in suite that covers every application
 # and every level (the full run is documented in the README).
 ci_subset='^(calc-product|dialog-answer-install-now|editor-write-1|files-create-notes-txt|count-words-1|append-milk-gui|form-contact-rosa|sheet-total-q1|sheet-to-slides-infeasible|doc-replace-spelling|web-order-team|web-depots-in-6-days-to-editor|gimp-flip|report-q4-summary|carry-product-37x43-to-editor|terminal-download-infeasible)$'

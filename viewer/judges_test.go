@@ -64,7 +64,10 @@ func TestViewerShowsJudgeAgreement(t *testing.T) {
 			{Name: "drawn in GIMP, not pasted", Kind: check.JudgeKind, Pass: true, Reason: "the square was drawn with the selection tool", Score: &score,
 				Judge: &check.JudgeDetail{Judge: "openai:judge-a", Model: "judge-a-2026", Evidence: check.ExpectedFlow, Images: 4, Score: 0.75,
 					Criteria: []judge.CriterionVerdict{{ID: "select", Pass: true, Reason: "a rectangle selection is made at step 2"}, {ID: "export", Pass: false, Reason: "no export is seen"}},
-					Usage:    agent.Usage{InputTokens: 4200, OutputTokens: 90, Cost: 0.0123}}}}}
+					Votes: []check.Vote{{Model: "judge-a-2026", Pass: true, Score: 1, Reason: "drawn with the selection tool"},
+						{Model: "judge-c-2026", Pass: true, Score: 0.5, Reason: "a square is on the canvas"},
+						{Model: "judge-d-2026", Pass: false, Score: 0, Reason: "the square looks pasted"}},
+					Usage: agent.Usage{InputTokens: 4200, OutputTokens: 90, Cost: 0.0123}}}}}
 		r.Verdict, _ = json.Marshal(v)
 		r.JudgeInputTokens, r.JudgeOutputTokens, r.JudgeCost = 4200, 90, 0.0123
 		if err := st.SaveResult(r); err != nil {
@@ -128,6 +131,15 @@ func TestViewerShowsJudgeAgreement(t *testing.T) {
 		if !strings.Contains(checks, w) {
 			t.Errorf("the episode's checks lack %q:\n%s", w, checks)
 		}
+	}
+	// A panel's votes are listed, one a judge, in the panel's order.
+	votes, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("section.checks ul.votes li")].map(li => li.className + "|" + li.textContent.trim())`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"pass|judge-a-2026: pass — drawn with the selection tool", "pass|judge-c-2026: pass — a square is on the canvas",
+		"fail|judge-d-2026: fail — the square looks pasted"}; strings.Join(votes, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the votes shown:\n%s\nwant:\n%s", strings.Join(votes, "\n"), strings.Join(want, "\n"))
 	}
 	if head := text(t, ctx, "main p:nth-of-type(2)"); !strings.Contains(head, "judge 4200+90 tokens, $0.0123") {
 		t.Errorf("the episode's header does not show the judge's spending apart: %q", head)

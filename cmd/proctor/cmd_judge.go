@@ -30,12 +30,22 @@ the element under each click, the command outputs the checks read, each
 step's screenshot and the screen after the last action.
 
 The judge is --judge-model (repeat it for a panel that votes), or the run's
-own judge when none is given. Its verdicts are kept in the run folder beside
-the run's own verdicts and every other judge's: nothing is replaced but the
-same judge's earlier verdicts. Verdicts are cached in RUN/` + JudgeCacheDir + ` by
-the evidence, the prompt and the model, so judging a run again with the same
+own judge when none is given (--prices and --judge-timeout still apply to
+it). Its verdicts are kept in the run folder beside the run's own verdicts
+and every other judge's: nothing is replaced but the same judge's earlier
+verdicts. A judge is known by its name (provider:model, a panel's joined by
+"+"), so judging with the run's own judge, or the same models, replaces the
+verdicts the run recorded (their source becomes "judge"): that is how the
+episodes it left undecided get decided. To keep the run's verdicts, judge
+with another model. Verdicts are cached in RUN/` + JudgeCacheDir + ` by the
+evidence, the prompt and the model, so judging a run again with the same
 judge asks no model and costs nothing; --offline answers from that cache
 only.
+
+Episodes whose judge gave no verdict during the run (down, timed out) are
+recorded as infrastructure errors with their evidence kept, the agent not
+run again: judge decides them like the others, and names them in its totals.
+Other error episodes, without evidence, are left alone.
 
 It prints a line per episode, the totals (how many judge checks were
 decided by asking the model and how many came from the cache, and the
@@ -71,7 +81,14 @@ failed, and judge exits 1.`,
 				if rc.Judge == nil || !rc.Judge.set() {
 					return fmt.Errorf("%s: the run had no judge: give --judge-model", dir)
 				}
+				timeout := o.Timeout
 				o = *rc.Judge
+				if cmd.Flags().Changed("judge-timeout") {
+					o.Timeout = timeout
+				}
+				if prices != "" {
+					o.Prices = prices // the run's judge, priced as asked
+				}
 			} else {
 				o.Prices = prices
 			}
@@ -119,7 +136,7 @@ failed, and judge exits 1.`,
 	}
 	f := c.Flags()
 	o.flags(f)
-	f.StringVar(&prices, "prices", "", `JSON price file {"model": {"input": 3, "output": 15}} of the judges' models (default: built-in list prices)`)
+	f.StringVar(&prices, "prices", "", `JSON price file {"model": {"input": 3, "output": 15}} of the judges' models, the run's own judge's too (default: built-in list prices, or the run's price file for its own judge)`)
 	f.BoolVar(&offline, "offline", false, "answer from the run's cache of verdicts only; ask no model (a miss leaves the episode undecided)")
 	f.StringVar(&suite, "suite", "", "the suite to take the judge checks from (default: the one the run was made with)")
 	f.StringVar(&format, "report", "text", "output: text, markdown or json")

@@ -1,12 +1,19 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/rescore"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
 	"github.com/proctor-eval/proctor/validate"
@@ -17,7 +24,7 @@ func newValidateCommand() *cobra.Command {
 	var parallel int
 	var envs envOptions
 	var out, filter string
-	var asJSON, verbose, judgeOffline bool
+	var asJSON, verbose, judgeOffline, recordVerdicts bool
 	var judges judgeOptions
 	c := &cobra.Command{
 		Use:   "validate [SUITE]",
@@ -39,10 +46,23 @@ target with app, window, text or nth.
 
 Judge checks are decided by --judge-model (see proctor run --help), whose
 verdicts are kept in the suite's judge-cache/ folder: a later validation
-with --judge-offline replays them without a model (CI), as long as the
-evidence each check shows is the same byte for byte.`,
+with --judge-offline replays them without a model, as long as the
+evidence each check shows is the same byte for byte.
+
+For CI, which has no model and whose screenshots differ from the ones the
+judge saw, --record-verdicts (with --judge-model) also writes every judge
+check's verdict to SUITE/` + rescore.VerdictsFile + `, keyed by task, trajectory
+and check name (commit it with the suite). --judge-offline then decides a
+check from the judge cache where the evidence is the same, else from that
+file, and asks no model; --judge-model may be left out, the file naming
+its judge. The totals say how many verdicts were asked of the judge, came
+from the cache, and came from the recorded file; a check with none is an
+infrastructure error, so a violation. Recording again after a --filter
+keeps the other tasks' verdicts.`,
 		Example: `  proctor validate testdata/runner
   proctor validate testdata/runner --parallel 2 --filter dialog
+  proctor validate testdata/judged --judge-model gpt-5 --record-verdicts
+  proctor validate testdata/judged --judge-offline
   proctor validate testdata/runner --token-file token --env guest=https://10.0.0.5:7400#sha256=FINGERPRINT --env guest=https://10.0.0.6:7400#sha256=FINGERPRINT`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -81,9 +101,28 @@ evidence each check shows is the same byte for byte.`,
 			st.SetRun(store.Run{ID: filepath.Base(dir), Started: time.Now().UTC(), Harness: version, Suite: suite, Agent: "replay"})
 			start := time.Now()
 			var lost []string
+			verdictsPath := filepath.Join(suiteDir, rescore.VerdictsFile)
+			var recorded *rescore.Verdicts
+			switch {
+			case recordVerdicts && (judgeOffline || !judges.set()):
+				return fmt.Errorf("--record-verdicts needs a judge to ask: give --judge-model, without --judge-offline")
+			case judgeOffline:
+				recorded, err = rescore.ReadVerdicts(verdictsPath)
+				if errors.Is(err, os.ErrNotExist) && judges.set() {
+					err = nil // the judge cache alone
+				} else if errors.Is(err, os.ErrNotExist) {
+					return fmt.Errorf("--judge-offline: no recorded verdicts (%s): record them with --judge-model MODEL --record-verdicts, or give --judge-model to replay the suite's judge cache", verdictsPath)
+				}
+				if err != nil {
+					return fmt.Errorf("--judge-offline: %w", err)
+				}
+			}
 			jm, err := judges.model(filepath.Join(suiteDir, JudgeCacheDir), judgeOffline)
 			if err != nil {
 				return err
+			}
+			if jm == nil && recorded != nil {
+				jm = notRecorded{recorded.Judge} // every check from the recorded file
 			}
 			rows, err := validate.Run(cmd.Context(), validate.Config{Suite: s, Tasks: tasks, Sources: sources,
 				Lost:  func(name, reason string) { lost = append(lost, name+": "+reason) },
@@ -93,6 +132,17 @@ evidence each check shows is the same byte for byte.`,
 			}
 			for _, l := range lost {
 				fmt.Fprintf(cmd.ErrOrStderr(), "lost environment %s\n", l)
+			}
+			if jm != nil {
+				rows, err = judgeTotals(cmd, st, s, jm, rows, recorded, verdictsPath)
+				if err != nil {
+					return err
+				}
+			}
+			if recordVerdicts {
+				if err := writeVerdicts(cmd, st, jm.Name(), tasks, verdictsPath); err != nil {
+					return err
+				}
 			}
 			if asJSON {
 				b, _ := json.MarshalIndent(rows, "", "  ")
@@ -122,10 +172,122 @@ evidence each check shows is the same byte for byte.`,
 	c.Flags().IntVar(&parallel, "parallel", 1, "local desktops replaying at once")
 	envs.flags(c.Flags())
 	judges.flags(c.Flags())
-	c.Flags().BoolVar(&judgeOffline, "judge-offline", false, "decide judge checks from the verdicts recorded in the suite's judge-cache/ only; ask no model")
+	c.Flags().BoolVar(&judgeOffline, "judge-offline", false, "decide judge checks from the suite's judge-cache/ (the same evidence) or its "+rescore.VerdictsFile+" (the same task, trajectory and check) only; ask no model")
+	c.Flags().BoolVar(&recordVerdicts, "record-verdicts", false, "write the judge's verdicts to SUITE/"+rescore.VerdictsFile+", by task, trajectory and check, for --judge-offline in CI (needs --judge-model)")
 	c.Flags().StringVar(&out, "out", "", "folder for the episodes (default a new temporary folder)")
 	c.Flags().StringVar(&filter, "filter", "", "validate only tasks whose id matches this regular expression")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the rows as JSON")
 	c.Flags().BoolVarP(&verbose, "verbose", "v", false, "print every reason whole (the table cuts them at 90 characters)")
 	return c
+}
+
+// notRecorded is the judge of a validation with --judge-offline and no
+// --judge-model: it gives no verdict, and every judge check is decided
+// afterwards from the recorded verdicts.
+type notRecorded struct{ name string }
+
+func (n notRecorded) Name() string { return n.name }
+
+func (n notRecorded) Judge(context.Context, judge.Request) (judge.Verdict, error) {
+	return judge.Verdict{}, fmt.Errorf("%w in the judge cache (no --judge-model): decided from %s", judge.ErrNotRecorded, rescore.VerdictsFile)
+}
+
+// judgeTotals decides from the recorded verdicts (when given) the judge
+// checks that the judge left undecided, updates their rows, and prints how
+// each judge check was decided.
+func judgeTotals(cmd *cobra.Command, st *store.Store, s *task.Suite, jm judge.Model, rows []validate.Row, recorded *rescore.Verdicts, path string) ([]validate.Row, error) {
+	jgs, err := st.Judgements()
+	if err != nil {
+		return rows, err
+	}
+	asked, cached := 0, 0
+	for _, jg := range jgs {
+		for _, c := range jg.Checks {
+			switch {
+			case c.Err != "" || c.Judge == nil:
+			case c.Judge.Cached:
+				cached++
+			default:
+				asked++
+			}
+		}
+	}
+	fromFile, undecided := 0, 0
+	if recorded != nil {
+		decided, err := rescore.DecideRecorded(cmd.Context(), st, s, recorded)
+		if err != nil {
+			return rows, fmt.Errorf("deciding from %s: %w", path, err)
+		}
+		for _, d := range decided {
+			fromFile += d.Recorded
+			taskID, traj, _ := rescore.SplitVariant(d.Result.Task)
+			for i, row := range rows {
+				if row.Task == taskID && row.Trajectory == traj {
+					rows[i] = rowAgain(row, d.Result)
+				}
+			}
+		}
+	}
+	results, err := st.Results()
+	if err != nil {
+		return rows, err
+	}
+	for _, r := range results {
+		if rescore.Undecided(r) {
+			undecided++
+		}
+	}
+	line := fmt.Sprintf("judge checks by %s: %d asked of the model, %d from the judge cache (the same evidence)", jm.Name(), asked, cached)
+	if recorded != nil {
+		line += fmt.Sprintf(", %d from the recorded verdicts (%s)", fromFile, path)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "%s; %d episodes undecided\n", line, undecided)
+	return rows, nil
+}
+
+// rowAgain compares an episode decided again with what it should be, as
+// validate does.
+func rowAgain(row validate.Row, r store.Result) validate.Row {
+	row.Got, row.Reason, row.Milestone = r.Outcome, r.Reason, r.Milestone
+	passed := r.Outcome == string(check.Success)
+	if strings.HasPrefix(row.Want, "success") {
+		row.OK = passed
+	} else {
+		row.OK = !passed && r.Outcome != string(check.Error)
+	}
+	if row.WantMilestone != nil {
+		row.Got += fmt.Sprintf(", milestone %.2f", r.Milestone)
+		row.OK = row.OK && math.Abs(r.Milestone-*row.WantMilestone) < 1e-6
+	}
+	return row
+}
+
+// writeVerdicts records the judge's verdicts of the validation in st in
+// the suite's file of recorded verdicts, keeping those of the tasks not
+// validated this time.
+func writeVerdicts(cmd *cobra.Command, st *store.Store, judgeName string, tasks []*task.Task, path string) error {
+	vs, undecided, err := rescore.CollectVerdicts(st, judgeName)
+	if err != nil {
+		return err
+	}
+	if undecided > 0 {
+		return fmt.Errorf("--record-verdicts: %d judge checks were left undecided; nothing recorded in %s (validate again)", undecided, path)
+	}
+	validated := map[string]bool{}
+	for _, t := range tasks {
+		validated[t.ID] = true
+	}
+	if old, err := rescore.ReadVerdicts(path); err == nil && old.Judge == judgeName {
+		for _, r := range old.Verdicts {
+			if !validated[r.Task] {
+				vs.Verdicts = append(vs.Verdicts, r)
+			}
+		}
+	}
+	vs.About = "recorded by proctor validate --judge-model ... --record-verdicts; proctor validate --judge-offline decides the suite's judge checks from it, by task, trajectory and check"
+	if err := vs.Write(path); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "recorded %d verdicts of %s in %s\n", len(vs.Verdicts), judgeName, path)
+	return nil
 }

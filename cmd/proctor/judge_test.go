@@ -1,15 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/proctor-eval/proctor/judge/judgetest"
 	"github.com/proctor-eval/proctor/report"
+	"github.com/proctor-eval/proctor/rescore"
 	"github.com/proctor-eval/proctor/store"
 )
 
@@ -22,7 +25,12 @@ import (
 // the rule-based checks.
 func TestJudgeEndToEnd(t *testing.T) {
 	needDesktop(t)
-	sa := judgetest.New(t, judgetest.Quoted)
+	sa := judgetest.New(t, func(a judgetest.Asked) judgetest.Reply {
+		if a.Model == "judge-dissent" { // fails everything, criteria and all
+			return judgetest.Reply{Text: dissent(a)}
+		}
+		return judgetest.Quoted(a)
+	})
 	t.Setenv("PROCTOR_JUDGE_KEY", judgetest.Key)
 	suite := filepath.Join(t.TempDir(), "judged") // validate keeps its verdicts beside the suite
 	if err := os.CopyFS(suite, os.DirFS("../../testdata/judged")); err != nil {
@@ -37,10 +45,26 @@ func TestJudgeEndToEnd(t *testing.T) {
 	}
 
 	// validate: every gold passes, doing nothing and every wrong
-	// trajectory fail (the half-done command task scores 0.25).
-	out, errs, code := runCLI(t, "", append([]string{"validate", suite, "--parallel", "2", "--out", filepath.Join(t.TempDir(), "validate")}, judgeA...)...)
-	if code != 0 || !strings.Contains(errs, " 0 violations") {
+	// trajectory fail (the half-done command task scores 0.25). The
+	// verdicts it records are those committed with the suite for CI
+	// (PROCTOR_UPDATE_VERDICTS=1 writes them there).
+	os.Remove(filepath.Join(suite, rescore.VerdictsFile))
+	out, errs, code := runCLI(t, "", append([]string{"validate", suite, "--parallel", "2", "--record-verdicts", "--out", filepath.Join(t.TempDir(), "validate")}, judgeA...)...)
+	if code != 0 || !strings.Contains(errs, " 0 violations") || !strings.Contains(errs, "recorded 19 verdicts of openai:judge-a") {
 		t.Fatalf("validate: code %d\n%s\n%s", code, out, errs)
+	}
+	got, err := os.ReadFile(filepath.Join(suite, rescore.VerdictsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed := filepath.Join("../../testdata/judged", rescore.VerdictsFile)
+	if os.Getenv("PROCTOR_UPDATE_VERDICTS") == "1" {
+		if err := os.WriteFile(committed, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want, err := os.ReadFile(committed); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("the verdicts recorded differ from %s (%v): run the test with PROCTOR_UPDATE_VERDICTS=1 and review the change\n%s", committed, err, got)
 	}
 	if !strings.Contains(out, "milestone 0.25") {
 		t.Errorf("validate does not show the partial credit of the command task's criteria:\n%s", out)
@@ -170,5 +194,187 @@ func TestJudgeEndToEnd(t *testing.T) {
 	out, errs, code = runCLI(t, "", "rescore", dir, "--suite", suite)
 	if code != 0 || sa.Calls() != before || !strings.Contains(out, "no outcome flipped") {
 		t.Fatalf("rescore: code %d, %d calls\n%s\n%s", code, sa.Calls()-before, out, errs)
+	}
+
+	// A panel of three judges through the command line, one dissenting:
+	// each check asks every judge once, and the majority decides.
+	before = sa.Calls()
+	out, errs, code = runCLI(t, "", "judge", dir, "--judge-model", "judge-p1", "--judge-model", "judge-p2", "--judge-model", "judge-dissent",
+		"--judge-base-url", sa.OpenAIURL(), "--judge-api-key-env", "PROCTOR_JUDGE_KEY")
+	panelName := "openai:judge-p1+openai:judge-p2+openai:judge-dissent"
+	if code != 0 || !strings.Contains(out, "judge "+panelName+": 5 episodes judged, 5 passed") {
+		t.Fatalf("a panel: code %d\n%s\n%s", code, out, errs)
+	}
+	perModel := map[string]int{}
+	for _, a := range sa.Asked()[before:] {
+		perModel[a.Model]++
+	}
+	if sa.Calls()-before != 15 || perModel["judge-p1"] != 5 || perModel["judge-p2"] != 5 || perModel["judge-dissent"] != 5 {
+		t.Errorf("the panel asked %d times (%v), want 3 a check: 15", sa.Calls()-before, perModel)
+	}
+	st, err = store.OpenRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	jgs, err := st.Judgements()
+	if err != nil {
+		t.Fatal(err)
+	}
+	panelChecks := 0
+	for _, jg := range jgs {
+		if jg.Judge != panelName {
+			continue
+		}
+		for _, c := range jg.Checks {
+			panelChecks++
+			if !c.Pass || !strings.HasPrefix(c.Reason, "pass by majority: 2 of 3 judges passed\n") ||
+				!strings.Contains(c.Reason, "judge 3 (judge-dissent): fail: I disagree") {
+				t.Errorf("%s: the panel's result %v: %s", jg.Task, c.Pass, c.Reason)
+			}
+			if c.Judge == nil || len(c.Judge.Votes) != 3 || !c.Judge.Votes[0].Pass || !c.Judge.Votes[1].Pass || c.Judge.Votes[2].Pass ||
+				c.Judge.Votes[2].Model != "judge-dissent" {
+				t.Errorf("%s: the panel's votes %+v", jg.Task, c.Judge)
+			}
+		}
+	}
+	if panelChecks != 5 {
+		t.Errorf("%d checks judged by the panel, want 5", panelChecks)
+	}
+}
+
+// dissent is a judge's reply failing the request and each of its
+// criteria.
+func dissent(a judgetest.Asked) string {
+	v := map[string]any{"verdict": "fail", "reason": "I disagree"}
+	var cs []map[string]any
+	for _, id := range a.Criteria {
+		cs = append(cs, map[string]any{"id": id, "pass": false, "reason": "I disagree"})
+	}
+	if cs != nil {
+		v["criteria"] = cs
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// TestJudgeOutageDuringRun: a judge that is down when an episode ends
+// does not make the runner run the agent again. The episode is recorded
+// once as an infrastructure error naming the judge and its error, with
+// its evidence kept; proctor judge against a judge still down (one that
+// hangs past --judge-timeout) leaves it undecided and exits 1, and once
+// the judge is back proctor judge decides it.
+func TestJudgeOutageDuringRun(t *testing.T) {
+	needDesktop(t)
+	const (
+		down = iota // 503 Service Unavailable
+		hang        // no answer within the judge timeout
+		up
+	)
+	var mode atomic.Int32
+	sa := judgetest.New(t, func(a judgetest.Asked) judgetest.Reply {
+		switch mode.Load() {
+		case down:
+			return judgetest.Reply{Status: 503, Text: "overloaded"}
+		case hang:
+			time.Sleep(1500 * time.Millisecond)
+			return judgetest.Reply{Status: 503, Text: "too late"}
+		}
+		return judgetest.Quoted(a)
+	})
+	t.Setenv("PROCTOR_JUDGE_KEY", judgetest.Key)
+	judgeA := []string{"--judge-model", "judge-a", "--judge-base-url", sa.OpenAIURL(), "--judge-api-key-env", "PROCTOR_JUDGE_KEY"}
+	dir := filepath.Join(t.TempDir(), "run")
+	out, errs, code := runCLI(t, "", append([]string{"run", "--suite", "../../testdata/judged", "--filter", "^judged-command$",
+		"--agent", "replay", "--out", dir}, judgeA...)...)
+	if code != 0 {
+		t.Fatalf("run: code %d\n%s\n%s", code, out, errs)
+	}
+	askedInRun := sa.Calls()
+	st, err := store.OpenRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := st.Results()
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("results %+v, %v", rs, err)
+	}
+	r := rs[0]
+	if r.Outcome != "error" || r.Attempts != 1 {
+		t.Errorf("outcome %s after %d attempts, want error after 1 (the agent is not run again for the judge)", r.Outcome, r.Attempts)
+	}
+	for _, w := range []string{"judge undecided", "openai:judge-a", "judge unavailable", "503", "proctor judge"} {
+		if !strings.Contains(r.Reason, w) {
+			t.Errorf("the reason lacks %q: %s", w, r.Reason)
+		}
+	}
+	if steps, err := st.Steps(r.Task, r.Repeat); err != nil || len(steps) != 2 {
+		t.Errorf("%d steps recorded (%v), want the gold's 2 once", len(steps), err)
+	}
+	if _, err := st.Evidence(r.Task, r.Repeat); err != nil {
+		t.Errorf("the evidence of the undecided episode was not kept: %v", err)
+	}
+	st.Close()
+
+	// The judge still down: proctor judge leaves the episode undecided.
+	mode.Store(hang)
+	out, errs, code = runCLI(t, "", append([]string{"judge", dir, "--judge-timeout", "300ms"}, judgeA...)...)
+	if code == 0 || !strings.Contains(errs, "1 episodes undecided") || !strings.Contains(out, "0 passed, 0 failed, 1 undecided") {
+		t.Fatalf("judging with the judge down: code %d\n%s\n%s", code, out, errs)
+	}
+	if sa.Calls() == askedInRun {
+		t.Fatal("proctor judge did not ask the judge about the undecided episode")
+	}
+
+	// The judge is back: the run's own judge decides the episode, priced
+	// by --prices (1000 input and 50 output tokens at $1000 a million).
+	mode.Store(up)
+	prices := filepath.Join(t.TempDir(), "prices.json")
+	if err := os.WriteFile(prices, []byte(`{"judge-a": {"input": 1000, "output": 1000}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := sa.Calls()
+	out, errs, code = runCLI(t, "", "judge", dir, "--prices", prices)
+	if code != 0 || sa.Calls()-before != 1 {
+		t.Fatalf("judging with the judge up: code %d, %d calls\n%s\n%s", code, sa.Calls()-before, out, errs)
+	}
+	for _, w := range []string{"1 episode judged, 1 passed, 0 failed, 0 undecided", "1 episode left undecided by the run's judge",
+		"1000 input and 50 output tokens, $1.0500"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("judge's output lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+// TestValidateRecordedVerdicts: CI validates the judged suite with no
+// model at all, from the verdicts committed with it (judge-verdicts.json,
+// recorded by TestJudgeEndToEnd with the stand-in judge): every gold
+// passes and every wrong trajectory fails, although the screenshots are
+// not the ones the judge saw. Without the file it cannot.
+func TestValidateRecordedVerdicts(t *testing.T) {
+	needDesktop(t)
+	suite := filepath.Join(t.TempDir(), "judged")
+	if err := os.CopyFS(suite, os.DirFS("../../testdata/judged")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(suite, JudgeCacheDir)); err == nil {
+		t.Fatal("the judged suite holds a judge cache: the test would not prove the recorded verdicts alone")
+	}
+	out, errs, code := runCLI(t, "", "validate", suite, "--judge-offline", "--parallel", "2", "--out", filepath.Join(t.TempDir(), "validate"))
+	if code != 0 || !strings.Contains(errs, " 0 violations") {
+		t.Fatalf("validate --judge-offline: code %d\n%s\n%s", code, out, errs)
+	}
+	if w := "0 asked of the model, 0 from the judge cache (the same evidence), 19 from the recorded verdicts"; !strings.Contains(errs, w) {
+		t.Errorf("validate does not say where the verdicts came from (%q):\n%s", w, errs)
+	}
+	if !strings.Contains(out, "milestone 0.25") {
+		t.Errorf("the partial credit of the command task's criteria is not replayed:\n%s", out)
+	}
+	if err := os.Remove(filepath.Join(suite, rescore.VerdictsFile)); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code = runCLI(t, "", "validate", suite, "--judge-offline", "--out", filepath.Join(t.TempDir(), "none"))
+	if code == 0 || !strings.Contains(errs, "no recorded verdicts") {
+		t.Fatalf("validate --judge-offline without recorded verdicts: code %d\n%s\n%s", code, out, errs)
 	}
 }
