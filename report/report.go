@@ -81,7 +81,7 @@ func MakeRejudged(rs []store.Rescore) *Rejudged {
 
 // Means are per-episode averages and totals.
 type Means struct {
-	Duration     time.Duration `json:"duration"`
+	Duration     time.Duration `json:"duration"` // the agent's episode, without the reset and setup
 	Steps        float64       `json:"steps"`
 	InputTokens  float64       `json:"input_tokens"`
 	OutputTokens float64       `json:"output_tokens"`
@@ -92,6 +92,9 @@ type Means struct {
 	JudgeInputTokens  int     `json:"judge_input_tokens,omitempty"`
 	JudgeOutputTokens int     `json:"judge_output_tokens,omitempty"`
 	JudgeCost         float64 `json:"judge_cost,omitempty"`
+	// Setup is the mean reset and setup before an episode, where the run
+	// recorded it.
+	Setup time.Duration `json:"setup,omitempty"`
 }
 
 // Load reads a run folder.
@@ -155,6 +158,7 @@ func means(rs []store.Result) Means {
 	var m Means
 	for _, x := range rs {
 		m.Duration += x.Duration
+		m.Setup += x.Setup
 		m.Steps += float64(x.Steps)
 		m.InputTokens += float64(x.InputTokens)
 		m.OutputTokens += float64(x.OutputTokens)
@@ -165,6 +169,7 @@ func means(rs []store.Result) Means {
 	}
 	if n := len(rs); n > 0 {
 		m.Duration /= time.Duration(n)
+		m.Setup /= time.Duration(n)
 		m.Steps /= float64(n)
 		m.InputTokens /= float64(n)
 		m.OutputTokens /= float64(n)

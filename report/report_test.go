@@ -145,3 +145,26 @@ func TestPersonas(t *testing.T) {
 		t.Fatalf("a run without personas: %v\n%s", err, b.String())
 	}
 }
+
+// The mean time per episode is the agent's: the reset and setup before
+// each episode (Setup) are averaged apart; runs without Setup have none.
+func TestMeansKeepSetupApart(t *testing.T) {
+	rs := results()
+	for i := range rs {
+		rs[i].Setup = time.Duration(i+1) * time.Second // 1 to 4 s: 2.5 s on average
+	}
+	tests := []struct {
+		name      string
+		rs        []store.Result
+		took, set time.Duration
+	}{
+		{"with setup", rs, 2 * time.Second, 2500 * time.Millisecond},
+		{"an older run", results(), 2 * time.Second, 0},
+	}
+	for _, tc := range tests {
+		m := Make("runs/x", store.Run{ID: "x"}, tc.rs).Means
+		if m.Duration != tc.took || m.Setup != tc.set {
+			t.Errorf("%s: time per episode %s, setup %s; want %s and %s", tc.name, m.Duration, m.Setup, tc.took, tc.set)
+		}
+	}
+}

@@ -143,7 +143,8 @@ func (j job) size() action.Size {
 // Run runs every task Repeat times on a pool of Parallel environments and
 // records each episode in the store. Episodes the store already holds are
 // skipped, so a killed run resumes where it stopped; episodes that ended
-// in an error are run again. It returns the results of the whole run, old
+// in an error are run again, but for those its judge left undecided
+// (store.Result.End), which proctor judge decides. It returns the results of the whole run, old
 // and new.
 func Run(ctx context.Context, cfg Config) ([]store.Result, error) {
 	if cfg.Parallel < 1 {
@@ -185,6 +186,21 @@ func Run(ctx context.Context, cfg Config) ([]store.Result, error) {
 			return nil, err
 		}
 	}
+	// An error that is only a judge's missing verdict is not run again:
+	// its evidence is kept, and proctor judge decides it without the agent.
+	old, err := cfg.Store.Results()
+	if err != nil {
+		return nil, err
+	}
+	undecided := map[string]map[int]bool{}
+	for _, r := range old {
+		if r.End != "" && r.Outcome == string(check.Error) {
+			if undecided[r.Task] == nil {
+				undecided[r.Task] = map[int]bool{}
+			}
+			undecided[r.Task][r.Repeat] = true
+		}
+	}
 	var jobs []job
 	rerun := 0
 	for rep := 0; rep < cfg.Repeat; rep++ {
@@ -192,7 +208,7 @@ func Run(ctx context.Context, cfg Config) ([]store.Result, error) {
 			switch outcome, ok := finished[t.ID][rep]; {
 			case !ok:
 				jobs = append(jobs, job{t: t, repeat: rep, local: localServices(cfg.Suite, t)})
-			case outcome == string(check.Error):
+			case outcome == string(check.Error) && !undecided[t.ID][rep]:
 				jobs = append(jobs, job{t: t, repeat: rep, local: localServices(cfg.Suite, t)})
 				rerun++
 			}
@@ -801,6 +817,8 @@ func checkActions(acts []action.Action, screen action.Size) ([]action.Action, er
 func episode(ctx context.Context, cfg Config, e env.Env, svc *service.Instances, j job) (store.Result, error) {
 	t := j.t
 	res := baseResult(j)
+	// The reset and setup are timed apart (Setup): the episode's time
+	// (Duration) starts when the environment is ready for the agent.
 	start := time.Now()
 	if err := cfg.Store.ClearSteps(t.ID, j.repeat); err != nil {
 		return res, infraError{err}
@@ -835,6 +853,8 @@ func episode(ctx context.Context, cfg Config, e env.Env, svc *service.Instances,
 	if err != nil {
 		return res, infraError{err}
 	}
+	res.Setup = time.Since(start)
+	start = time.Now()
 	ag, err := cfg.Agent()
 	if err != nil {
 		return res, err
@@ -919,6 +939,9 @@ func episode(ctx context.Context, cfg Config, e env.Env, svc *service.Instances,
 			shots[step] = rec.Shot
 		}
 		rec.Tree = obs.Tree
+		if len(obs.Marks) > 0 {
+			rec.Marks, _ = json.Marshal(obs.Marks)
+		}
 		var turn agent.Turn
 		transient, err := retry(ectx, cfg, func() error {
 			var err error
@@ -1060,7 +1083,11 @@ func episode(ctx context.Context, cfg Config, e env.Env, svc *service.Instances,
 	suite.Judge = cfg.Judge
 	ev := check.NewRecorder(&evidence{e: e, traj: traj, suite: cfg.Suite, svc: svc, store: cfg.Store, shots: shots, final: final})
 	v := suite.Evaluate(jctx, ev, end)
-	if v.Outcome == check.Error {
+	// A judge that gave no verdict is not a reason to run the agent again:
+	// the evidence was read and is kept, the episode is an infrastructure
+	// error, and proctor judge decides it later.
+	undecided, judgeDown := check.UndecidedJudge(v)
+	if v.Outcome == check.Error && !judgeDown {
 		return res, infraError{errors.New(v.Reason)} // evidence could not be read: retry
 	}
 	if err := cfg.Store.SaveEvidence(t.ID, j.repeat, ev.Recorded()); err != nil {
@@ -1068,6 +1095,9 @@ func episode(ctx context.Context, cfg Config, e env.Env, svc *service.Instances,
 	}
 	if suite.Judged() {
 		jg := store.Judgement{Task: t.ID, Repeat: j.repeat, Judge: cfg.Judge.Name(), At: time.Now(), Source: store.JudgedInRun, Checks: store.JudgeResults(v)}
+		if judgeDown {
+			jg.Err = undecided
+		}
 		if err := cfg.Store.SaveJudgement(jg); err != nil {
 			return res, infraError{err}
 		}
@@ -1075,6 +1105,10 @@ func episode(ctx context.Context, cfg Config, e env.Env, svc *service.Instances,
 	res.JudgeInputTokens, res.JudgeOutputTokens, res.JudgeCost = v.JudgeUsage.InputTokens, v.JudgeUsage.OutputTokens, v.JudgeUsage.Cost
 	if v.Outcome == check.Uncompleted {
 		v.Reason = reason
+	}
+	if judgeDown {
+		res.End = string(end)
+		v.Reason = "infrastructure fault: " + undecided + " (the evidence is kept: proctor judge RUN decides the episode without running the agent again)"
 	}
 	vb, _ := json.Marshal(v)
 	res.Outcome, res.Reason, res.Milestone, res.Verdict = string(v.Outcome), v.Reason, v.MilestoneScore, vb

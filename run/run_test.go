@@ -779,3 +779,89 @@ func TestFailingServiceIsNotTheAgentsFault(t *testing.T) {
 		t.Fatalf("results %+v, want an error naming the service's failure", rs)
 	}
 }
+
+// slowReset is a desktop whose reset takes a while longer, and says when
+// it ended.
+type slowReset struct {
+	env.Env
+	delay time.Duration
+	ended *atomic.Int64 // UnixNano
+}
+
+func (e slowReset) Reset(ctx context.Context, s env.Setup) error {
+	time.Sleep(e.delay)
+	err := e.Env.Reset(ctx, s)
+	e.ended.Store(time.Now().UnixNano())
+	return err
+}
+
+// TestEpisodeTimeLeavesOutSetup: an episode's time (Duration) runs from
+// the end of the environment's reset and setup, which is timed apart
+// (Setup), so that a slow reset does not make an agent look slow.
+func TestEpisodeTimeLeavesOutSetup(t *testing.T) {
+	need(t)
+	const delay = 2 * time.Second
+	s := only(suite(t), "shell-write")
+	var ended atomic.Int64
+	cfg := config(t, s, scripted(func(int) (agent.Turn, error) {
+		return agent.Turn{Actions: []action.Action{{Kind: action.Code, Text: "printf hello > ~/out.txt"}, {Kind: action.Done}}}, nil
+	}))
+	cfg.Parallel = 1
+	cfg.NewEnv = func(ctx context.Context) (env.Env, error) {
+		d, err := newDesktop(ctx)
+		return slowReset{Env: d, delay: delay, ended: &ended}, err
+	}
+	rs, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || rs[0].Outcome != "success" {
+		t.Fatalf("results %+v, want one success", rs)
+	}
+	r := rs[0]
+	// The episode ended at Finished; it cannot have lasted longer than
+	// the time since the reset ended.
+	sinceReset := r.Finished.Sub(time.Unix(0, ended.Load()))
+	if r.Setup < delay || r.Duration > sinceReset {
+		t.Errorf("setup %s, episode %s, %s from the reset's end to the finish; want a setup of at least %s and the episode within the time after it",
+			r.Setup, r.Duration, sinceReset, delay)
+	}
+	stored, err := cfg.Store.Results()
+	if err != nil || len(stored) != 1 || stored[0].Setup != r.Setup || stored[0].Duration != r.Duration {
+		t.Errorf("stored %+v (%v), want the setup and episode times kept", stored, err)
+	}
+}
+
+// TestMarksAreStored: in set-of-mark mode each step keeps the table of
+// marks the agent was shown, for the viewer.
+func TestMarksAreStored(t *testing.T) {
+	need(t)
+	s := only(suite(t), "editor-type")
+	var seen atomic.Int32
+	cfg := config(t, s, func() (agent.Agent, error) { return &markCounter{seen: &seen}, nil })
+	cfg.Parallel, cfg.Obs = 1, ObsMarks
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	steps, err := cfg.Store.Steps("editor-type", 0)
+	if err != nil || len(steps) != 1 {
+		t.Fatalf("steps %+v, %v", steps, err)
+	}
+	var marks []struct {
+		Tag  int    `json:"tag"`
+		Role string `json:"role"`
+	}
+	if err := json.Unmarshal(steps[0].Marks, &marks); err != nil || len(marks) == 0 || len(marks) != int(seen.Load()) || marks[0].Tag != 1 {
+		t.Fatalf("stored marks %s (%v); the agent was shown %d", steps[0].Marks, err, seen.Load())
+	}
+}
+
+// markCounter counts the marks it is shown, then gives up.
+type markCounter struct{ seen *atomic.Int32 }
+
+func (a *markCounter) Start(context.Context, agent.Task) error { return nil }
+func (a *markCounter) Stop(context.Context) error              { return nil }
+func (a *markCounter) Next(_ context.Context, o agent.Observation, _ []agent.Turn) (agent.Turn, error) {
+	a.seen.Store(int32(len(o.Marks)))
+	return agent.Turn{Actions: []action.Action{{Kind: action.Fail}}}, nil
+}

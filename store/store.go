@@ -62,7 +62,7 @@ type Result struct {
 	Reason       string          `json:"reason"`
 	Milestone    float64         `json:"milestone"`
 	Steps        int             `json:"steps"`
-	Duration     time.Duration   `json:"duration"`
+	Duration     time.Duration   `json:"duration"` // the agent's episode, after Setup (older runs: with it)
 	InputTokens  int             `json:"input_tokens"`
 	OutputTokens int             `json:"output_tokens"`
 	Cost         float64         `json:"cost"`
@@ -81,6 +81,13 @@ type Result struct {
 	JudgeInputTokens  int     `json:"judge_input_tokens,omitempty"`
 	JudgeOutputTokens int     `json:"judge_output_tokens,omitempty"`
 	JudgeCost         float64 `json:"judge_cost,omitempty"`
+	// Setup is how long the services' and the environment's reset and
+	// the task's setup took before the episode; Duration leaves it out.
+	Setup time.Duration `json:"setup,omitempty"`
+	// End is why an episode that its judge left undecided stopped (agent,
+	// budget, early_stop): proctor judge needs it to decide the episode
+	// later. Empty for every other episode.
+	End string `json:"end,omitempty"`
 }
 
 // Step is one step of an episode.
@@ -103,7 +110,10 @@ type Step struct {
 	Models json.RawMessage `json:"models,omitempty"`
 	// Prompt is what the model was sent (agent.PromptMessage values),
 	// where the agent says.
-	Prompt       json.RawMessage `json:"prompt,omitempty"`
+	Prompt json.RawMessage `json:"prompt,omitempty"`
+	// Marks is the set-of-mark table the agent was shown with the
+	// screenshot (observe.Mark values), where it was.
+	Marks        json.RawMessage `json:"marks,omitempty"`
 	ParseError   string          `json:"parse_error,omitempty"`
 	EnvError     string          `json:"env_error,omitempty"`
 	ModelLatency time.Duration   `json:"model_latency"`

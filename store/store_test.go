@@ -1,9 +1,11 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -117,5 +119,46 @@ func TestReviews(t *testing.T) {
 	}
 	if hist, _ := s.ReviewHistory("a", 1); len(hist) != 1 {
 		t.Fatalf("history of a/1 = %+v; want one review", hist)
+	}
+}
+
+// A result's setup time and a step's set-of-mark table are kept, left
+// out of the record when empty, and records written before them load.
+func TestSetupAndMarksKeptAndOptional(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	marks := json.RawMessage(`[{"tag":1,"role":"push button","name":"Save","box":{"x":1,"y":2,"w":3,"h":4}}]`)
+	if err := s.SaveResult(Result{Task: "a", Outcome: "success", Duration: time.Second, Setup: 3 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveStep(Step{Task: "a", Index: 1, Marks: marks}); err != nil {
+		t.Fatal(err)
+	}
+	// Records of an older run: no setup, no marks.
+	if _, err := s.db.Exec(`INSERT INTO result (task, repeat, outcome, info) VALUES ('old', 0, 'failure', '{"task":"old","outcome":"failure","duration":2000000000}')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.Exec(`INSERT INTO step (task, repeat, idx, info) VALUES ('old', 0, 1, '{"task":"old","index":1,"raw":"x"}')`); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := s.Results()
+	if err != nil || len(rs) != 2 || rs[0].Setup != 3*time.Second || rs[0].Duration != time.Second || rs[1].Setup != 0 || rs[1].Duration != 2*time.Second {
+		t.Fatalf("Results = %+v, %v", rs, err)
+	}
+	steps, err := s.Steps("a", 0)
+	if err != nil || len(steps) != 1 || string(steps[0].Marks) != string(marks) {
+		t.Fatalf("Steps = %+v, %v", steps, err)
+	}
+	if old, err := s.Steps("old", 0); err != nil || len(old) != 1 || old[0].Marks != nil {
+		t.Fatalf("an older step = %+v, %v", old, err)
+	}
+	for _, v := range []any{Result{Task: "b"}, Step{Task: "b"}} {
+		b, _ := json.Marshal(v)
+		if strings.Contains(string(b), `"setup"`) || strings.Contains(string(b), `"marks"`) {
+			t.Errorf("an empty setup or marks is written: %s", b)
+		}
 	}
 }

@@ -314,6 +314,15 @@ func TestLivePage(t *testing.T) {
 	if err := st.SetRun(info); err != nil {
 		t.Fatal(err)
 	}
+	// Each episode took 1.6 s of the agent's time after 4 s of reset and
+	// setup: the time left counts both.
+	rs, _ := st.Results()
+	for _, r := range rs {
+		r.Setup = 4 * time.Second
+		if err := st.SaveResult(r); err != nil {
+			t.Fatal(err)
+		}
+	}
 	steps, _ := st.Steps("write-note", 0)
 	for i := 1; i <= 3; i++ { // carry-result is in flight, at its third step
 		s := steps[0]
@@ -326,7 +335,7 @@ func TestLivePage(t *testing.T) {
 	_, body := get(t, h, "/run/run-l/live")
 	for _, w := range []string{`<meta http-equiv="refresh" content="5">`, `<progress max="4" value="2"></progress> 2 of 4 episodes recorded`,
 		`<dd id="running-success">50.0% (1 of 2)</dd>`, `<dd id="spend">$0.0080</dd>`, `<dd id="in-flight-count">1</dd>`,
-		"<td>carry-result</td><td class=\"n\">3</td>", "now on step 3", `alt="the latest screen of carry-result"`, "about 2s left"} {
+		"<td>carry-result</td><td class=\"n\">3</td>", "now on step 3", `alt="the latest screen of carry-result"`, "about 6s left"} {
 		if !strings.Contains(body, w) {
 			t.Errorf("the live page lacks %q", w)
 		}
@@ -414,5 +423,41 @@ func TestSearchAcrossRuns(t *testing.T) {
 	}
 	if code, _ := get(t, h, "/search?outcome=splendid"); code != http.StatusBadRequest {
 		t.Errorf("a bad outcome: %d", code)
+	}
+}
+
+// The cost chart sits beside the token chart: each step's cost, split by
+// model where the step records the split, the rest apart; nothing when
+// the episode spent nothing.
+func TestCostChart(t *testing.T) {
+	split := json.RawMessage(`[{"role":"planner","model":"m-1","cost":0.003},{"role":"grounder","model":"g-1","cost":0.001}]`)
+	tests := []struct {
+		name  string
+		steps []store.Step
+		want  []string
+	}{
+		{"split by model", []store.Step{{Index: 1, Cost: 0.004, Models: split}, {Index: 2, Cost: 0.004, Models: split}},
+			[]string{`aria-label="Cost per step"`, "<title>step 2: planner m-1 $0.003, grounder g-1 $0.001</title>", ">planner m-1</text>", ">grounder g-1</text>"}},
+		{"one model", []store.Step{{Index: 1, Cost: 0.25}, {Index: 2, Cost: 0.5}},
+			[]string{"<title>step 2: cost $0.5</title>", ">$0.4</text>", ">cost</text>"}},
+		{"a step without the split", []store.Step{{Index: 1, Cost: 0.004, Models: split}, {Index: 2, Cost: 0.002}},
+			[]string{"<title>step 2: planner m-1 $0, grounder g-1 $0, cost $0.002</title>"}},
+		{"nothing spent", []store.Step{{Index: 1}, {Index: 2}}, nil},
+	}
+	for _, tc := range tests {
+		got := string(costChart(tc.steps))
+		if tc.want == nil && got != "" {
+			t.Errorf("%s: a chart of nothing: %s", tc.name, got)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: the chart lacks %q:\n%s", tc.name, w, got)
+			}
+		}
+	}
+	h := (&Server{Root: twoRuns(t)}).Handler()
+	_, body := get(t, h, "/run/run-a/episode?task=sort-rows&repeat=0")
+	if !strings.Contains(body, `aria-label="Tokens per step"`) || !strings.Contains(body, "<title>step 1: planner m-1 $0.0012, grounder g-1 $0.0008</title>") {
+		t.Error("the episode page has no cost chart beside the token chart")
 	}
 }

@@ -52,7 +52,7 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request) {
 		}
 		spend += res.Cost
 		judge += res.JudgeCost
-		took += res.Duration
+		took += res.Setup + res.Duration // a place's time per episode, setup and all
 	}
 	var views []flightView
 	for _, f := range flights {

@@ -33,9 +33,11 @@ type boardRow struct {
 	N                              int
 	Weighted, Success, Milestone   float64
 	Uncompleted, EarlyStop         float64
-	Duration                       time.Duration // mean per episode
+	Duration                       time.Duration // mean per episode, without the reset and setup
+	Setup                          time.Duration // mean reset and setup per episode
 	Tokens                         float64       // mean per episode, input and output
-	Cost                           float64       // total
+	Cost                           float64       // mean per episode
+	TotalCost                      float64
 	Groups                         map[string]string
 }
 
@@ -51,7 +53,8 @@ func rowOf(r *run, dims []score.Dimension) boardRow {
 	row := boardRow{ID: r.ID, Agent: rep.Run.Agent, Model: rep.Run.Model, Obs: rep.Run.ObsMode, Harness: rep.Run.Harness,
 		Started: rep.Run.Started, N: s.N, Weighted: s.Weighted, Success: s.SuccessRate, Milestone: s.MilestoneAvg,
 		Uncompleted: share(check.Uncompleted), EarlyStop: share(check.EarlyStopped), Duration: rep.Means.Duration,
-		Tokens: rep.Means.InputTokens + rep.Means.OutputTokens, Cost: rep.Means.TotalCost, Groups: map[string]string{}}
+		Setup: rep.Means.Setup, Tokens: rep.Means.InputTokens + rep.Means.OutputTokens, Cost: rep.Means.Cost,
+		TotalCost: rep.Means.TotalCost, Groups: map[string]string{}}
 	for _, d := range dims {
 		for _, g := range rep.Breakdowns[d] {
 			row.Groups[groupLabel(dims, d, g.Key)] = fmt.Sprintf("%d/%d · %.0f%%", g.Summary.Passed, g.Summary.N, 100*g.Summary.SuccessRate)
@@ -113,9 +116,35 @@ var sortKeys = map[string]func(a, b boardRow) bool{
 	"tasks":       func(a, b boardRow) bool { return a.N < b.N },
 }
 
-// column is a sortable header.
+// column is a sortable header; Title, where set, is the label written
+// out, shown as a tooltip.
 type column struct {
-	Key, Label, URL, Mark string
+	Key, Label, URL, Mark, Title string
+}
+
+// groupHead is a dimension's breakdown columns on the leaderboard: the
+// dimension over its groups, each column's Key indexing boardRow.Groups.
+type groupHead struct {
+	Dim  string
+	Cols []column
+}
+
+// groupHeads lays the breakdown columns out under their dimensions.
+func groupHeads(groups []string, dims []score.Dimension) []groupHead {
+	var out []groupHead
+	for _, d := range dims {
+		h := groupHead{Dim: string(d)}
+		prefix := groupLabel(dims, d, "")
+		for _, g := range groups {
+			if strings.HasPrefix(g, prefix) {
+				h.Cols = append(h.Cols, column{Key: g, Label: strings.TrimPrefix(g, prefix), Title: string(d) + ": " + strings.TrimPrefix(g, prefix)})
+			}
+		}
+		if len(h.Cols) > 0 {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
@@ -156,9 +185,11 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 	})
 	groups := sortedGroups(groupSet, dims)
 	var cols []column
-	for _, c := range [][2]string{{"agent", "Agent / model"}, {"date", "Date"}, {"tasks", "Episodes"}, {"weighted", "Weighted"},
-		{"success", "Success"}, {"milestone", "Milestones"}, {"uncompleted", "Uncompleted"}, {"early", "Early stop"},
-		{"time", "Time / ep."}, {"tokens", "Tokens / ep."}, {"cost", "Cost"}} {
+	for _, c := range [][3]string{{"agent", "Agent / model", ""}, {"date", "Date", ""}, {"tasks", "Eps.", "episodes"},
+		{"weighted", "Weighted", "weighted score"}, {"success", "Success", "success rate"}, {"milestone", "Miles.", "milestones reached, mean share"},
+		{"uncompleted", "Uncompl.", "uncompleted: the budget or wall time ran out"}, {"early", "Early", "early stopped: repeated actions"},
+		{"time", "Time / ep.", "mean time per episode, without the reset and setup"}, {"tokens", "Tokens / ep.", "mean tokens per episode, input and output"},
+		{"cost", "Cost / ep.", "mean cost per episode (the run page has the total)"}} {
 		v := url.Values{"sort": {c[0]}, "by": {by}, "q": {q.Get("q")}}
 		mark := ""
 		if c[0] == sortKey {
@@ -169,7 +200,7 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 				mark = "▲"
 			}
 		}
-		cols = append(cols, column{Key: c[0], Label: c[1], URL: "/?" + v.Encode(), Mark: mark})
+		cols = append(cols, column{Key: c[0], Label: c[1], URL: "/?" + v.Encode(), Mark: mark, Title: c[2]})
 	}
 	var byLinks []column
 	for _, d := range append(dimNames(), byAll) {
@@ -188,9 +219,9 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 		clear.Set("desc", "0")
 	}
 	s.render(w, http.StatusOK, "leaderboard", map[string]any{
-		"Title": "Runs", "Rows": rows, "Columns": cols, "Groups": groups, "By": by, "ByLinks": byLinks,
+		"Title": "Runs", "Rows": rows, "Columns": cols, "Groups": groups, "GroupHeads": groupHeads(groups, dims), "By": by, "ByLinks": byLinks,
 		"Query": q.Get("q"), "All": len(runs), "ClearURL": "/?" + clear.Encode(), "Sort": sortKey, "Desc": desc, "Root": s.Root,
-		"CostPlot": costPlot(shown), "TimePlot": timePlot(shown), "LevelPlot": levelPlot(shown),
+		"CostPlot": s.plot("cost", shown, costPlot), "TimePlot": s.plot("time", shown, timePlot), "LevelPlot": s.plot("level", shown, levelPlot),
 	})
 }
 
@@ -691,7 +722,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, http.StatusOK, "run", map[string]any{
 		"Title": "Run " + rn.ID, "Run": rn, "Row": rowOf(rn, []score.Dimension{score.ByLevel}), "Rows": rows[from:to], "Matching": len(rows),
 		"Page": page, "Pages": pages, "Prev": prev, "Next": next, "Agreement": agree(rn), "Filters": filters,
-		"Show": rq.Show, "Query": rq.Text, "LevelPlot": levelPlot([]*run{rn}), "Judges": judgeRows(rn),
+		"Show": rq.Show, "Query": rq.Text, "LevelPlot": s.plot("level", []*run{rn}, levelPlot), "Judges": judgeRows(rn),
 		"RQ": rq, "Sorts": sorts, "Config": runConfig(rn.Report.Run), "Outcomes": outcomes, "Levels": slices.Sorted(maps.Keys(levels)), "Apps": slices.Sorted(maps.Keys(apps)),
 	})
 }
@@ -761,6 +792,24 @@ type stepView struct {
 	ThumbHeight int
 	// Prompt is what the model was sent, where the agent recorded it.
 	Prompt []promptMessage
+	// MarkTable is the set-of-mark table shown with the screenshot.
+	MarkTable []somMark
+}
+
+// somMark is a numbered element of a set-of-mark screenshot, as a step's
+// record keeps it (observe.Mark).
+type somMark struct {
+	Tag  int    `json:"tag"`
+	App  string `json:"app,omitempty"`
+	Role string `json:"role"`
+	Name string `json:"name,omitempty"`
+	Text string `json:"text,omitempty"`
+	Box  struct {
+		X int `json:"x"`
+		Y int `json:"y"`
+		W int `json:"w"`
+		H int `json:"h"`
+	} `json:"box"`
 }
 
 // actionIcons are the filmstrip's signs of the kinds of actions.
@@ -885,6 +934,9 @@ func (s *Server) renderEpisode(w http.ResponseWriter, code int, run *run, res st
 		if len(st.Prompt) > 0 {
 			_ = json.Unmarshal(st.Prompt, &sv.Prompt)
 		}
+		if len(st.Marks) > 0 {
+			_ = json.Unmarshal(st.Marks, &sv.MarkTable)
+		}
 		if st.Shot != "" {
 			sv.Shot = "/run/" + url.PathEscape(run.ID) + "/shot/" + url.PathEscape(st.Shot)
 		}
@@ -911,7 +963,7 @@ func (s *Server) renderEpisode(w http.ResponseWriter, code int, run *run, res st
 		"Title": res.Task, "Run": run, "Result": res, "Verdict": v, "Steps": views, "Review": review, "Earlier": earlier(reviews),
 		"Writable": s.Token != "", "Zip": "/run/" + url.PathEscape(run.ID) + "/episode.zip?" + zip.Encode(),
 		"GIF":         "/run/" + url.PathEscape(run.ID) + "/episode.gif?" + zip.Encode(),
-		"TimingChart": timingChart(steps), "TokenChart": tokenChart(steps), "ByModel": usageByModel(steps),
+		"TimingChart": timingChart(steps), "TokenChart": tokenChart(steps), "CostChart": costChart(steps), "ByModel": usageByModel(steps),
 		"RunURL": "/run/" + url.PathEscape(run.ID), "Success": res.Outcome == string(check.Success),
 		"Form": form, "NextUnreviewed": nextUnreviewed(run, res), "Categories": store.Categories,
 	})

@@ -6,6 +6,8 @@ import (
 	"html"
 	"html/template"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -130,4 +132,61 @@ func tokenChart(steps []store.Step) template.HTML {
 			}
 			return fmt.Sprintf("%.0f", v)
 		})
+}
+
+// costChart is each step's cost, split by model where the agent asks
+// several (a planner and a grounder); empty when nothing was spent.
+func costChart(steps []store.Step) template.HTML {
+	spent := false
+	var parts []string
+	split := make([]map[string]float64, len(steps))
+	for i, st := range steps {
+		spent = spent || st.Cost > 0
+		var ms []modelUsage
+		if len(st.Models) == 0 || json.Unmarshal(st.Models, &ms) != nil {
+			continue
+		}
+		split[i] = map[string]float64{}
+		for _, m := range ms {
+			name := strings.TrimSpace(m.Role + " " + m.Model)
+			if !slices.Contains(parts, name) {
+				parts = append(parts, name)
+			}
+			split[i][name] += m.Cost
+		}
+	}
+	if !spent {
+		return ""
+	}
+	// Steps recorded without a split, or whose split falls short of their
+	// cost, show the rest apart.
+	const rest = "cost"
+	for i, st := range steps {
+		sum := 0.0
+		for _, v := range split[i] {
+			sum += v
+		}
+		if st.Cost-sum > 1e-9 && !slices.Contains(parts, rest) {
+			parts = append(parts, rest)
+		}
+	}
+	colours := []string{"#34c759", "#af52de", "#ff9500", "#5ac8fa", "#8e8e93"}
+	for len(colours) < len(parts) {
+		colours = append(colours, colours...)
+	}
+	return stepBars("Cost per step", "USD", steps, parts, colours[:len(parts)], func(st store.Step) []float64 {
+		i := slices.IndexFunc(steps, func(s store.Step) bool { return s.Index == st.Index })
+		out := make([]float64, len(parts))
+		sum := 0.0
+		for j, p := range parts {
+			if i >= 0 && split[i] != nil {
+				out[j] = split[i][p]
+				sum += out[j]
+			}
+		}
+		if j := slices.Index(parts, rest); j >= 0 && st.Cost-sum > 1e-9 {
+			out[j] = st.Cost - sum
+		}
+		return out
+	}, func(v float64) string { return "$" + strconv.FormatFloat(v, 'g', 3, 64) })
 }

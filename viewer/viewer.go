@@ -48,7 +48,8 @@ type Server struct {
 	err   error
 
 	mu    sync.Mutex
-	cache map[string]*cached // run folder -> loaded report, while unchanged
+	cache map[string]*cached       // run folder -> loaded report, while unchanged
+	plots map[string]template.HTML // rendered plots, by the runs and their stamps
 }
 
 // cached is a run's report, valid while its database is unchanged.
@@ -63,6 +64,7 @@ type run struct {
 	Dir     string
 	Report  *report.Report
 	Reviews map[store.ReviewKey]store.Review
+	stamp   string // of the database the report was read from
 }
 
 func (s *Server) pageSize() int {
@@ -162,7 +164,7 @@ func (s *Server) load(dir string) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &run{ID: filepath.Base(dir), Dir: dir, Report: rep, Reviews: reviews}, nil
+	return &run{ID: filepath.Base(dir), Dir: dir, Report: rep, Reviews: reviews, stamp: st}, nil
 }
 
 // runs loads every run, newest first; folders that hold no run are skipped.

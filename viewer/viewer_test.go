@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/score"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -55,7 +54,8 @@ func TestPages(t *testing.T) {
 		{"/", 200, []string{"run-a", "run-b", "Success against cost", "Success per level", "wood", "bronze"}},
 		{"/?q=anthropic", 200, []string{"run-b"}},
 		{"/?by=app", 200, []string{"mousepad"}},
-		{"/?by=all", 200, []string{`<th class="group">level: wood</th>`, `<th class="group">app: mousepad</th>`, `<th class="group">domain: `}},
+		{"/?by=all", 200, []string{`<th colspan="2" class="dim">level</th>`, `<th class="group" title="level: wood">wood</th>`,
+			`<th colspan="1" class="dim">app</th>`, `<th class="group" title="app: mousepad">mousepad</th>`, `<th class="group" title="domain: `}},
 		{"/?sort=cost&desc=0", 200, []string{"▲"}},
 		{"/compare?run=run-a&run=run-b", 200, []string{"2 of 2 episodes flipped"}},
 		{"/compare?run=run-a", 400, []string{"at least two runs"}},
@@ -413,42 +413,75 @@ func TestRefusedReviewKeepsForm(t *testing.T) {
 	}
 }
 
-// A run's colour on the plots comes from its name, not its place; an
-// all-zero cost axis spans a cent and says so; runs are named in a legend,
-// not by labels beside the points.
-func TestPlots(t *testing.T) {
-	mk := func(id string, cost, success float64) *run {
-		return &run{ID: id, Report: &report.Report{Run: store.Run{ID: id, Agent: "agent-" + id},
-			Means: report.Means{TotalCost: cost, Duration: 2 * time.Second}, Summary: score.Summary{N: 4, SuccessRate: success}}}
+// The leaderboard and the cost plot show the mean cost of an episode,
+// not the run's total, which the run page keeps; time per episode leaves
+// out the reset and setup, which the run page shows apart.
+func TestPerEpisodeCostAndTime(t *testing.T) {
+	root := twoRuns(t)
+	st, err := store.Open(root + "/run-a")
+	if err != nil {
+		t.Fatal(err)
 	}
-	a, b, c := mk("run-a", 0, 0.5), mk("run-b", 0, 0.75), mk("run-c", 0, 0.25)
-	fill := func(svg, label string) string {
-		i := strings.Index(svg, `<title>`+label+`:`)
-		if i < 0 {
-			t.Fatalf("no point for %s in %s", label, svg)
+	rs, _ := st.Results()
+	for _, r := range rs {
+		r.Setup = 10 * time.Second
+		if err := st.SaveResult(r); err != nil {
+			t.Fatal(err)
 		}
-		j := strings.LastIndex(svg[:i], `fill="`)
-		return svg[j : j+strings.Index(svg[j+6:], `"`)+7]
 	}
-	one, two := string(costPlot([]*run{a, b, c})), string(costPlot([]*run{c, b}))
-	if f1, f2 := fill(one, "agent-run-b (run-b)"), fill(two, "agent-run-b (run-b)"); f1 != f2 {
-		t.Errorf("run-b's colour changes with its place: %s then %s", f1, f2)
+	st.Close()
+	h := (&Server{Root: root}).Handler()
+	// run-a: write-note 3 steps and sort-rows 5, at $0.002 and 0.8 s a
+	// step: $0.008 and 3.2 s per episode, $0.016 in all.
+	_, body := get(t, h, "/?q=run-a")
+	for _, want := range []string{">Cost / ep.</a>", `<td class="n">$0.0080</td>`, `<td class="n">3.2s</td>`, "mean cost per episode (USD)"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the leaderboard lacks %q", want)
+		}
 	}
-	if f1, f2 := fill(one, "agent-run-a (run-a)"), fill(one, "agent-run-b (run-b)"); f1 == f2 {
-		t.Errorf("run-a and run-b share the colour %s", f1)
+	if strings.Contains(body, "$0.0160") || strings.Contains(body, "13.2s") {
+		t.Error("the leaderboard shows the total cost, or counts the setup in the time per episode")
 	}
-	if strings.Contains(one, "$1.25") || !strings.Contains(one, ">$0.010<") || !strings.Contains(one, "every run cost $0") {
-		t.Errorf("an all-zero cost axis should span a cent and say so:\n%s", one)
+	_, body = get(t, h, "/run/run-a")
+	for _, want := range []string{`<dd id="cost-per-episode">$0.0080</dd>`, `<dd id="total-cost">$0.0160</dd>`,
+		`<dd id="time-per-episode">3.2s <small>(and 10s of reset and setup)</small></dd>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the run page lacks %q", want)
+		}
 	}
-	if strings.Contains(one, "pt-label") || strings.Count(one, `class="legend"`) != 3 || !strings.Contains(one, `>agent-run-c (run-c)</text>`) {
-		t.Errorf("the runs should be named in a legend, not beside their points:\n%s", one)
+	_, body = get(t, h, "/run/run-a/episode?task=sort-rows&repeat=0")
+	if !strings.Contains(body, `· 5 steps · 4s <small id="setup-time">(after 10s of reset and setup)</small> ·`) {
+		t.Error("the episode page does not show the setup apart from the episode's time")
 	}
-	paid := string(costPlot([]*run{mk("run-a", 0.5, 0.5)}))
-	if strings.Contains(paid, "every run cost $0") {
-		t.Error("a run that cost something is said to cost $0")
+}
+
+// The set-of-mark table the agent was shown is listed beside the step's
+// tree, escaped; a step without marks has none.
+func TestEpisodeMarksTable(t *testing.T) {
+	root := twoRuns(t)
+	st, err := store.Open(root + "/run-a")
+	if err != nil {
+		t.Fatal(err)
 	}
-	bars := string(levelPlot([]*run{a, b}))
-	if strings.Count(bars, `class="legend"`) != 2 {
-		t.Errorf("the level plot has no legend:\n%s", bars)
+	steps, err := st.Steps("sort-rows", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps[0].Marks = json.RawMessage(`[{"tag":1,"app":"mousepad","role":"push button","name":"Save","box":{"x":10,"y":20,"w":80,"h":24}},` +
+		`{"tag":2,"role":"text","text":"<out.txt>","box":{"x":0,"y":50,"w":300,"h":20}}]`)
+	if err := st.SaveStep(steps[0]); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	_, body := get(t, (&Server{Root: root}).Handler(), "/run/run-a/episode?task=sort-rows&repeat=0")
+	for _, want := range []string{`<summary>Set-of-mark table <small>(2 marks)</small></summary>`,
+		`<tr><td class="n">1</td><td>push button</td><td>Save</td><td>mousepad</td><td class="n">10, 20, 80×24</td></tr>`,
+		`<tr><td class="n">2</td><td>text</td><td>&lt;out.txt&gt;</td><td></td><td class="n">0, 50, 300×20</td></tr>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the episode page lacks %q", want)
+		}
+	}
+	if n := strings.Count(body, `<details class="marks"`); n != 1 {
+		t.Errorf("%d mark tables, want 1 (only step 1 has marks)", n)
 	}
 }
