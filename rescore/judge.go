@@ -70,7 +70,10 @@ type JudgeSummary struct {
 	Cached    int    `json:"cached"` // of them, from the cache
 	// Retried counts the episodes judged that the run recorded as errors
 	// because its judge gave no verdict (see Undecided).
-	Retried int         `json:"retried,omitempty"`
+	Retried int `json:"retried,omitempty"`
+	// Decided counts those of them whose outcome in the run's results
+	// the judging replaced (every check decided).
+	Decided int         `json:"decided,omitempty"`
 	Usage   agent.Usage `json:"usage"`
 	// Errors are the undecided episodes' reasons.
 	Errors []string `json:"errors,omitempty"`
@@ -126,13 +129,44 @@ func Judge(ctx context.Context, st *store.Store, s *task.Suite, jm judge.Model, 
 		ev.AssetDir = s.AssetPath("")
 		jg := store.Judgement{Task: r.Task, Repeat: r.Repeat, Judge: jm.Name(), At: time.Now(), Source: store.JudgedLater}
 		ectx, cancel := context.WithTimeout(ctx, timeout)
-		for _, c := range cs {
-			res := c.EvaluateWith(ectx, ev, nil, jm)
-			if res.Err != "" {
-				jg.Err = res.Err
-				break
+		var decided *check.Verdict // the whole verdict of an episode the run left undecided
+		if wasUndecided {
+			// Every check is evaluated again, the judge's with jm, so
+			// that a decision replaces the run's error in its results.
+			v, err := redecide(ectx, s, r, ev, jm)
+			if err != nil {
+				cancel()
+				return nil, err
 			}
-			jg.Checks = append(jg.Checks, res)
+			for _, res := range store.JudgeResults(v) {
+				if res.Err != "" {
+					if jg.Err == "" {
+						jg.Err = res.Err
+					}
+					continue
+				}
+				jg.Checks = append(jg.Checks, res)
+			}
+			if jg.Err != "" {
+				jg.Checks = nil
+			} else {
+				decided = &v
+			}
+		} else {
+			for _, c := range cs {
+				res := c.EvaluateWith(ectx, ev, nil, jm)
+				if res.Err != "" {
+					jg.Err = res.Err
+					break
+				}
+				jg.Checks = append(jg.Checks, res)
+			}
+		}
+		cancel()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		for _, res := range jg.Checks {
 			sum.Checks++
 			if res.Judge.Cached {
 				sum.Cached++
@@ -141,12 +175,26 @@ func Judge(ctx context.Context, st *store.Store, s *task.Suite, jm judge.Model, 
 			}
 			sum.Usage = sum.Usage.Add(res.Judge.Usage)
 		}
-		cancel()
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
 		if err := st.SaveJudgement(jg); err != nil {
 			return nil, fmt.Errorf("%s: save the judgement of %s #%d: %w", st.Dir, r.Task, r.Repeat, err)
+		}
+		if decided != nil {
+			// The run's results now hold the decision, said to be a
+			// later judge's; the run's error reason is replaced.
+			decided.Reason = fmt.Sprintf("%s (decided after the run by judge %s)", decided.Reason, jm.Name())
+			vb, err := json.Marshal(decided)
+			if err != nil {
+				return nil, err
+			}
+			r.Outcome, r.Reason, r.Milestone, r.Verdict = string(decided.Outcome), decided.Reason, decided.MilestoneScore, vb
+			r.JudgeInputTokens += decided.JudgeUsage.InputTokens
+			r.JudgeOutputTokens += decided.JudgeUsage.OutputTokens
+			r.JudgeCost += decided.JudgeUsage.Cost
+			r.End = ""
+			if err := st.SaveResult(r); err != nil {
+				return nil, fmt.Errorf("%s: save the result of %s #%d: %w", st.Dir, r.Task, r.Repeat, err)
+			}
+			sum.Decided++
 		}
 		sum.Episodes++
 		if wasUndecided {
@@ -168,6 +216,28 @@ func Judge(ctx context.Context, st *store.Store, s *task.Suite, jm judge.Model, 
 		}
 	}
 	return sum, nil
+}
+
+// redecide evaluates every check of the task of r again on its stored
+// evidence, the judge checks with jm, as the run would have had its judge
+// answered: the episode's end is the one the run recorded (Result.End).
+func redecide(ctx context.Context, s *task.Suite, r store.Result, ev *Screened, jm judge.Model) (check.Verdict, error) {
+	t, ok := s.Task(r.Task)
+	if !ok {
+		return check.Verdict{}, fmt.Errorf("task %s is no longer in the suite", r.Task)
+	}
+	all, err := check.CompileAll(t.Checks, t.Milestones)
+	if err != nil {
+		return check.Verdict{}, fmt.Errorf("task %s: %w", r.Task, err)
+	}
+	all.Judge = jm
+	end := check.End(r.End)
+	if end == "" { // a run from before Result.End
+		if end = End(ev.Recorded, check.Error); end == check.EndError {
+			end = check.EndBudget
+		}
+	}
+	return all.Evaluate(ctx, ev, end), nil
 }
 
 // Undecided reports whether r is an episode that the run recorded as an
@@ -193,7 +263,7 @@ func (s *JudgeSummary) Write(w io.Writer) {
 	fmt.Fprintf(w, "%d judge checks decided: %d by asking the model, %d from the cache; %d input and %d output tokens, $%.4f\n",
 		s.Checks, s.Asked, s.Cached, s.Usage.InputTokens, s.Usage.OutputTokens, s.Usage.Cost)
 	if s.Retried > 0 {
-		fmt.Fprintf(w, "%s left undecided by the run's judge (an error in the run's results) judged now\n", episodes(s.Retried))
+		fmt.Fprintf(w, "%s left undecided by the run's judge (an error in the run's results) judged now; %d decided, their outcome in the run's results replaced\n", episodes(s.Retried), s.Decided)
 	}
 	for _, e := range s.Errors {
 		fmt.Fprintln(w, "undecided: "+strings.TrimSpace(e))

@@ -314,6 +314,24 @@ func TestJudgeOutageDuringRun(t *testing.T) {
 	if _, err := st.Evidence(r.Task, r.Repeat); err != nil {
 		t.Errorf("the evidence of the undecided episode was not kept: %v", err)
 	}
+	if r.End != "agent" {
+		t.Errorf("the undecided episode's end is %q, want agent (the gold says DONE)", r.End)
+	}
+	st.Close()
+
+	// Resuming the run does not run the agent again for it either.
+	out, errs, code = runCLI(t, "", append([]string{"run", "--suite", "../../testdata/judged", "--filter", "^judged-command$",
+		"--agent", "replay", "--resume", dir}, judgeA...)...)
+	if code != 0 || sa.Calls() != askedInRun {
+		t.Fatalf("resume: code %d, %d judge calls (want none)\n%s\n%s", code, sa.Calls()-askedInRun, out, errs)
+	}
+	st, err = store.OpenRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs, err := st.Results(); err != nil || len(rs) != 1 || rs[0].Attempts != 1 || rs[0].Outcome != "error" {
+		t.Errorf("after --resume: %+v, %v; want the undecided episode kept as it was", rs, err)
+	}
 	st.Close()
 
 	// The judge still down: proctor judge leaves the episode undecided.
@@ -339,10 +357,23 @@ func TestJudgeOutageDuringRun(t *testing.T) {
 		t.Fatalf("judging with the judge up: code %d, %d calls\n%s\n%s", code, sa.Calls()-before, out, errs)
 	}
 	for _, w := range []string{"1 episode judged, 1 passed, 0 failed, 0 undecided", "1 episode left undecided by the run's judge",
-		"1000 input and 50 output tokens, $1.0500"} {
+		"1 decided, their outcome in the run's results replaced", "1000 input and 50 output tokens, $1.0500"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("judge's output lacks %q:\n%s", w, out)
 		}
+	}
+	// The decision replaces the run's error in its results, so the report
+	// counts the episode.
+	st, err = store.OpenRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if rs, err = st.Results(); err != nil || len(rs) != 1 {
+		t.Fatalf("results %+v, %v", rs, err)
+	}
+	if r := rs[0]; r.Outcome != "success" || !strings.Contains(r.Reason, "decided after the run by judge openai:judge-a") || r.End != "" {
+		t.Errorf("after proctor judge decided it: outcome %s, reason %q, end %q; want success decided by the judge", r.Outcome, r.Reason, r.End)
 	}
 }
 
