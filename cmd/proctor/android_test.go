@@ -61,12 +61,7 @@ func TestAndroidOverADB(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("run --agent %s: %d\n%s\n%s", agent, code, out, errs)
 		}
-		st, err := store.OpenRun(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rs, _ := st.Results()
-		st.Close()
+		rs := storedResults(t, dir)
 		passed := 0
 		for _, r := range rs {
 			if r.Outcome == "success" {
@@ -114,9 +109,7 @@ func TestAndroidFaults(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("dropped: %d\n%s\n%s", code, out, errs)
 	}
-	st, _ := store.OpenRun(dir)
-	rs, _ := st.Results()
-	st.Close()
+	rs := storedResults(t, dir)
 	if len(rs) != 1 || rs[0].Outcome != "success" || rs[0].Attempts < 2 {
 		t.Errorf("after a dropped connection: %+v", rs)
 	}
@@ -135,12 +128,7 @@ func TestAndroidFaults(t *testing.T) {
 	dir = filepath.Join(t.TempDir(), "gone")
 	_, errs, _ = runCLI(t, "", "run", "--suite", "../../testdata/android", "--agent", "replay", "--env", "android="+gone.Addr(),
 		"--filter", "^android-battery-qa$", "--out", dir, "--report", "none")
-	st, err := store.OpenRun(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, _ = st.Results()
-	st.Close()
+	rs = storedResults(t, dir)
 	if len(rs) != 1 || rs[0].Outcome != "error" {
 		t.Fatalf("a device gone mid-episode: %+v\n%s", rs, errs)
 	}
@@ -254,12 +242,7 @@ func TestAndroidReadmeExample(t *testing.T) {
 	if len(runs) != 1 {
 		t.Fatalf("the run folders: %v", runs)
 	}
-	st, err := store.OpenRun(runs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, _ := st.Results()
-	st.Close()
+	rs := storedResults(t, runs[0])
 	if len(rs) != 1 || rs[0].Task != "android-open-wifi-details" || rs[0].Outcome != "success" || rs[0].Env != "android" {
 		t.Fatalf("README.md:%d: the results: %+v\n%s", cmds[1].line, rs, errs)
 	}
@@ -292,12 +275,7 @@ func TestAndroidPool(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("run: %d\n%s\n%s", code, out, errs)
 	}
-	st, err := store.OpenRun(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, _ := st.Results()
-	st.Close()
+	rs := storedResults(t, dir)
 	passed := 0
 	for _, r := range rs {
 		if r.Outcome == "success" {
@@ -312,4 +290,20 @@ func TestAndroidPool(t *testing.T) {
 			t.Errorf("the device %s ran no episode: %q", name, ph.Commands)
 		}
 	}
+}
+
+// storedResults reads the results of the run in dir; a run that cannot be
+// read fails the test.
+func storedResults(t *testing.T, dir string) []store.Result {
+	t.Helper()
+	st, err := store.OpenRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rs, err := st.Results()
+	if err != nil {
+		t.Fatalf("%s: %v", dir, err)
+	}
+	return rs
 }
