@@ -200,7 +200,7 @@ func (c *Check) probe(ctx context.Context, ev Evidence) (val string, found bool,
 			return "", false, infraError{err}
 		}
 		return v, found, nil
-	case p.SQL != nil || p.HTTP != nil:
+	case p.SQL != nil || p.HTTP != nil || p.XMLRPC != nil:
 		q, _ := p.Service()
 		v, found, err := ev.Service(ctx, q)
 		if err != nil {

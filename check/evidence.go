@@ -62,7 +62,8 @@ type Evidence interface {
 	// to read (no element matches, no such cookie, a null value).
 	Page(ctx context.Context, q observe.PageQuery) (val string, found bool, err error)
 	// Service reads an application's state through a service of the
-	// suite (ServiceQuery says when a value is found).
+	// suite, or an API on the environment's own loopback (ServiceQuery
+	// says when a value is found).
 	Service(ctx context.Context, q ServiceQuery) (val string, found bool, err error)
 	// Asset reads a file shipped with the suite (expected outputs).
 	Asset(name string) ([]byte, error)

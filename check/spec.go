@@ -75,7 +75,8 @@ type Probe struct {
 	Clipboard bool                  `json:"clipboard,omitempty" yaml:"clipboard,omitempty"` // the clipboard's text
 	Page      *observe.PageQuery    `json:"page,omitempty" yaml:"page,omitempty"`           // a browser's page: URL, text, selector, JavaScript, cookie, storage
 	SQL       *SQLQuery             `json:"sql,omitempty" yaml:"sql,omitempty"`             // rows of a read-only query of a service's SQLite database, as JSON
-	HTTP      *HTTPQuery            `json:"http,omitempty" yaml:"http,omitempty"`           // the body of a service's HTTP API answer
+	HTTP      *HTTPQuery            `json:"http,omitempty" yaml:"http,omitempty"`           // the body of an HTTP API's answer (a service's or the loopback's)
+	XMLRPC    *XMLRPCQuery          `json:"xmlrpc,omitempty" yaml:"xmlrpc,omitempty"`       // an XML-RPC call's result as JSON (a service's or the loopback's)
 
 	// Read decodes a file probe: ods and odt give the document as JSON
 	// (see package odf), odt-text its paragraphs one a line, image the
@@ -95,21 +96,21 @@ var probeReads = []string{"ods", "odt", "odt-text", "image", "sqlite"}
 
 // Service is the probe's service query, if it is one.
 func (p Probe) Service() (ServiceQuery, bool) {
-	if p.SQL == nil && p.HTTP == nil {
+	if p.SQL == nil && p.HTTP == nil && p.XMLRPC == nil {
 		return ServiceQuery{}, false
 	}
-	return ServiceQuery{SQL: p.SQL, HTTP: p.HTTP}, true
+	return ServiceQuery{SQL: p.SQL, HTTP: p.HTTP, XMLRPC: p.XMLRPC}, true
 }
 
 func (p Probe) validate() error {
 	n := 0
-	for _, set := range []bool{p.Command != "", p.File != "", p.Answer, p.Element != nil, p.Window, p.Clipboard, p.Page != nil, p.SQL != nil, p.HTTP != nil} {
+	for _, set := range []bool{p.Command != "", p.File != "", p.Answer, p.Element != nil, p.Window, p.Clipboard, p.Page != nil, p.SQL != nil, p.HTTP != nil, p.XMLRPC != nil} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		return fmt.Errorf("probe needs exactly one of command, file, answer, element, window, clipboard, page, sql, http")
+		return fmt.Errorf("probe needs exactly one of command, file, answer, element, window, clipboard, page, sql, http, xmlrpc")
 	}
 	if q, ok := p.Service(); ok {
 		if err := q.Validate(); err != nil {
@@ -164,7 +165,7 @@ func (p Probe) String() string {
 		return "window titles"
 	case p.Page != nil:
 		return p.Page.Describe()
-	case p.SQL != nil || p.HTTP != nil:
+	case p.SQL != nil || p.HTTP != nil || p.XMLRPC != nil:
 		q, _ := p.Service()
 		return q.Describe()
 	default:

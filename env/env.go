@@ -8,12 +8,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/apicall"
+	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -139,9 +143,50 @@ type Page interface {
 	Page(ctx context.Context, q observe.PageQuery) (val string, found bool, err error)
 }
 
+// LoopbackAPI is implemented by an environment whose applications serve APIs
+// on its own loopback (a desktop app with network: private): the checks'
+// loopback probes (http and xmlrpc with a port) call them through it.
+type LoopbackAPI interface {
+	// LoopbackTransport sends HTTP requests to port on the environment's
+	// own loopback (127.0.0.1 there), whatever host their URL names.
+	LoopbackTransport(port int) http.RoundTripper
+}
+
+// CallLoopback makes a loopback probe's API call on e (package apicall
+// reads the answer), or says that e has no loopback of its own.
+func CallLoopback(ctx context.Context, e Env, q check.ServiceQuery) (string, bool, error) {
+	l, ok := find[LoopbackAPI](e)
+	if !ok {
+		return "", false, fmt.Errorf("%w: %s needs an environment's own loopback (task.CapLoopback)", ErrBadAction, q.Describe())
+	}
+	port := q.Port()
+	return apicall.Do(ctx, l.LoopbackTransport(port), "http://127.0.0.1:"+strconv.Itoa(port), q)
+}
+
+// Wrapper is an environment that wraps another: the optional interfaces
+// (Page, LoopbackAPI) are looked for on the one it wraps too.
+type Wrapper interface {
+	Unwrap() Env
+}
+
+// find returns e, or an environment e wraps, as a T.
+func find[T any](e Env) (T, bool) {
+	for {
+		if t, ok := e.(T); ok {
+			return t, true
+		}
+		w, ok := e.(Wrapper)
+		if !ok {
+			var zero T
+			return zero, false
+		}
+		e = w.Unwrap()
+	}
+}
+
 // ReadPage reads a page probe of e, or says that e shows no web page.
 func ReadPage(ctx context.Context, e Env, q observe.PageQuery) (string, bool, error) {
-	p, ok := e.(Page)
+	p, ok := find[Page](e)
 	if !ok {
 		return "", false, fmt.Errorf("%w: %s needs a browser's page (task.CapPage)", ErrBadAction, q.Describe())
 	}

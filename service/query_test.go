@@ -73,7 +73,7 @@ func TestQuerySQL(t *testing.T) {
 	}
 }
 
-func TestQueryHTTP(t *testing.T) {
+func TestQueryAPI(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		user, pass, _ := r.BasicAuth()
 		switch {
@@ -105,7 +105,7 @@ func TestQueryHTTP(t *testing.T) {
 		{name: "too big", q: check.HTTPQuery{Path: "/big"}, err: "over 16 MiB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, found, err := queryHTTP(ctx, srv.URL, &tc.q)
+			got, found, err := queryAPI(ctx, srv.URL, check.ServiceQuery{HTTP: &tc.q})
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want one with %q", err, tc.err)
@@ -117,7 +117,7 @@ func TestQueryHTTP(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := queryHTTP(ctx, "http://127.0.0.1:1", &check.HTTPQuery{Path: "/"}); err == nil {
+	if _, _, err := queryAPI(ctx, "http://127.0.0.1:1", check.ServiceQuery{HTTP: &check.HTTPQuery{Path: "/"}}); err == nil {
 		t.Fatal("a server that is not there is no error")
 	}
 }

@@ -23,14 +23,15 @@ const (
 	CapWindows   Capability = "windows"   // the top-level windows: window probes, checks and waits
 	CapElements  Capability = "elements"  // a record of the element under each click: process checks
 	CapPage      Capability = "page"      // a browser's web page: page probes (URL, text, selectors, JavaScript, cookies, storage)
+	CapLoopback  Capability = "loopback"  // the environment's own loopback: http and xmlrpc probes with a port (APIs of apps with network: private)
 )
 
 // Capabilities lists every capability.
-var Capabilities = []Capability{CapTree, CapCommands, CapFiles, CapClipboard, CapWindows, CapElements, CapPage}
+var Capabilities = []Capability{CapTree, CapCommands, CapFiles, CapClipboard, CapWindows, CapElements, CapPage, CapLoopback}
 
 // DesktopCapabilities are what an X11 desktop offers: everything but a
 // web page.
-var DesktopCapabilities = []Capability{CapTree, CapCommands, CapFiles, CapClipboard, CapWindows, CapElements}
+var DesktopCapabilities = []Capability{CapTree, CapCommands, CapFiles, CapClipboard, CapWindows, CapElements, CapLoopback}
 
 // TypeCapabilities is what each environment type offers: lint refuses a
 // task that needs more than its type has. A new environment type adds its
@@ -128,6 +129,9 @@ func specNeeds(s check.Spec) []Capability {
 			out = append(out, CapClipboard)
 		case p.Page != nil:
 			out = append(out, CapPage)
+		}
+		if q, ok := p.Service(); ok && q.Port() != 0 {
+			out = append(out, CapLoopback)
 		}
 	}
 	switch {

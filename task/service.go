@@ -155,7 +155,7 @@ func (t *Task) UsedServices() []string {
 		if s.Probe == nil {
 			continue
 		}
-		if q, ok := s.Probe.Service(); ok {
+		if q, ok := s.Probe.Service(); ok && q.Name() != "" {
 			seen[q.Name()] = true
 		}
 	}

@@ -31,11 +31,15 @@ type Launch struct {
 
 // Run runs a shell command; Until, when set, is a command polled until it
 // exits 0 (within Timeout). Background commands are not waited for.
+// Network "private" runs both in the desktop's own network namespace,
+// where the apps with network: private serve (to wait for their API, or
+// to prepare their state through it).
 type Run struct {
 	Command    string         `json:"command"`
 	Timeout    check.Duration `json:"timeout,omitempty"`
 	Until      string         `json:"until,omitempty"`
 	Background bool           `json:"background,omitempty"`
+	Network    string         `json:"network,omitempty"`
 }
 
 // Write writes a file with the given content.
@@ -121,6 +125,9 @@ func (l Launch) Validate(s *Suite) error {
 func (r Run) Validate(*Suite) error {
 	if r.Background && r.Until == "" && r.Timeout != 0 {
 		return fmt.Errorf("timeout: a background command without until has nothing to time out")
+	}
+	if r.Network != "" && r.Network != NetworkPrivate {
+		return fmt.Errorf("network: %q is not a network; private runs the command in the desktop's own network namespace", r.Network)
 	}
 	return timeoutOK(r.Timeout)
 }

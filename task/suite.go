@@ -31,7 +31,17 @@ type AppSpec struct {
 	// Env holds environment variables the app starts with, on top of the
 	// desktop's.
 	Env map[string]string `json:"env,omitempty"`
+	// Network is "private" for an app that runs in its desktop's own
+	// network namespace, where only a loopback of the desktop's own
+	// exists: an API it serves there is reachable by the checks' loopback
+	// probes and by nothing else, and two desktops' apps can use the same
+	// port. Empty: the machine's network, as every other process.
+	Network string `json:"network,omitempty"`
 }
+
+// NetworkPrivate is AppSpec.Network for an app in its desktop's own
+// network namespace.
+const NetworkPrivate = "private"
 
 // libreofficeProfile turns off LibreOffice's first-run infobar, tip of
 // the day, document recovery and format warnings, and opens its windows

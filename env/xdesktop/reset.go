@@ -112,7 +112,7 @@ func (d *Desktop) step(ctx context.Context, s env.Setup, spec task.StepSpec) err
 		for _, a := range st.Args {
 			argv = append(argv, d.expand(a))
 		}
-		if err := d.Launch(argv...); err != nil {
+		if err := d.launchApp(app, argv); err != nil {
 			return err
 		}
 		if st.WaitWindow != "" {
@@ -120,12 +120,13 @@ func (d *Desktop) step(ctx context.Context, s env.Setup, spec task.StepSpec) err
 		}
 		return nil
 	case task.Run:
+		private := st.Network == task.NetworkPrivate
 		if st.Background {
-			if err := d.Launch("/bin/bash", "-c", st.Command); err != nil {
+			if err := d.launchApp(task.AppSpec{Network: st.Network}, []string{"/bin/bash", "-c", st.Command}); err != nil {
 				return err
 			}
 		} else {
-			res, err := d.Run(ctx, st.Command, timeoutOr(st.Timeout))
+			res, err := d.run(ctx, st.Command, timeoutOr(st.Timeout), private)
 			if err != nil {
 				return err
 			}
@@ -135,7 +136,7 @@ func (d *Desktop) step(ctx context.Context, s env.Setup, spec task.StepSpec) err
 		}
 		if st.Until != "" {
 			return d.poll(ctx, timeoutOr(st.Timeout), "`"+st.Until+"` to succeed", func() (bool, error) {
-				res, err := d.Run(ctx, st.Until, 5*time.Second)
+				res, err := d.run(ctx, st.Until, 5*time.Second, private)
 				return err == nil && res.ExitCode == 0, nil
 			})
 		}
@@ -182,7 +183,7 @@ func (d *Desktop) step(ctx context.Context, s env.Setup, spec task.StepSpec) err
 			if browserTask {
 				argv = append(argv, d.devtoolsFlags()...)
 			}
-			return d.Launch(append(argv, target)...)
+			return d.launchApp(app, append(argv, target))
 		}
 		return d.Launch("xdg-open", target)
 	case task.WaitWindow:
@@ -271,6 +272,15 @@ func appArgv(app task.AppSpec) []string {
 	}
 	sort.Strings(vars)
 	return append(append([]string{"env"}, vars...), argv...)
+}
+
+// launchApp starts an app's command line, in the desktop's own network
+// namespace when the app asks for a private network.
+func (d *Desktop) launchApp(app task.AppSpec, argv []string) error {
+	if app.Network == task.NetworkPrivate {
+		return d.launchPrivate(argv...)
+	}
+	return d.Launch(argv...)
 }
 
 // prepare writes the app's settings files into the home folder, where

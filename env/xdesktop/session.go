@@ -72,6 +72,7 @@ type session struct {
 	watchdogPipe *os.File
 	infra        []*proc // X server, bus, a11y, window manager: kept across resets
 	apps         []*proc // applications and setup commands: ended on reset
+	netns        *proc   // the holder of the desktop's network namespace, once made (netns.go)
 }
 
 // env is the environment of the session's processes.

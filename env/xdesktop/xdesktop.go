@@ -395,14 +395,35 @@ func (c *capped) Write(p []byte) (int, error) {
 // Run runs a shell command in the desktop's session, in its home folder,
 // and ends its whole process group at the timeout.
 func (d *Desktop) Run(ctx context.Context, cmd string, timeout time.Duration) (observe.CommandResult, error) {
+	return d.run(ctx, cmd, timeout, false)
+}
+
+// run runs a shell command, in the desktop's own network namespace when
+// private.
+func (d *Desktop) run(ctx context.Context, cmd string, timeout time.Duration, private bool) (observe.CommandResult, error) {
 	if err := d.alive(); err != nil {
 		return observe.CommandResult{}, err
 	}
 	if timeout <= 0 {
 		timeout = check.DefaultCommandTimeout
 	}
-	var out, errb capped
-	p, err := d.s.start("command", []string{"/bin/bash", "-c", cmd}, d.s.home, nil, &out, &errb)
+	var (
+		out, errb capped
+		p         *proc
+		err       error
+	)
+	start := func() error {
+		p, err = d.s.start("command", []string{"/bin/bash", "-c", cmd}, d.s.home, nil, &out, &errb)
+		return err
+	}
+	if private {
+		var path string
+		if path, err = d.s.netnsPath(); err == nil {
+			err = inNetns(path, start)
+		}
+	} else {
+		err = start()
+	}
 	if err != nil {
 		return observe.CommandResult{}, err
 	}
