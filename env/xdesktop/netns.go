@@ -157,4 +157,5 @@ func (d *Desktop) LoopbackTransport(port int) http.RoundTripper {
 		ResponseHeaderTimeout: 30 * time.Second,
 	}
 }
+
 var _ env.LoopbackAPI = (*Desktop)(nil)
