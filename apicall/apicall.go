@@ -18,6 +18,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 
@@ -161,7 +162,7 @@ func Result(body []byte) (string, bool, error) {
 		return "", false, fmt.Errorf("the answer is not an XML-RPC methodResponse: %q", shorten(body, 80))
 	}
 	var v any
-	if err := r.Unmarshal(&v); err != nil {
+	if err := xmlrpc.Response(untyped.ReplaceAll(body, []byte("<value><string>$1</string></value>"))).Unmarshal(&v); err != nil {
 		return "", false, fmt.Errorf("the XML-RPC answer does not decode: %w", err)
 	}
 	out, err := json.Marshal(jsonable(v))
@@ -170,6 +171,11 @@ func Result(body []byte) (string, bool, error) {
 	}
 	return string(out), true, nil
 }
+
+// untyped is a value without a type element, a string by XML-RPC's rule,
+// which the decoder takes for a string only where it decodes into one: it
+// is given its string element first.
+var untyped = regexp.MustCompile(`<value>([^<]*)</value>`)
 
 // jsonable replaces what JSON cannot hold: a NaN or infinite double
 // becomes its text, a date its RFC 3339 form.

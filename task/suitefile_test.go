@@ -96,7 +96,7 @@ func TestSuiteFileSchemaErrorsHavePlaces(t *testing.T) {
 // names the valid ones.
 func TestSuiteUnknownAppFieldListsValid(t *testing.T) {
 	_, ps := Load("testdata/badapp")
-	want := `testdata/badapp/suite.yaml:10:5: apps.foo.window_title: unknown field "window_title" (valid: command, package, window, files, env)`
+	want := `testdata/badapp/suite.yaml:10:5: apps.foo.window_title: unknown field "window_title" (valid: command, package, window, files, env, network)`
 	if lines := problemLines(ps); !slices.Contains(lines, want) {
 		t.Fatalf("problems:\n%s\nwant %s", strings.Join(lines, "\n"), want)
 	}

@@ -152,6 +152,9 @@ func TestLintBrokenFiles(t *testing.T) {
 		{"syntax.yaml", []string{`2:14: could not find end character of double-quoted text`}},
 		{"template-undefined.yaml", []string{`2:1: instruction: placeholder {{m}} has no parameter (params: n)`}},
 		{"template-zip.yaml", []string{`8:3: params.b: has 2 values but a has 3: zip needs equal lists`}},
+		{"loopback-network.yaml", []string{`6:28: setup[0].run.network: value must be 'private'`}},
+		{"loopback-null.yaml", []string{`7:5: checks[0].probe: xmlrpc's params[1]: null has no XML-RPC value`}},
+		{"loopback-browser.yaml", []string{`7:9: checks[0]: check "exact on GET /api/main/status of the loopback's port 8090" needs loopback, which a browser environment does not offer`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
