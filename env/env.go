@@ -155,7 +155,7 @@ type LoopbackAPI interface {
 // CallLoopback makes a loopback probe's API call on e (package apicall
 // reads the answer), or says that e has no loopback of its own.
 func CallLoopback(ctx context.Context, e Env, q check.ServiceQuery) (string, bool, error) {
-	l, ok := find[LoopbackAPI](e)
+	l, ok := LoopbackOf(e)
 	if !ok {
 		return "", false, fmt.Errorf("%w: %s needs an environment's own loopback (task.CapLoopback)", ErrBadAction, q.Describe())
 	}
@@ -183,6 +183,9 @@ func find[T any](e Env) (T, bool) {
 		e = w.Unwrap()
 	}
 }
+
+// LoopbackOf returns e, or the environment it wraps, as a LoopbackAPI.
+func LoopbackOf(e Env) (LoopbackAPI, bool) { return find[LoopbackAPI](e) }
 
 // ReadPage reads a page probe of e, or says that e shows no web page.
 func ReadPage(ctx context.Context, e Env, q observe.PageQuery) (string, bool, error) {

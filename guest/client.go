@@ -1,6 +1,7 @@
 package guest
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -365,8 +366,32 @@ func (c *Client) Reset(ctx context.Context, s env.Setup) error {
 	return c.call(ctx, "POST", PathReset, s, nil, nil)
 }
 
+// LoopbackTransport sends HTTP requests to port on the remote desktop's
+// own loopback, through the daemon (POST /v1/loopback): the checks'
+// loopback probes reach its apps with network: private.
+func (c *Client) LoopbackTransport(port int) http.RoundTripper {
+	return roundTripper(func(req *http.Request) (*http.Response, error) {
+		var buf bytes.Buffer
+		if err := req.Write(&buf); err != nil {
+			return nil, err
+		}
+		var out []byte
+		if err := c.call(req.Context(), "POST", PathLoopback+"?port="+strconv.Itoa(port), buf.Bytes(), &out, nil); err != nil {
+			return nil, err
+		}
+		return http.ReadResponse(bufio.NewReader(bytes.NewReader(out)), req)
+	})
+}
+
+// roundTripper is a function that is an http.RoundTripper.
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
 // Close closes idle connections; the daemon keeps running.
 func (c *Client) Close() error {
 	c.http.CloseIdleConnections()
 	return nil
 }
+
+var _ env.LoopbackAPI = (*Client)(nil)

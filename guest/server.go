@@ -8,6 +8,7 @@
 package guest
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -29,6 +30,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/apicall"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/observe"
 )
@@ -47,6 +49,7 @@ const (
 	PathClipboard  = "/v1/clipboard"
 	PathReset      = "/v1/reset"
 	PathVersion    = "/v1/version"
+	PathLoopback   = "/v1/loopback"
 )
 
 // APIVersion is the version of the API this package serves and speaks.
@@ -263,6 +266,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST "+PathElements, s.elements)
 	mux.HandleFunc("GET "+PathClipboard, s.clipboard)
 	mux.HandleFunc("POST "+PathReset, s.reset)
+	mux.HandleFunc("POST "+PathLoopback, s.loopback)
 	api := apiVersion
 	mux.HandleFunc("GET "+PathVersion, func(w http.ResponseWriter, r *http.Request) {
 		reply(w, VersionInfo{API: api, Build: orDefault(s.Build, "unknown")})
@@ -287,6 +291,7 @@ var routes = map[string]string{
 	PathHealth: "GET", PathInfo: "GET", PathScreenshot: "GET", PathTree: "GET",
 	PathDo: "POST", PathRun: "POST", PathFile: "GET, PUT", PathWindows: "GET",
 	PathElements: "POST", PathClipboard: "GET", PathReset: "POST", PathVersion: "GET",
+	PathLoopback: "POST",
 }
 
 func noRoute(w http.ResponseWriter, r *http.Request) {
@@ -723,6 +728,49 @@ func (s *Server) clipboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reply(w, ClipboardResponse{Text: t})
+}
+
+// loopback sends an HTTP request, given whole in the body (as
+// http.Request.Write writes it), to ?port= on the desktop's own loopback
+// (env.LoopbackAPI), and answers the response whole (as
+// http.Response.Write writes it, its body at most apicall.MaxBody), so
+// that the checks' loopback probes reach a remote desktop's apps.
+func (s *Server) loopback(w http.ResponseWriter, r *http.Request) {
+	port, err := strconv.Atoi(r.URL.Query().Get("port"))
+	if err != nil || port < 1 || port > 65535 {
+		badRequest(w, "port=%q is not a TCP port (1 to 65535)", r.URL.Query().Get("port"))
+		return
+	}
+	l, ok := env.LoopbackOf(s.Env)
+	if !ok {
+		fail(w, fmt.Errorf("%w: this environment has no loopback of its own", env.ErrBadAction))
+		return
+	}
+	b, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(b)))
+	if err != nil {
+		badRequest(w, "the body is not an HTTP request: %v", err)
+		return
+	}
+	req.RequestURI = ""
+	req.URL.Scheme, req.URL.Host = "http", "127.0.0.1:"+strconv.Itoa(port)
+	res, err := l.LoopbackTransport(port).RoundTrip(req.WithContext(r.Context()))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, apicall.MaxBody+1))
+	if err != nil {
+		fail(w, fmt.Errorf("read the answer of port %d: %w", port, err))
+		return
+	}
+	res.Body, res.ContentLength, res.TransferEncoding = io.NopCloser(bytes.NewReader(body)), int64(len(body)), nil
+	w.Header().Set("Content-Type", "message/http")
+	res.Write(w)
 }
 
 func (s *Server) reset(w http.ResponseWriter, r *http.Request) {
