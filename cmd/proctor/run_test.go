@@ -299,13 +299,27 @@ func TestValidateCatchesBrokenChecks(t *testing.T) {
 
 func TestTasksStats(t *testing.T) {
 	out, _, code := runCLI(t, "", "tasks", "stats", "../../testdata/runner")
-	for _, w := range []string{"5 task instances; gold solutions average 2.4 actions; 6 wrong trajectories", "by app", "bash", "by level", "paper  3"} {
+	for _, w := range []string{"5 task instances; instructions average 9.4 words; gold solutions average 2.4 actions; 6 wrong trajectories", "by app", "bash", "by level", "paper  3   60.0%"} {
 		if code != 0 || !strings.Contains(out, w) {
 			t.Fatalf("stats lack %q:\n%s", w, out)
 		}
 	}
-	// Levels are listed from paper to gold, not by name.
+	if strings.Contains(out, "columns") {
+		t.Fatalf("a suite of one domain has a table by domain:\n%s", out)
+	}
+	// Levels are listed from paper to gold, not by name; a suite of
+	// several domains has a column for each and overall.
 	out, _, _ = runCLI(t, "", "tasks", "stats", "../../suites/desktop")
+	for _, w := range []string{
+		"by domain (columns) and kind, interface, level, difficulty\n              data  files  graphics  math  office  system  web  writing  overall\n",
+		"\n       paper     4     10         0     0       0       1    1        8       24\n",
+		"\n       total    12     19         8     8      14       8   12       15       96\n",
+		"  gui+cli  4     4.2%  ####\n",
+	} {
+		if !strings.Contains(out, w) {
+			t.Fatalf("stats of suites/desktop lack %q:\n%s", w, out)
+		}
+	}
 	levels := regexp.MustCompile(`(?m)^  (paper|wood|bronze|silver|gold) `).FindAllStringSubmatch(out, -1)
 	var order []string
 	for _, m := range levels {
