@@ -3,6 +3,7 @@ package xdesktop
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jezek/xgb/xproto"
@@ -195,6 +196,23 @@ func pickTop(tops []atspi.Top, win x11.Window, x, y int, windowCoords bool) (ats
 	if !win.Popup {
 		for _, t := range tops {
 			if t.Name == win.Title {
+				return t, true
+			}
+		}
+		// KDE adds " — APP" to a dialog's window title, which its
+		// top-level's name lacks: the longest name that begins the title.
+		best := -1
+		for i, t := range tops {
+			if t.Name != "" && strings.HasPrefix(win.Title, t.Name) && (best < 0 || len(t.Name) > len(tops[best].Name)) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			return tops[best], true
+		}
+		// A frame with no name (KAlgebra's main window) is its box.
+		for _, t := range tops {
+			if !windowCoords && t.Box == (action.Box{X: win.X, Y: win.Y, W: win.W, H: win.H}) {
 				return t, true
 			}
 		}
