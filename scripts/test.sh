@@ -46,8 +46,8 @@ for pkg in $(go list ./...); do
 			{ cat /tmp/proctor-fuzz.log; exit 1; }
 	done
 done
-echo "== proctor tasks lint testdata/example testdata/runner testdata/judged testdata/android suites/desktop suites/web suites/enterprise [${SECONDS}s]"
-go run ./cmd/proctor tasks lint testdata/example testdata/runner testdata/judged testdata/android suites/desktop suites/web suites/enterprise
+echo "== proctor tasks lint testdata/example testdata/runner testdata/judged testdata/android suites/desktop suites/web suites/enterprise suites/science [${SECONDS}s]"
+go run ./cmd/proctor tasks lint testdata/example testdata/runner testdata/judged testdata/android suites/desktop suites/web suites/enterprise suites/science
 # The judged suite's judge checks without a model, from the verdicts recorded with it (about 15 s).
 echo "== proctor validate testdata/judged --judge-offline (recorded verdicts, no model) [${SECONDS}s]"
 go run ./cmd/proctor validate testdata/judged --judge-offline --parallel 2 >/dev/null
@@ -84,6 +84,17 @@ echo "== proctor validate suites/enterprise --env browser (CI subset: each appli
 go run ./cmd/proctor validate suites/enterprise --env browser --parallel 2 --filter "$ent_subset" >/dev/null
 echo "== proctor validate suites/enterprise (desktop subset) in Chromium on the X desktop [${SECONDS}s]"
 go run ./cmd/proctor validate suites/enterprise --parallel 2 --filter '^(rt-history-qa-requestor-21|redmine-lock-max-park)$' >/dev/null
+# The science suite: its applications (KAlgebra, PyMOL, CoqIDE, GRASS GIS,
+# Stellarium, TeXstudio with LaTeX, from Debian: about 2.4 GB), then a
+# subset with every application, kind and probe (the accessibility tree,
+# PyMOL's XML-RPC and Stellarium's HTTP API on the desktop's own loopback,
+# coqc, GRASS's modules, pdflatex). The Go tests below read PyMOL and
+# Stellarium too (apicall's TestXMLRPCProbeOnPyMOL, TestHTTPProbeOnStellarium).
+echo "== proctor setup suites/science [${SECONDS}s]"
+go run ./cmd/proctor setup suites/science
+sci_subset='^(kalgebra-define-rate|kalgebra-dictionary-lookup|pymol-qa-waters|pymol-colour-chain-1tii-c-magenta|coq-prove-add-zero|coq-false-lemma-add-one|grass-extract-deep|grass-console-resolution|stellarium-centre-jupiter|stellarium-qa-saturn-constellation|texstudio-compile-heat|texstudio-save-as)$'
+echo "== proctor validate suites/science (CI subset: every application, kind and probe) [${SECONDS}s]"
+go run ./cmd/proctor validate suites/science --parallel 2 --filter "$sci_subset" >/dev/null
 # The command's end-to-end tests run without the race detector, beside the
 # race-enabled tests of every package (the runner, environments and agents
 # they drive have their own race-enabled tests): the detector multiplies
