@@ -40,7 +40,9 @@ func Do(ctx context.Context, rt http.RoundTripper, origin string, q check.Servic
 	if err != nil {
 		return "", false, err
 	}
-	res, err := rt.RoundTrip(req)
+	// A client, not the bare transport: it follows redirects, as the
+	// service probes always have (an API that answers 302 to a path).
+	res, err := (&http.Client{Transport: rt}).Do(req)
 	if err != nil {
 		return "", false, fmt.Errorf("%s: %w", q.Describe(), err)
 	}

@@ -91,6 +91,8 @@ func TestDoErrors(t *testing.T) {
 			io.WriteString(w, strings.Repeat("x", MaxBody+1))
 		case "/html":
 			io.WriteString(w, "<html>not xml-rpc</html>")
+		case "/moved":
+			http.Redirect(w, r, "/none", http.StatusFound)
 		case "/broken":
 			io.WriteString(w, "<methodResponse><params><param><value><int>seven</int></value></param></params></methodResponse>")
 		default:
@@ -106,6 +108,7 @@ func TestDoErrors(t *testing.T) {
 		err   string
 	}{
 		{name: "http 404 is an answer, not found", q: check.ServiceQuery{HTTP: &check.HTTPQuery{Port: 1, Path: "/none"}}, want: "gone\n"},
+		{name: "a redirect is followed", q: check.ServiceQuery{HTTP: &check.HTTPQuery{Port: 1, Path: "/moved"}}, want: "gone\n"},
 		{name: "xml-rpc 404 is an answer, not found", q: check.ServiceQuery{XMLRPC: &check.XMLRPCQuery{Port: 1, Path: "/none", Method: "m"}}, want: "gone\n"},
 		{name: "not a methodResponse", q: check.ServiceQuery{XMLRPC: &check.XMLRPCQuery{Port: 1, Path: "/html", Method: "m"}}, err: "not an XML-RPC methodResponse"},
 		{name: "a value that does not decode", q: check.ServiceQuery{XMLRPC: &check.XMLRPCQuery{Port: 1, Path: "/broken", Method: "m"}}, err: "does not decode"},
