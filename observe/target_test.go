@@ -94,3 +94,47 @@ func TestFindAndQueriesMatchTrimmedNames(t *testing.T) {
 		t.Error("an element query matched a longer name")
 	}
 }
+
+// TestFindText: a showing text is found where it is; one scrolled out of
+// a list inside the page is found with the wheel over that list, turning
+// towards it; one out of the page with the wheel over the page; a text
+// nowhere leaves the screen's middle; hidden windows and invisible nodes
+// are passed over.
+func TestFindText(t *testing.T) {
+	item := func(name string, y int, showing bool) *Node {
+		st := []string{"visible", "enabled"}
+		if showing {
+			st = append(st, "showing")
+		}
+		return &Node{Role: "check box", Name: name, States: st, Box: action.Box{X: 110, Y: y, W: 100, H: 20}}
+	}
+	list := &Node{Role: "section", States: []string{"visible", "showing"}, Box: action.Box{X: 100, Y: 400, W: 300, H: 100}, Children: []*Node{
+		item("Analytics", 410, true), item("Mobile App", 530, false), item("Archive", 300, false),
+	}}
+	below := &Node{Role: "push button", Name: "Save", States: []string{"visible", "enabled"}, Box: action.Box{X: 10, Y: 900, W: 60, H: 20}}
+	hidden := &Node{Role: "label", Name: "Secret", States: []string{"enabled"}, Box: action.Box{X: 10, Y: 10, W: 60, H: 20}}
+	doc := &Node{Role: "document web", States: []string{"visible", "showing"}, Box: action.Box{X: 0, Y: 80, W: 800, H: 520}, Children: []*Node{list, below, hidden}}
+	other := &Node{Role: "frame", Offscreen: true, States: []string{"visible"}, Box: action.Box{W: 800, H: 600}, Children: []*Node{
+		{Role: "label", Name: "Elsewhere", States: []string{"visible", "showing", "enabled"}, Box: action.Box{X: 10, Y: 10, W: 60, H: 20}},
+	}}
+	tree := &Tree{Apps: []*Node{{App: "chromium", Role: "application", Children: []*Node{
+		{Role: "frame", States: []string{"visible", "showing", "active"}, Box: action.Box{W: 800, H: 600}, Children: []*Node{doc}}, other,
+	}}}}
+	screen := action.Size{W: 800, H: 600}
+	for _, c := range []struct {
+		text string
+		want TextSpot
+	}{
+		{"Analytics", TextSpot{Found: true, Showing: true, Box: action.Box{X: 110, Y: 410, W: 100, H: 20}, X: 400, Y: 300}},
+		{"Mobile", TextSpot{Found: true, Box: action.Box{X: 110, Y: 530, W: 100, H: 20}, X: 250, Y: 450, Down: true}},
+		{"Archive", TextSpot{Found: true, Box: action.Box{X: 110, Y: 300, W: 100, H: 20}, X: 250, Y: 450}},
+		{"Save", TextSpot{Found: true, Box: action.Box{X: 10, Y: 900, W: 60, H: 20}, X: 400, Y: 340, Down: true}},
+		{"Secret", TextSpot{X: 400, Y: 300, Down: true}},
+		{"Elsewhere", TextSpot{X: 400, Y: 300, Down: true}},
+		{"Nowhere", TextSpot{X: 400, Y: 300, Down: true}},
+	} {
+		if got := tree.FindText(c.text, screen); got != c.want {
+			t.Errorf("FindText(%q) = %+v, want %+v", c.text, got, c.want)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/internal/x11"
+	"github.com/proctor-eval/proctor/observe"
 )
 
 // Timing of the input.
@@ -515,10 +516,10 @@ func (in *Interpreter) drag(ctx context.Context, fx, fy, tx, ty int, a action.Ac
 // click and its first key.
 const FocusPause = 150 * time.Millisecond
 
-// TextPlace is a Place that can tell whether a text shows on the screen
+// TextPlace is a Place that can find a text among its screen's elements
 // (in an element's name or text), which scroll_to_text needs.
 type TextPlace interface {
-	ShowsText(ctx context.Context, text string) (bool, error)
+	FindText(ctx context.Context, text string) (observe.TextSpot, error)
 }
 
 // Scrolling of scroll_to_text: a few notches at a time, down at most
@@ -531,31 +532,72 @@ const (
 // scrollPause lets the page draw between scrolls (a variable for tests).
 var scrollPause = 60 * time.Millisecond
 
-// scrollToText scrolls with the wheel at the centre of the screen until
-// the text shows, as a person scrolls a page looking for it: first down,
-// then back up. A text that never shows fails, naming it.
+// Settling of scroll_to_text: once the text shows after a scroll, its box
+// is read again until two reads agree (a toolkit may report the boxes of
+// before the scroll for a while), for at most settleReads reads.
+const settleReads = 10
+
+// settleGap is the pause between those reads (a variable for tests).
+var settleGap = 100 * time.Millisecond
+
+// scrollToText scrolls with the wheel until the text shows, as a person
+// scrolls looking for it. Where the tree has the element out of view, the
+// wheel turns over the region that holds it (a list that scrolls inside
+// the page, or the page), towards it; where the tree has no such element
+// (a page that loads more as it scrolls), it turns at the screen's centre,
+// first down, then back up. A text that never shows fails, naming it.
 func (in *Interpreter) scrollToText(ctx context.Context, tp TextPlace, text string) error {
 	size := in.Device.Size()
+	blind := 0 // turns made without knowing where the text is
 	for i := 0; i <= 3*ScrollSteps; i++ {
-		shows, err := tp.ShowsText(ctx, text)
+		spot, err := tp.FindText(ctx, text)
 		if err != nil {
 			return err
 		}
-		if shows {
+		if spot.Showing {
+			if i > 0 {
+				return in.settleText(ctx, tp, text, spot)
+			}
 			return nil
 		}
 		if i == 3*ScrollSteps {
 			break
 		}
-		b := WheelDown
-		if i >= ScrollSteps {
+		x, y, b := spot.X, spot.Y, WheelDown
+		switch {
+		case spot.Found && !spot.Down:
 			b = WheelUp
+		case !spot.Found:
+			x, y = size.W/2, size.H/2
+			if blind >= ScrollSteps {
+				b = WheelUp
+			}
+			blind++
 		}
-		if err := in.wheel(ctx, size.W/2, size.H/2, b); err != nil {
+		if err := in.wheel(ctx, x, y, b); err != nil {
 			return err
 		}
 	}
 	return fmt.Errorf("%w: the text %q never showed while scrolling", env.ErrNotFound, text)
+}
+
+// settleText waits until the shown text's box reads the same twice in a
+// row, so that a target resolved next finds it where it is drawn.
+func (in *Interpreter) settleText(ctx context.Context, tp TextPlace, text string, spot observe.TextSpot) error {
+	for range settleReads {
+		if err := Sleep(ctx, settleGap); err != nil {
+			return err
+		}
+		next, err := tp.FindText(ctx, text)
+		if err != nil {
+			return err
+		}
+		if next.Showing && next.Box == spot.Box {
+			return nil
+		}
+		spot = next
+	}
+	return nil
 }
 
 // optionRoles are the roles an open list's options take on a desktop:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/observe"
 )
 
 // rec is a device that records its events; failKey makes the key event
@@ -373,7 +374,12 @@ type page struct {
 	below int // notches down to the text; negative: up
 }
 
-func (p *page) ShowsText(_ context.Context, text string) (bool, error) {
+func (p *page) FindText(_ context.Context, text string) (observe.TextSpot, error) {
+	shows, err := p.shows(text)
+	return observe.TextSpot{Showing: shows, X: 50, Y: 25, Down: true}, err
+}
+
+func (p *page) shows(text string) (bool, error) {
 	pos := 0
 	for _, e := range p.dev.events {
 		switch e {
@@ -396,8 +402,8 @@ func (p *page) ShowsText(_ context.Context, text string) (bool, error) {
 // until the text shows, then back up past the start; a text that never
 // shows fails naming it; a place that cannot read text refuses it.
 func TestScrollToText(t *testing.T) {
-	scrollPause = 0
-	defer func() { scrollPause = 60 * time.Millisecond }()
+	scrollPause, settleGap = 0, 0
+	defer func() { scrollPause, settleGap = 60*time.Millisecond, 100*time.Millisecond }()
 	for _, c := range []struct {
 		name  string
 		below int
@@ -423,6 +429,84 @@ func TestScrollToText(t *testing.T) {
 	in := &Interpreter{Device: &rec{}, Place: elements{}, Name: "a test screen"}
 	if _, err := in.Do(context.Background(), action.Action{Kind: action.ScrollToText, Text: "x"}); !errors.Is(err, env.ErrBadAction) {
 		t.Errorf("a place without text: %v", err)
+	}
+}
+
+// inner is a screen 100x50 whose page holds a list that scrolls inside
+// it, at (5,5) 30x20, with ten projects 8 pixels apart. A wheel notch
+// turned over the list moves its items 8 pixels; one turned anywhere else
+// does nothing (the page does not scroll). After each turn the tree gives
+// the boxes of before it for stale more reads, as Chromium's may.
+type inner struct {
+	elements
+	dev   *rec
+	stale int
+	reads []int // the list's offset each read reported
+}
+
+func (p *inner) offset() int {
+	off := 0
+	for _, e := range p.dev.events {
+		if e == "button 5 down" && (action.Box{X: 5, Y: 5, W: 30, H: 20}).Contains(p.dev.x, p.dev.y) {
+			off += 8
+		}
+		if e == "button 4 down" && (action.Box{X: 5, Y: 5, W: 30, H: 20}).Contains(p.dev.x, p.dev.y) {
+			off -= 8
+		}
+	}
+	return off
+}
+
+func (p *inner) FindText(_ context.Context, text string) (observe.TextSpot, error) {
+	off := p.offset()
+	if len(p.reads) > 0 && off != p.reads[len(p.reads)-1] && p.stale > 0 {
+		p.stale--
+		off = p.reads[len(p.reads)-1]
+	}
+	p.reads = append(p.reads, off)
+	list := &observe.Node{Role: "list", States: []string{"visible", "showing"}, Box: action.Box{X: 5, Y: 5, W: 30, H: 20}}
+	for i := range 10 {
+		y := 5 + 8*i - off
+		st := []string{"visible", "enabled"}
+		if y >= 5 && y+8 <= 25 {
+			st = append(st, "showing")
+		}
+		list.Children = append(list.Children, &observe.Node{Role: "check box", Name: fmt.Sprintf("Project %d", i), States: st, Box: action.Box{X: 7, Y: y, W: 20, H: 8}})
+	}
+	doc := &observe.Node{Role: "document web", States: []string{"visible", "showing"}, Box: action.Box{W: 100, H: 50}, Children: []*observe.Node{list}}
+	win := &observe.Node{Role: "frame", States: []string{"visible", "showing", "active"}, Box: action.Box{W: 100, H: 50}, Children: []*observe.Node{doc}}
+	tree := &observe.Tree{Apps: []*observe.Node{{Role: "application", App: "chromium", Children: []*observe.Node{win}}}}
+	return tree.FindText(text, action.Size{W: 100, H: 50}), nil
+}
+
+// TestScrollToTextInAList: a text in a list that scrolls inside the page
+// is brought into view by turning the wheel over that list, towards it
+// (down, then up for one above), and scroll_to_text returns only once the
+// text's box reads the same twice.
+func TestScrollToTextInAList(t *testing.T) {
+	scrollPause, settleGap = 0, 0
+	defer func() { scrollPause, settleGap = 60*time.Millisecond, 100*time.Millisecond }()
+	dev := &rec{}
+	p := &inner{dev: dev, stale: 2}
+	in := &Interpreter{Device: dev, Place: p, Name: "a test screen"}
+	if _, err := in.Do(context.Background(), action.Action{Kind: action.ScrollToText, Text: "Project 7"}); err != nil {
+		t.Fatalf("scroll to a project below the list's end: %v", err)
+	}
+	if dev.events[0] != "move 20,15" {
+		t.Errorf("first event %q, want the pointer over the list's middle", dev.events[0])
+	}
+	if off := p.offset(); off < 8*5 {
+		t.Errorf("the list scrolled %d pixels, want at least 40 to show Project 7", off)
+	}
+	last := p.reads[len(p.reads)-2:]
+	if last[0] != last[1] || last[1] != p.offset() {
+		t.Errorf("the last two reads gave offsets %v, the list is at %d: the box was not read until it settled", last, p.offset())
+	}
+	if _, err := in.Do(context.Background(), action.Action{Kind: action.ScrollToText, Text: "Project 0"}); err != nil {
+		t.Fatalf("scroll back up to the first project: %v", err)
+	}
+	if !strings.Contains(strings.Join(dev.events, "; "), "button 4 down") || p.offset() > 0 {
+		t.Errorf("the list was not scrolled back up (offset %d)", p.offset())
 	}
 }
 

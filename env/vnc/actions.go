@@ -123,17 +123,17 @@ func (p place) Target(ctx context.Context, t *action.Target) (x, y, matches int,
 	return x, y, matches, nil
 }
 
-// ShowsText reports, from the guest's tree, whether a text shows.
-func (p place) ShowsText(ctx context.Context, text string) (bool, error) {
+// FindText finds a text in the guest's tree.
+func (p place) FindText(ctx context.Context, text string) (observe.TextSpot, error) {
 	e := p.e
 	if e.guest == nil || !e.guestInfo.Has(task.CapTree) {
-		return false, e.missing("scroll_to_text", task.CapTree)
+		return observe.TextSpot{}, e.missing("scroll_to_text", task.CapTree)
 	}
 	t, err := e.guest.Tree(ctx)
 	if err != nil {
-		return false, err
+		return observe.TextSpot{}, err
 	}
-	return t.ShowsText(text, e.size()), nil
+	return t.FindText(text, e.size()), nil
 }
 
 // Describe names the element under (x, y) for the process record, from

@@ -3,6 +3,7 @@ package xdesktop
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,12 +65,12 @@ func (p place) Target(ctx context.Context, t *action.Target) (int, int, int, err
 	return p.d.target(ctx, t)
 }
 func (p place) Describe(ctx context.Context, x, y int) string { return p.d.describeAt(ctx, x, y) }
-func (p place) ShowsText(ctx context.Context, text string) (bool, error) {
+func (p place) FindText(ctx context.Context, text string) (observe.TextSpot, error) {
 	t, err := p.d.Tree(ctx)
 	if err != nil {
-		return false, err
+		return observe.TextSpot{}, err
 	}
-	return t.ShowsText(text, p.d.size()), nil
+	return t.FindText(text, p.d.size()), nil
 }
 func (p place) Shell(ctx context.Context, command string) (string, error) {
 	res, err := p.d.Run(ctx, command, codeTimeout)
@@ -161,7 +162,15 @@ func (d *Desktop) describeFast(ctx context.Context, x, y int) (string, bool) {
 		if err != nil || len(tops) == 0 {
 			return "", false
 		}
-		top, ok := pickTop(tops, win, x, y, app.WindowCoords)
+		var others []string // titles of the app's other windows
+		if wins, err := d.x.Windows(); err == nil {
+			for _, w := range wins {
+				if w.PID == win.PID && w.ID != win.ID && !w.Hidden {
+					others = append(others, w.Title)
+				}
+			}
+		}
+		top, ok := pickTop(tops, win, x, y, app.WindowCoords, others)
 		if !ok {
 			return "", false
 		}
@@ -192,31 +201,34 @@ func (d *Desktop) describeFast(ctx context.Context, x, y int) (string, bool) {
 // one inside the window that holds the point; never the main window
 // beneath it. Applications in window coordinates (GTK 4) are
 // matched by size. A popup with no top-level of its own is not found.
-func pickTop(tops []atspi.Top, win x11.Window, x, y int, windowCoords bool) (atspi.Top, bool) {
+//
+// Some applications draw their dialogs inside their main window, each a
+// top-level of its own with no X window (Stellarium): a showing top-level
+// that lies inside the window, holds the point, and is named by none of
+// the app's other windows (others) is drawn over the window's own, and
+// the smallest such is chosen.
+func pickTop(tops []atspi.Top, win x11.Window, x, y int, windowCoords bool, others []string) (atspi.Top, bool) {
 	if !win.Popup {
-		for _, t := range tops {
-			if t.Name == win.Title {
-				return t, true
-			}
+		t := managedTop(tops, win, windowCoords)
+		if windowCoords {
+			return t, true
 		}
-		// KDE adds " — APP" to a dialog's window title, which its
-		// top-level's name lacks: the longest name that begins the title.
+		wb := action.Box{X: win.X, Y: win.Y, W: win.W, H: win.H}
 		best := -1
-		for i, t := range tops {
-			if t.Name != "" && strings.HasPrefix(win.Title, t.Name) && (best < 0 || len(t.Name) > len(tops[best].Name)) {
+		for i, in := range tops {
+			b := in.Box
+			if in == t || namedBy(others, in.Name) || !b.Contains(x, y) || b.W*b.H >= t.Box.W*t.Box.H ||
+				b.X < wb.X || b.Y < wb.Y || b.X+b.W > wb.X+wb.W || b.Y+b.H > wb.Y+wb.H {
+				continue
+			}
+			if best < 0 || b.W*b.H < tops[best].Box.W*tops[best].Box.H {
 				best = i
 			}
 		}
 		if best >= 0 {
 			return tops[best], true
 		}
-		// A frame with no name (KAlgebra's main window) is its box.
-		for _, t := range tops {
-			if !windowCoords && t.Box == (action.Box{X: win.X, Y: win.Y, W: win.W, H: win.H}) {
-				return t, true
-			}
-		}
-		return tops[0], true
+		return t, true
 	}
 	best := -1
 	for i, t := range tops {
@@ -243,4 +255,40 @@ func pickTop(tops []atspi.Top, win x11.Window, x, y int, windowCoords bool) (ats
 	// Menus of a menu bar (GTK 3) and popovers (GTK 4) are no top-level
 	// of their own: the caller reads the tree.
 	return atspi.Top{}, false
+}
+
+// namedBy reports whether one of the window titles names a top-level: the
+// title is its name, or begins with it (KDE adds " — APP").
+func namedBy(titles []string, name string) bool {
+	return slices.ContainsFunc(titles, func(t string) bool {
+		return t == name || name != "" && strings.HasPrefix(t, name)
+	})
+}
+
+// managedTop is the top-level of a managed window: the one its title
+// names, else the one whose box it is, else the first.
+func managedTop(tops []atspi.Top, win x11.Window, windowCoords bool) atspi.Top {
+	for _, t := range tops {
+		if t.Name == win.Title {
+			return t
+		}
+	}
+	// KDE adds " — APP" to a dialog's window title, which its
+	// top-level's name lacks: the longest name that begins the title.
+	best := -1
+	for i, t := range tops {
+		if t.Name != "" && strings.HasPrefix(win.Title, t.Name) && (best < 0 || len(t.Name) > len(tops[best].Name)) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		return tops[best]
+	}
+	// A frame with no name (KAlgebra's main window) is its box.
+	for _, t := range tops {
+		if !windowCoords && t.Box == (action.Box{X: win.X, Y: win.Y, W: win.W, H: win.H}) {
+			return t
+		}
+	}
+	return tops[0]
 }
