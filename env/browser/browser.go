@@ -70,6 +70,10 @@ type Browser struct {
 
 	cancelAlloc, cancelBrowser context.CancelFunc
 	root                       context.Context // the browser's first tab, which keeps it running
+	// background is the context of the work done between episodes
+	// (opening the next one), which Close cancels.
+	background       context.Context
+	cancelBackground context.CancelFunc
 
 	in      sync.Mutex     // one Do or Reset at a time
 	closing sync.WaitGroup // episodes being opened or disposed of in the background
@@ -220,6 +224,7 @@ func Start(ctx context.Context, cfg Config) (*Browser, error) {
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	root, cancelBrowser := chromedp.NewContext(actx)
 	b.cancelAlloc, b.cancelBrowser, b.root = cancelAlloc, cancelBrowser, root
+	b.background, b.cancelBackground = context.WithCancel(root)
 	started := make(chan error, 1)
 	go func() { started <- chromedp.Do(root) }()
 	select {
@@ -288,7 +293,7 @@ func (b *Browser) after(old *episode) {
 	b.closing.Add(1)
 	go func() {
 		defer b.closing.Done()
-		next, err := b.openEpisode(b.root)
+		next, err := b.openEpisode(b.background)
 		if err != nil {
 			return // the next reset opens one itself
 		}
@@ -340,6 +345,9 @@ func (b *Browser) openEpisode(ctx context.Context) (*episode, error) {
 	// and a screenshot of it waits for ever.
 	ectx, cancel := chromedp.NewContext(b.root, chromedp.WithNewBrowserContext(), chromedp.WithNewWindow(true))
 	ep := &episode{ctx: ectx, cancel: cancel, home: home}
+	// ctx ends the opening, not the episode.
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
 	fail := func(err error) (*episode, error) {
 		cancel()
 		os.RemoveAll(home)
@@ -647,18 +655,14 @@ func (b *Browser) Close() error {
 		return nil
 	}
 	b.closed = true
-	ep := b.ep
 	b.ep = nil
 	b.mu.Unlock()
-	if ep != nil {
-		ep.close()
+	// The episodes end with the browser: none is closed on its own, and
+	// the next one is no longer opened.
+	if b.cancelBackground != nil {
+		b.cancelBackground()
 	}
 	b.closing.Wait()
-	select {
-	case sp := <-b.spare:
-		sp.close()
-	default:
-	}
 	if b.cancelBrowser != nil {
 		b.cancelBrowser()
 	}
