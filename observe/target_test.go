@@ -138,3 +138,26 @@ func TestFindText(t *testing.T) {
 		}
 	}
 }
+
+// TestAtIn: under an open popup menu that has no top-level of its own, the
+// menu's item is named, not the smaller button beneath it; with no item
+// of the popup under the point, At's answer stands.
+func TestAtIn(t *testing.T) {
+	st := []string{"visible", "showing", "enabled", "focusable"}
+	button := &Node{Role: "push button", Name: "Apply", States: st, Box: action.Box{X: 110, Y: 60, W: 40, H: 20}}
+	item := &Node{Role: "menu item", Name: "Open...", States: st, Box: action.Box{X: 100, Y: 50, W: 200, H: 40}}
+	menu := &Node{Role: "menu", Name: "File", States: st, Box: action.Box{X: 5, Y: 5, W: 40, H: 20}, Children: []*Node{item}}
+	tree := &Tree{Apps: []*Node{{App: "app", Role: "application", Children: []*Node{
+		{Role: "frame", Name: "App", States: st, Box: action.Box{W: 800, H: 600}, Children: []*Node{menu, button}},
+	}}}}
+	popup := action.Box{X: 100, Y: 50, W: 200, H: 120}
+	if got := tree.At(120, 70); got == nil || got.Node != button {
+		t.Fatalf("At = %v, want the button (the smallest)", got)
+	}
+	if got := tree.AtIn(120, 70, popup); got == nil || got.Node != item {
+		t.Errorf("AtIn = %v, want the popup's item", got)
+	}
+	if got := tree.AtIn(20, 10, popup); got == nil || got.Node != menu {
+		t.Errorf("AtIn outside the popup = %v, want the menu bar's menu", got)
+	}
+}

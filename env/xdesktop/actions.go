@@ -133,7 +133,11 @@ func (d *Desktop) describeAt(ctx context.Context, x, y int) string {
 	if err != nil {
 		return ""
 	}
-	if n := t.At(x, y); n != nil {
+	n := t.At(x, y)
+	if win, ok, err := d.x.WindowAt(x, y); err == nil && ok && win.Popup {
+		n = t.AtIn(x, y, action.Box{X: win.X, Y: win.Y, W: win.W, H: win.H})
+	}
+	if n != nil {
 		return observe.Describe(n.Node)
 	}
 	return ""
