@@ -47,21 +47,32 @@ func (b *Browser) Screenshot(ctx context.Context, o env.ShotOptions) (env.Shot, 
 			return env.Shot{}, b.failed("take a screenshot", err)
 		}
 	}
-	if err := <-treeDone; err != nil {
-		return env.Shot{}, err
-	}
 	plain := !o.Marks && !o.Cursor && (o.Scale == 0 || o.Scale == 1) && o.JPEG == 0
 	if plain && dl == nil {
 		return env.Shot{Data: data, Format: "png", Size: b.size()}, nil
 	}
-	img := image.NewRGBA(image.Rect(0, 0, b.cfg.Width, b.cfg.Height))
+	// The capture is decoded while the tree is still being read.
+	bounds := image.Rect(0, 0, b.cfg.Width, b.cfg.Height)
+	var img *image.RGBA
 	if dl == nil {
 		src, err := png.Decode(bytes.NewReader(data))
 		if err != nil {
+			<-treeDone
 			return env.Shot{}, fmt.Errorf("the browser's screenshot: %w", err)
 		}
-		draw.Draw(img, img.Rect, src, src.Bounds().Min, draw.Src)
+		if rgba, ok := src.(*image.RGBA); ok && rgba.Rect == bounds {
+			img = rgba
+		} else {
+			img = image.NewRGBA(bounds)
+			draw.Draw(img, img.Rect, src, src.Bounds().Min, draw.Src)
+		}
 	} else {
+		img = image.NewRGBA(bounds)
+	}
+	if err := <-treeDone; err != nil {
+		return env.Shot{}, err
+	}
+	if dl != nil {
 		// A page under a dialog cannot be captured: the dialog blocks its
 		// rendering. It is shown greyed, as a browser shows it.
 		draw.Draw(img, img.Rect, image.NewUniform(dialogShade), image.Point{}, draw.Src)
