@@ -69,7 +69,7 @@ type Browser struct {
 	version string
 
 	cancelAlloc, cancelBrowser context.CancelFunc
-	root                       context.Context // the browser's first tab, which keeps it running
+	root                       context.Context // the browser's connection, which keeps it running
 	// background is the context of the work done between episodes
 	// (opening the next one), which Close cancels.
 	background       context.Context
@@ -219,26 +219,33 @@ func Start(ctx context.Context, cfg Config) (*Browser, error) {
 		// Without the back-forward cache, going back loads the page again,
 		// and the wait for its load ends.
 		chromedp.Flag("disable-features", "IsolateOrigins,site-per-process,Translate,MediaRouter,BackForwardCache"),
+		// No first tab: every episode opens its own context and window.
+		chromedp.Flag("no-startup-window", true),
 		chromedp.CombinedOutput(cfg.Log),
 	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	root, cancelBrowser := chromedp.NewContext(actx)
 	b.cancelAlloc, b.cancelBrowser, b.root = cancelAlloc, cancelBrowser, root
 	b.background, b.cancelBackground = context.WithCancel(root)
-	started := make(chan error, 1)
-	go func() { started <- chromedp.Do(root) }()
+	// The browser starts with no tab; root is its connection.
+	type version struct {
+		v   browser.GetVersionResult
+		err error
+	}
+	started := make(chan version, 1)
+	go func() {
+		v, err := chromedp.CallBrowser(root, browser.GetVersion, cdp.Empty{})
+		started <- version{v, err}
+	}()
 	select {
-	case err = <-started:
+	case v := <-started:
+		b.version, err = v.v.Product, v.err
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
 	if err != nil {
 		b.Close()
 		return nil, fmt.Errorf("start %s: %w", cfg.ExecPath, err)
-	}
-	v, err := cdp.Call(ctx, chromedp.FromContext(root).Browser, browser.GetVersion, cdp.Empty{})
-	if err == nil {
-		b.version = v.Product
 	}
 	// The first episode, unused until the first reset takes it; that
 	// reset opens the next one in the background.
