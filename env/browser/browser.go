@@ -77,7 +77,8 @@ type Browser struct {
 
 	in      sync.Mutex     // one Do or Reset at a time
 	closing sync.WaitGroup // episodes being opened or disposed of in the background
-	spare   chan *episode  // the next episode, opened in the background
+	spare   chan *episode  // the next episode, opened in the background (nil: its opening failed)
+	opening bool           // the next episode is being opened (guarded by mu)
 	// input turns pointer and keyboard actions into CDP events (device
 	// in input.go); dev holds their state.
 	input *input.Interpreter
@@ -272,11 +273,19 @@ func (b *Browser) newEpisode(ctx context.Context) (old *episode, err error) {
 	}
 	b.ep = nil
 	b.marks = nil
+	opening := b.opening
 	b.mu.Unlock()
 	var ep *episode
 	select {
 	case ep = <-b.spare:
 	default:
+		if opening { // half open already: wait for it rather than open another
+			select {
+			case ep = <-b.spare:
+			case <-ctx.Done():
+				return old, ctx.Err()
+			}
+		}
 	}
 	if ep == nil {
 		if ep, err = b.openEpisode(ctx); err != nil {
@@ -298,17 +307,25 @@ func (b *Browser) after(old *episode) {
 		b.dispose(old)
 	}
 	b.closing.Add(1)
+	b.mu.Lock()
+	b.opening = true
+	b.mu.Unlock()
 	go func() {
 		defer b.closing.Done()
 		next, err := b.openEpisode(b.background)
 		if err != nil {
-			return // the next reset opens one itself
+			next = nil // the next reset opens one itself
 		}
 		select {
 		case b.spare <- next:
 		default:
-			b.dispose(next)
+			if next != nil {
+				b.dispose(next)
+			}
 		}
+		b.mu.Lock()
+		b.opening = false
+		b.mu.Unlock()
 	}()
 }
 
