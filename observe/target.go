@@ -116,6 +116,9 @@ type TextSpot struct {
 	// element's box, else the first element's that holds it.
 	Showing bool
 	Box     action.Box
+	// Inside is set when the showing element lies wholly inside what holds
+	// it (not cut by the page's or a list's edge), or is taller than that.
+	Inside bool
 	// X and Y are where a wheel turned brings the element nearer: the
 	// middle of the deepest region on the screen that still holds it (the
 	// list that scrolls inside a page, or the page), else the screen's
@@ -123,19 +126,45 @@ type TextSpot struct {
 	// middle, so that the wheel turns down.
 	X, Y int
 	Down bool
+	// Region is that region, the screen where there is none.
+	Region action.Box
+	// Reveal is set where that region is the visible part of a list that
+	// reaches past the screen towards the element: a turn at RevealX,
+	// RevealY, beside the list, scrolls what holds it (the page) to bring
+	// the list into view first.
+	Reveal           bool
+	RevealX, RevealY int
 }
 
 // FindText finds the first element whose name or text holds text: a
 // showing one if any, else one scrolled out of view, with where a wheel
 // must turn to bring it in (see TextSpot).
 func (t *Tree) FindText(text string, screen action.Size) TextSpot {
-	spot := TextSpot{X: screen.W / 2, Y: screen.H / 2, Down: true}
+	whole := action.Box{W: screen.W, H: screen.H}
+	spot := TextSpot{X: screen.W / 2, Y: screen.H / 2, Down: true, Region: whole}
 	for _, n := range t.Filter(Options{Screen: screen, MaxNodes: 1 << 20}) {
 		if strings.Contains(n.Node.Name, text) || strings.Contains(n.Node.Text, text) {
-			return TextSpot{Found: true, Showing: true, Box: n.Node.Box, X: spot.X, Y: spot.Y}
+			shown := TextSpot{Found: true, Showing: true, Box: n.Node.Box, X: spot.X, Y: spot.Y, Region: whole}
+			// Whether its ancestors show it whole, else where to nudge it.
+			clip, ok := whole, true
+			for _, p := range t.pathTo(n.Node) {
+				if p.Box.W > 0 && p.Box.H > 0 && p != n.Node {
+					if clip, ok = intersect(clip, p.Box); !ok {
+						break
+					}
+				}
+			}
+			b := n.Node.Box
+			shown.Inside = ok && (b.Y >= clip.Y && b.Y+b.H <= clip.Y+clip.H || b.H >= clip.H)
+			if ok {
+				shown.X, shown.Y = clip.Center()
+				shown.Region = clip
+				_, cy := b.Center()
+				shown.Down = cy > shown.Y
+			}
+			return shown
 		}
 	}
-	whole := action.Box{W: screen.W, H: screen.H}
 	var path []*Node
 	var walk func(n *Node, depth int) bool
 	walk = func(n *Node, depth int) bool {
@@ -164,23 +193,89 @@ func (t *Tree) FindText(text string, screen action.Size) TextSpot {
 		if n.Box.W <= 0 && n.Box.H <= 0 {
 			return spot // no extents: the screen's middle, downwards
 		}
-		clip := whole
-		for _, p := range path[1 : len(path)-1] {
-			if p.Box.W <= 0 || p.Box.H <= 0 {
-				continue
-			}
-			in, ok := intersect(clip, p.Box)
-			if !ok {
-				break
-			}
-			clip = in
-		}
-		spot.X, spot.Y = clip.Center()
-		_, cy := n.Box.Center()
-		spot.Down = cy > spot.Y
+		placeSpot(&spot, path[1:len(path)-1], n.Box, whole)
 		return spot
 	}
 	return spot
+}
+
+// placeSpot chooses where the wheel turns to bring an element (box) that
+// its ancestors hide into view. The list that holds it is the innermost
+// ancestor whose box does not hold the element's middle: the wheel turns
+// over the part of that list on the screen. Where the list itself reaches
+// past the visible part of what holds it (a list at the foot of the page),
+// the page is turned first (Reveal), over a point of it beside the list,
+// so that the list comes into view whole.
+func placeSpot(spot *TextSpot, ancestors []*Node, box action.Box, whole action.Box) {
+	_, cy := box.Center()
+	clip, outer := whole, whole
+	list := -1
+	for i, p := range ancestors {
+		if p.Box.W <= 0 || p.Box.H <= 0 {
+			continue
+		}
+		if cy < p.Box.Y || cy >= p.Box.Y+p.Box.H {
+			list = i
+		}
+	}
+	for i, p := range ancestors {
+		if list >= 0 && i > list {
+			break
+		}
+		if p.Box.W <= 0 || p.Box.H <= 0 {
+			continue
+		}
+		in, ok := intersect(clip, p.Box)
+		if !ok {
+			break
+		}
+		if i == list {
+			outer = clip
+		}
+		clip = in
+	}
+	spot.X, spot.Y = clip.Center()
+	spot.Region = clip
+	spot.Down = cy > spot.Y
+	if list < 0 {
+		return
+	}
+	// The band of the outer region above or below the list, towards the
+	// element, where a turn scrolls the page and not the list.
+	lb := ancestors[list].Box
+	const room = 16
+	switch {
+	case spot.Down && lb.Y+lb.H > outer.Y+outer.H && lb.Y-outer.Y >= room:
+		spot.Reveal, spot.RevealX, spot.RevealY = true, outer.X+outer.W/2, (outer.Y+lb.Y)/2
+	case !spot.Down && lb.Y < outer.Y && outer.Y+outer.H-(lb.Y+lb.H) >= room:
+		spot.Reveal, spot.RevealX, spot.RevealY = true, outer.X+outer.W/2, (lb.Y+lb.H+outer.Y+outer.H)/2
+	}
+}
+
+// pathTo lists the nodes from an application's root down to n.
+func (t *Tree) pathTo(n *Node) []*Node {
+	var path []*Node
+	var walk func(c *Node) bool
+	walk = func(c *Node) bool {
+		path = append(path, c)
+		if c == n {
+			return true
+		}
+		for _, k := range c.Children {
+			if walk(k) {
+				return true
+			}
+		}
+		path = path[:len(path)-1]
+		return false
+	}
+	for _, a := range t.Apps {
+		path = path[:0]
+		if walk(a) {
+			return path
+		}
+	}
+	return nil
 }
 
 // intersect is the part two boxes share, if any.

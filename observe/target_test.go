@@ -95,7 +95,8 @@ func TestFindAndQueriesMatchTrimmedNames(t *testing.T) {
 	}
 }
 
-// TestFindText: a showing text is found where it is; one scrolled out of
+// TestFindText: a showing text is found where it is, whole or cut by its
+// list's edge; one scrolled out of
 // a list inside the page is found with the wheel over that list, turning
 // towards it; one out of the page with the wheel over the page; a text
 // nowhere leaves the screen's middle; hidden windows and invisible nodes
@@ -109,7 +110,7 @@ func TestFindText(t *testing.T) {
 		return &Node{Role: "check box", Name: name, States: st, Box: action.Box{X: 110, Y: y, W: 100, H: 20}}
 	}
 	list := &Node{Role: "section", States: []string{"visible", "showing"}, Box: action.Box{X: 100, Y: 400, W: 300, H: 100}, Children: []*Node{
-		item("Analytics", 410, true), item("Mobile App", 530, false), item("Archive", 300, false),
+		item("Analytics", 410, true), item("Mobile App", 530, false), item("Archive", 300, false), item("Billing", 490, true),
 	}}
 	below := &Node{Role: "push button", Name: "Save", States: []string{"visible", "enabled"}, Box: action.Box{X: 10, Y: 900, W: 60, H: 20}}
 	hidden := &Node{Role: "label", Name: "Secret", States: []string{"enabled"}, Box: action.Box{X: 10, Y: 10, W: 60, H: 20}}
@@ -121,21 +122,33 @@ func TestFindText(t *testing.T) {
 		{Role: "frame", States: []string{"visible", "showing", "active"}, Box: action.Box{W: 800, H: 600}, Children: []*Node{doc}}, other,
 	}}}}
 	screen := action.Size{W: 800, H: 600}
+	whole := action.Box{W: 800, H: 600}
 	for _, c := range []struct {
 		text string
 		want TextSpot
 	}{
-		{"Analytics", TextSpot{Found: true, Showing: true, Box: action.Box{X: 110, Y: 410, W: 100, H: 20}, X: 400, Y: 300}},
-		{"Mobile", TextSpot{Found: true, Box: action.Box{X: 110, Y: 530, W: 100, H: 20}, X: 250, Y: 450, Down: true}},
-		{"Archive", TextSpot{Found: true, Box: action.Box{X: 110, Y: 300, W: 100, H: 20}, X: 250, Y: 450}},
-		{"Save", TextSpot{Found: true, Box: action.Box{X: 10, Y: 900, W: 60, H: 20}, X: 400, Y: 340, Down: true}},
-		{"Secret", TextSpot{X: 400, Y: 300, Down: true}},
-		{"Elsewhere", TextSpot{X: 400, Y: 300, Down: true}},
-		{"Nowhere", TextSpot{X: 400, Y: 300, Down: true}},
+		{"Analytics", TextSpot{Found: true, Showing: true, Inside: true, Box: action.Box{X: 110, Y: 410, W: 100, H: 20}, X: 250, Y: 450, Region: list.Box}},
+		{"Billing", TextSpot{Found: true, Showing: true, Box: action.Box{X: 110, Y: 490, W: 100, H: 20}, X: 250, Y: 450, Down: true, Region: list.Box}},
+		{"Mobile", TextSpot{Found: true, Box: action.Box{X: 110, Y: 530, W: 100, H: 20}, X: 250, Y: 450, Down: true, Region: list.Box}},
+		{"Archive", TextSpot{Found: true, Box: action.Box{X: 110, Y: 300, W: 100, H: 20}, X: 250, Y: 450, Region: list.Box}},
+		{"Save", TextSpot{Found: true, Box: action.Box{X: 10, Y: 900, W: 60, H: 20}, X: 400, Y: 340, Down: true, Region: doc.Box}},
+		{"Secret", TextSpot{X: 400, Y: 300, Down: true, Region: whole}},
+		{"Elsewhere", TextSpot{X: 400, Y: 300, Down: true, Region: whole}},
+		{"Nowhere", TextSpot{X: 400, Y: 300, Down: true, Region: whole}},
 	} {
 		if got := tree.FindText(c.text, screen); got != c.want {
 			t.Errorf("FindText(%q) = %+v, want %+v", c.text, got, c.want)
 		}
+	}
+	// The list moved to the foot of the page, reaching past the screen: the
+	// page is turned first, above the list.
+	list.Box.Y = 560
+	list.Children[1].Box.Y = 700
+	got := tree.FindText("Mobile", screen)
+	want := TextSpot{Found: true, Box: action.Box{X: 110, Y: 700, W: 100, H: 20}, X: 250, Y: 580, Down: true,
+		Region: action.Box{X: 100, Y: 560, W: 300, H: 40}, Reveal: true, RevealX: 400, RevealY: 320}
+	if got != want {
+		t.Errorf("FindText in a list at the page's foot = %+v, want %+v", got, want)
 	}
 }
 

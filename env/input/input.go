@@ -113,7 +113,7 @@ func (in *Interpreter) target(ctx context.Context, t *action.Target, st *action.
 		if y < 0 {
 			b = WheelUp
 		}
-		if err := in.wheel(ctx, x, s.H/2, b); err != nil {
+		if err := in.wheel(ctx, x, s.H/2, b, ScrollNotches); err != nil {
 			return 0, 0, err
 		}
 		if x, y, matches, err = in.Place.Target(ctx, t); err != nil {
@@ -126,11 +126,11 @@ func (in *Interpreter) target(ctx context.Context, t *action.Target, st *action.
 
 // wheel turns the wheel ScrollNotches notches (button b) at (x, y) and
 // lets the screen draw.
-func (in *Interpreter) wheel(ctx context.Context, x, y, b int) error {
+func (in *Interpreter) wheel(ctx context.Context, x, y, b, notches int) error {
 	if err := in.Device.Move(x, y); err != nil {
 		return err
 	}
-	for range ScrollNotches {
+	for range notches {
 		if err := in.Device.Button(b, true); err != nil {
 			return err
 		}
@@ -532,72 +532,95 @@ const (
 // scrollPause lets the page draw between scrolls (a variable for tests).
 var scrollPause = 60 * time.Millisecond
 
-// Settling of scroll_to_text: once the text shows after a scroll, its box
-// is read again until two reads agree (a toolkit may report the boxes of
-// before the scroll for a while), for at most settleReads reads.
+// Settling of scroll_to_text: after each turn of the wheel the text is
+// looked for again until two reads settleGap apart agree (a toolkit may
+// give the boxes of before the scroll for a moment: Chromium does), for
+// at most settleReads reads.
 const settleReads = 10
 
 // settleGap is the pause between those reads (a variable for tests).
-var settleGap = 100 * time.Millisecond
+var settleGap = 150 * time.Millisecond
 
 // scrollToText scrolls with the wheel until the text shows, as a person
 // scrolls looking for it. Where the tree has the element out of view, the
 // wheel turns over the region that holds it (a list that scrolls inside
-// the page, or the page), towards it; where the tree has no such element
-// (a page that loads more as it scrolls), it turns at the screen's centre,
+// the page, or the page), towards it, a notch at a time once it is less
+// than the region's height away; where the tree has no such element (a
+// page that loads more as it scrolls), it turns at the screen's centre,
 // first down, then back up. A text that never shows fails, naming it.
 func (in *Interpreter) scrollToText(ctx context.Context, tp TextPlace, text string) error {
 	size := in.Device.Size()
-	blind := 0 // turns made without knowing where the text is
-	for i := 0; i <= 3*ScrollSteps; i++ {
-		spot, err := tp.FindText(ctx, text)
-		if err != nil {
-			return err
-		}
-		if spot.Showing {
-			if i > 0 {
-				return in.settleText(ctx, tp, text, spot)
-			}
-			return nil
-		}
+	spot, err := tp.FindText(ctx, text)
+	if err != nil {
+		return err
+	}
+	blind := 0     // turns made without knowing where the text is
+	stuck := false // a turn beside a list moved nothing: turn in the list
+	nudges := 0    // notches turned to bring a text cut by an edge in whole
+	for i := 0; !spot.Showing || !spot.Inside && nudges < maxNudges; i++ {
 		if i == 3*ScrollSteps {
-			break
+			return fmt.Errorf("%w: the text %q never showed while scrolling", env.ErrNotFound, text)
 		}
-		x, y, b := spot.X, spot.Y, WheelDown
-		switch {
-		case spot.Found && !spot.Down:
-			b = WheelUp
-		case !spot.Found:
+		x, y, b, notches := spot.X, spot.Y, WheelDown, ScrollNotches
+		if spot.Showing {
+			nudges++
+		}
+		if spot.Found {
+			if !spot.Down {
+				b = WheelUp
+			}
+			r, e := spot.Region, spot.Box
+			beyond := e.Y + e.H - (r.Y + r.H)
+			if !spot.Down {
+				beyond = r.Y - e.Y
+			}
+			if beyond < r.H || spot.Showing {
+				notches = 1
+			}
+		} else {
 			x, y = size.W/2, size.H/2
 			if blind >= ScrollSteps {
 				b = WheelUp
 			}
 			blind++
 		}
-		if err := in.wheel(ctx, x, y, b); err != nil {
+		reveal := spot.Found && spot.Reveal && !stuck
+		if reveal {
+			x, y, notches = spot.RevealX, spot.RevealY, ScrollNotches
+		}
+		if err := in.wheel(ctx, x, y, b, notches); err != nil {
 			return err
 		}
+		before := spot
+		if spot, err = in.settledText(ctx, tp, text); err != nil {
+			return err
+		}
+		stuck = stuck || reveal && spot == before
 	}
-	return fmt.Errorf("%w: the text %q never showed while scrolling", env.ErrNotFound, text)
+	return nil
 }
 
-// settleText waits until the shown text's box reads the same twice in a
-// row, so that a target resolved next finds it where it is drawn.
-func (in *Interpreter) settleText(ctx context.Context, tp TextPlace, text string, spot observe.TextSpot) error {
-	for range settleReads {
+// maxNudges bounds the notches turned to bring a shown text that an edge
+// cuts in whole.
+const maxNudges = 3
+
+// settledText looks for the text until two reads agree.
+func (in *Interpreter) settledText(ctx context.Context, tp TextPlace, text string) (observe.TextSpot, error) {
+	var last observe.TextSpot
+	for i := range settleReads {
 		if err := Sleep(ctx, settleGap); err != nil {
-			return err
+			return last, err
 		}
 		next, err := tp.FindText(ctx, text)
 		if err != nil {
-			return err
+			return last, err
 		}
-		if next.Showing && next.Box == spot.Box {
-			return nil
+		if i > 0 && next == last {
+			break
 		}
-		spot = next
+		last = next
 	}
-	return nil
+	return last, nil
 }
 
 // optionRoles are the roles an open list's options take on a desktop:
