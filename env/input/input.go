@@ -80,8 +80,15 @@ type Interpreter struct {
 	Place  Place
 	// Name is the kind of place in errors: "an X11 desktop".
 	Name string
+	// Lag is how long an element target that the place does not find is
+	// looked for again before a pointer action fails: a desktop's tree can
+	// lag its screen for a moment (Chromium's after a scroll). 0: no retry.
+	Lag  time.Duration
 	held []uint32 // keysyms held down by key_down, in order
 }
+
+// lagPoll is the pause between those looks.
+const lagPoll = 250 * time.Millisecond
 
 // Held lists the keys that key_down actions left held, in the order they
 // went down.
@@ -101,6 +108,12 @@ func (in *Interpreter) onScreen(x, y int) error {
 // target resolves an element target to a point on the screen.
 func (in *Interpreter) target(ctx context.Context, t *action.Target, st *action.Step) (int, int, error) {
 	x, y, matches, err := in.Place.Target(ctx, t)
+	for deadline := time.Now().Add(in.Lag); errors.Is(err, env.ErrNotFound) && time.Now().Before(deadline); {
+		if err := Sleep(ctx, lagPoll); err != nil {
+			return 0, 0, err
+		}
+		x, y, matches, err = in.Place.Target(ctx, t)
+	}
 	if err != nil {
 		return 0, 0, err
 	}

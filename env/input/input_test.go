@@ -554,3 +554,32 @@ func TestTargetBelowTheScreen(t *testing.T) {
 		t.Errorf("first event %q, want the wheel in the element's column", dev.events[0])
 	}
 }
+
+// lagging is a place whose tree lacks the button "OK" for its first misses
+// looks, as a desktop's tree may just after a scroll.
+type lagging struct {
+	elements
+	misses int
+}
+
+func (p *lagging) Target(ctx context.Context, t *action.Target) (int, int, int, error) {
+	if p.misses > 0 {
+		p.misses--
+		return 0, 0, 0, fmt.Errorf("%w: %s", env.ErrNotFound, t)
+	}
+	return p.elements.Target(ctx, t)
+}
+
+// TestTargetLag: with Lag set, a pointer action looks again for an element
+// the place does not find at first; without it, it fails at once.
+func TestTargetLag(t *testing.T) {
+	click := action.Action{Kind: action.Click, Target: &action.Target{Role: "push button", Name: "OK"}}
+	in := &Interpreter{Device: &rec{}, Place: &lagging{misses: 2}, Name: "a test screen", Lag: time.Second}
+	if st, err := in.Do(context.Background(), click); err != nil || st.At == nil || *st.At != [2]int{40, 20} {
+		t.Fatalf("click with a lagging tree: %v at %v", err, st.At)
+	}
+	in = &Interpreter{Device: &rec{}, Place: &lagging{misses: 2}, Name: "a test screen"}
+	if _, err := in.Do(context.Background(), click); !errors.Is(err, env.ErrNotFound) {
+		t.Errorf("click without Lag: %v, want ErrNotFound", err)
+	}
+}

@@ -19,12 +19,16 @@ import (
 // codeTimeout is a code action's time limit.
 const codeTimeout = 2 * time.Minute
 
+// targetLag is how long a pointer action looks again for an element the
+// tree lacks (see input.Interpreter.Lag).
+const targetLag = 1500 * time.Millisecond
+
 // Do performs the actions in order and records each one. A click records
 // the accessibility element under the pointer before the click. After the
 // last action it waits for the screen to settle (see settle.go).
 func (d *Desktop) Do(ctx context.Context, acts []action.Action) ([]action.Step, error) {
 	began := time.Now()
-	in := &input.Interpreter{Device: xdev{d.x}, Place: place{d}, Name: "this X11 desktop"}
+	in := &input.Interpreter{Device: xdev{d.x}, Place: place{d}, Name: "this X11 desktop", Lag: targetLag}
 	var steps []action.Step
 	for i, a := range acts {
 		if err := ctx.Err(); err != nil {
