@@ -137,7 +137,7 @@ func (in *Interpreter) target(ctx context.Context, t *action.Target, st *action.
 	return x, y, in.onScreen(x, y)
 }
 
-// wheel turns the wheel ScrollNotches notches (button b) at (x, y) and
+// wheel turns the wheel the given notches (button b) at (x, y) and
 // lets the screen draw.
 func (in *Interpreter) wheel(ctx context.Context, x, y, b, notches int) error {
 	if err := in.Device.Move(x, y); err != nil {
