@@ -192,10 +192,18 @@ func (c *Client) wait(ctx context.Context, wt *waiter) error {
 	case <-wt.ch:
 		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("no framebuffer update from the server: %w", ctx.Err())
 	case <-c.done:
-		return c.err
 	}
+	// The update may have come just before the end: it still counts.
+	select {
+	case <-wt.ch:
+		return nil
+	default:
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("no framebuffer update from the server: %w", ctx.Err())
+	}
+	return c.err
 }
 
 // Pointer sends a PointerEvent: the pointer is at (x, y) with the buttons
