@@ -146,14 +146,8 @@ func (t *Tree) FindText(text string, screen action.Size) TextSpot {
 		if strings.Contains(n.Node.Name, text) || strings.Contains(n.Node.Text, text) {
 			shown := TextSpot{Found: true, Showing: true, Box: n.Node.Box, X: spot.X, Y: spot.Y, Region: whole}
 			// Whether its ancestors show it whole, else where to nudge it.
-			clip, ok := whole, true
-			for _, p := range t.pathTo(n.Node) {
-				if p.Box.W > 0 && p.Box.H > 0 && p != n.Node {
-					if clip, ok = intersect(clip, p.Box); !ok {
-						break
-					}
-				}
-			}
+			path := t.pathTo(n.Node)
+			clip, ok := clipOf(whole, path[:max(len(path)-1, 0)])
 			b := n.Node.Box
 			shown.Inside = ok && (b.Y >= clip.Y && b.Y+b.H <= clip.Y+clip.H || b.H >= clip.H)
 			if ok {
@@ -208,7 +202,7 @@ func (t *Tree) FindText(text string, screen action.Size) TextSpot {
 // so that the list comes into view whole.
 func placeSpot(spot *TextSpot, ancestors []*Node, box action.Box, whole action.Box) {
 	_, cy := box.Center()
-	clip, outer := whole, whole
+	outer := whole
 	list := -1
 	for i, p := range ancestors {
 		if p.Box.W <= 0 || p.Box.H <= 0 {
@@ -218,22 +212,11 @@ func placeSpot(spot *TextSpot, ancestors []*Node, box action.Box, whole action.B
 			list = i
 		}
 	}
-	for i, p := range ancestors {
-		if list >= 0 && i > list {
-			break
-		}
-		if p.Box.W <= 0 || p.Box.H <= 0 {
-			continue
-		}
-		in, ok := intersect(clip, p.Box)
-		if !ok {
-			break
-		}
-		if i == list {
-			outer = clip
-		}
-		clip = in
+	if list >= 0 {
+		outer, _ = clipOf(whole, ancestors[:list])
+		ancestors = ancestors[:list+1]
 	}
+	clip, _ := clipOf(whole, ancestors)
 	spot.X, spot.Y = clip.Center()
 	spot.Region = clip
 	spot.Down = cy > spot.Y
@@ -250,6 +233,24 @@ func placeSpot(spot *TextSpot, ancestors []*Node, box action.Box, whole action.B
 	case !spot.Down && lb.Y < outer.Y && outer.Y+outer.H-(lb.Y+lb.H) >= room:
 		spot.Reveal, spot.RevealX, spot.RevealY = true, outer.X+outer.W/2, (lb.Y+lb.H+outer.Y+outer.H)/2
 	}
+}
+
+// clipOf is the part of the screen (whole) that all the nodes' boxes
+// share, nodes without a box left out. Where they share none, ok is false
+// and clip is what the nodes before the one that left nothing share.
+func clipOf(whole action.Box, nodes []*Node) (clip action.Box, ok bool) {
+	clip = whole
+	for _, p := range nodes {
+		if p.Box.W <= 0 || p.Box.H <= 0 {
+			continue
+		}
+		in, ok := intersect(clip, p.Box)
+		if !ok {
+			return clip, false
+		}
+		clip = in
+	}
+	return clip, true
 }
 
 // pathTo lists the nodes from an application's root down to n.

@@ -233,7 +233,7 @@ func clickable(n *Node) bool {
 // (ProBench's Algorithm 1, on the desktop's tree). Nodes that are not on
 // the screen are passed over as Filter passes them over: a closed menu's
 // items keep boxes that lie under the point.
-func (t *Tree) At(x, y int) *Located { return t.at(x, y) }
+func (t *Tree) At(x, y int) *Located { return t.at(x, y, nil) }
 
 // AtIn is At among the elements of a popup whose window is area: the
 // smallest clickable element inside area that lies in a menu or a combo
@@ -243,9 +243,19 @@ func (t *Tree) At(x, y int) *Located { return t.at(x, y) }
 // the point it is At.
 func (t *Tree) AtIn(x, y int, area action.Box) *Located {
 	const slack = 2 // an item may reach the popup's border
-	inside := func(b action.Box) bool {
-		return b.X >= area.X-slack && b.Y >= area.Y-slack && b.X+b.W <= area.X+area.W+slack && b.Y+b.H <= area.Y+area.H+slack
+	inPopup := func(b action.Box, inMenu bool) bool {
+		return inMenu && b.X >= area.X-slack && b.Y >= area.Y-slack && b.X+b.W <= area.X+area.W+slack && b.Y+b.H <= area.Y+area.H+slack
 	}
+	if n := t.at(x, y, inPopup); n != nil {
+		return n
+	}
+	return t.At(x, y)
+}
+
+// at is the smallest clickable showing node under (x, y) that keep, if
+// given, accepts; keep learns whether the node lies under a menu or a
+// combo box.
+func (t *Tree) at(x, y int, keep func(b action.Box, inMenu bool) bool) *Located {
 	var best *Located
 	size := func(n *Node) int { return n.Box.W * n.Box.H }
 	var walk func(app string, n *Node, depth int, showing, inMenu bool)
@@ -253,7 +263,7 @@ func (t *Tree) AtIn(x, y int, area action.Box) *Located {
 		if n.Offscreen || depth >= 2 && (showing && !n.Has("showing") || !n.Has("visible")) {
 			return
 		}
-		if inMenu && clickable(n) && n.Box.Contains(x, y) && inside(n.Box) && (best == nil || size(n) < size(best.Node)) {
+		if clickable(n) && n.Box.Contains(x, y) && (keep == nil || keep(n.Box, inMenu)) && (best == nil || size(n) < size(best.Node)) {
 			best = &Located{App: app, Node: n}
 		}
 		inMenu = inMenu || n.Role == "menu" || n.Role == "popup menu" || n.Role == "combo box"
@@ -263,30 +273,6 @@ func (t *Tree) AtIn(x, y int, area action.Box) *Located {
 	}
 	for _, a := range t.Apps {
 		walk(a.App, a, 0, reportsShowing(a), false)
-	}
-	if best != nil {
-		return best
-	}
-	return t.At(x, y)
-}
-
-func (t *Tree) at(x, y int) *Located {
-	var best *Located
-	size := func(n *Node) int { return n.Box.W * n.Box.H }
-	var walk func(app string, n *Node, depth int, showing bool)
-	walk = func(app string, n *Node, depth int, showing bool) {
-		if n.Offscreen || depth >= 2 && (showing && !n.Has("showing") || !n.Has("visible")) {
-			return
-		}
-		if clickable(n) && n.Box.Contains(x, y) && (best == nil || size(n) < size(best.Node)) {
-			best = &Located{App: app, Node: n}
-		}
-		for _, c := range n.Children {
-			walk(app, c, depth+1, showing)
-		}
-	}
-	for _, a := range t.Apps {
-		walk(a.App, a, 0, reportsShowing(a))
 	}
 	return best
 }
