@@ -137,9 +137,11 @@ func (d *Desktop) describeAt(ctx context.Context, x, y int) string {
 	if err != nil {
 		return ""
 	}
-	n := t.At(x, y)
+	var n *observe.Located
 	if win, ok, err := d.x.WindowAt(x, y); err == nil && ok && win.Popup {
 		n = t.AtIn(x, y, action.Box{X: win.X, Y: win.Y, W: win.W, H: win.H})
+	} else {
+		n = t.At(x, y)
 	}
 	if n != nil {
 		return observe.Describe(n.Node)
@@ -170,13 +172,18 @@ func (d *Desktop) describeFast(ctx context.Context, x, y int) (string, bool) {
 		if err != nil || len(tops) == 0 {
 			return "", false
 		}
-		var others []string // titles of the app's other windows
-		if wins, err := d.x.Windows(); err == nil {
-			for _, w := range wins {
-				if w.PID == win.PID && w.ID != win.ID && !w.Hidden {
-					others = append(others, w.Title)
+		// The titles of the app's other windows, listed only when a
+		// top-level inside this one holds the point.
+		others := func() []string {
+			var titles []string
+			if wins, err := d.x.Windows(); err == nil {
+				for _, w := range wins {
+					if w.PID == win.PID && w.ID != win.ID && !w.Hidden {
+						titles = append(titles, w.Title)
+					}
 				}
 			}
+			return titles
 		}
 		top, ok := pickTop(tops, win, x, y, app.WindowCoords, others)
 		if !ok {
@@ -215,7 +222,7 @@ func (d *Desktop) describeFast(ctx context.Context, x, y int) (string, bool) {
 // that lies inside the window, holds the point, and is named by none of
 // the app's other windows (others) is drawn over the window's own, and
 // the smallest such is chosen.
-func pickTop(tops []atspi.Top, win x11.Window, x, y int, windowCoords bool, others []string) (atspi.Top, bool) {
+func pickTop(tops []atspi.Top, win x11.Window, x, y int, windowCoords bool, others func() []string) (atspi.Top, bool) {
 	if !win.Popup {
 		t := managedTop(tops, win, windowCoords)
 		if windowCoords {
@@ -223,10 +230,17 @@ func pickTop(tops []atspi.Top, win x11.Window, x, y int, windowCoords bool, othe
 		}
 		wb := action.Box{X: win.X, Y: win.Y, W: win.W, H: win.H}
 		best := -1
+		var titles []string
 		for i, in := range tops {
 			b := in.Box
-			if in == t || namedBy(others, in.Name) || !b.Contains(x, y) || b.W*b.H >= t.Box.W*t.Box.H ||
+			if in == t || !b.Contains(x, y) || b.W*b.H >= t.Box.W*t.Box.H ||
 				b.X < wb.X || b.Y < wb.Y || b.X+b.W > wb.X+wb.W || b.Y+b.H > wb.Y+wb.H {
+				continue
+			}
+			if titles == nil {
+				titles = others()
+			}
+			if namedBy(titles, in.Name) {
 				continue
 			}
 			if best < 0 || b.W*b.H < tops[best].Box.W*tops[best].Box.H {

@@ -44,7 +44,7 @@ func TestPickTop(t *testing.T) {
 			if tc.at != [2]int{} {
 				x, y = tc.at[0], tc.at[1]
 			}
-			got, ok := pickTop(tc.tops, tc.win, x, y, false, tc.others)
+			got, ok := pickTop(tc.tops, tc.win, x, y, false, func() []string { return tc.others })
 			if ok != tc.ok || got.Name != tc.want.Name || got.Box != tc.want.Box {
 				t.Fatalf("pickTop = %+v %v, want %+v %v", got, ok, tc.want, tc.ok)
 			}
