@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
@@ -67,67 +68,81 @@ type raw struct {
 	errors []string
 }
 
-// fetch issues the CDP calls concurrently: the DOM snapshot, the main
-// frame's AX tree, and, once the frame tree is known, every other frame's
-// AX tree. A frame whose AX tree cannot be read is named in raw.errors.
+// fetch asks for every frame's AX tree and the DOM snapshot. The frame
+// tree comes first (a short round trip); then the AX trees are asked for,
+// and the snapshot once they are on their way. The order is for speed: the
+// page's renderer answers one call at a time, and the AX tree is the long
+// one, so the snapshot is computed while the AX reply is still being sent
+// and decoded, and costs almost nothing; asked for first, it would add its
+// whole time. A frame whose AX tree cannot be read is named in raw.errors.
 func fetch(ctx context.Context, s cdp.Session) (*raw, error) {
-	r := &raw{ax: map[cdp.FrameID][]*axNode{}}
+	ft, err := cdp.Call(ctx, s, page.GetFrameTree, cdp.Empty{})
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("pagetree: frame tree: %w", err)
+	case ft.FrameTree == nil || ft.FrameTree.Frame == nil:
+		return nil, errors.New("pagetree: frame tree: the page has no main frame")
+	}
+	r := &raw{main: ft.FrameTree.Frame.ID, ax: map[cdp.FrameID][]*axNode{}}
 	var (
-		wg                sync.WaitGroup
-		mu                sync.Mutex
-		snapErr, frameErr error
-		mainAX            []*axNode
-		mainAXErr         error
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		mainErr error
+		snapErr error
+		asked   sync.WaitGroup // the AX calls handed to the session
 	)
-	wg.Go(func() {
-		var snap domsnapshot.CaptureSnapshotResult
-		snap, snapErr = cdp.Call(ctx, s, domsnapshot.CaptureSnapshot, domsnapshot.CaptureSnapshotParams{
-			ComputedStyles: styles,
-		})
-		r.snap = &snap
-	})
-	wg.Go(func() {
-		res, err := cdp.Call(ctx, s, getFullAXTree, accessibility.GetFullAXTreeParams{})
-		mainAX, mainAXErr = res.Nodes, err
-	})
-	wg.Go(func() {
-		ft, err := cdp.Call(ctx, s, page.GetFrameTree, cdp.Empty{})
-		switch {
-		case err != nil:
-			frameErr = fmt.Errorf("frame tree: %w", err)
-			return
-		case ft.FrameTree == nil || ft.FrameTree.Frame == nil:
-			frameErr = errors.New("frame tree: the page has no main frame")
-			return
+	walkFrames(ft.FrameTree, func(f *page.FrameTree, depth int) {
+		id := f.Frame.ID
+		var params accessibility.GetFullAXTreeParams
+		if depth > 0 {
+			params.FrameID = id
 		}
-		r.main = ft.FrameTree.Frame.ID
-		var inner sync.WaitGroup
-		walkFrames(ft.FrameTree, func(f *page.FrameTree, depth int) {
-			if depth == 0 {
-				return
-			}
-			id := f.Frame.ID
-			inner.Go(func() {
-				res, err := cdp.Call(ctx, s, getFullAXTree, accessibility.GetFullAXTreeParams{FrameID: id})
-				mu.Lock()
-				defer mu.Unlock()
-				if err != nil {
-					r.errors = append(r.errors, fmt.Sprintf("frame %s (%s): %v", id, f.Frame.URL, err))
-					return
-				}
+		asked.Add(1)
+		wg.Go(func() {
+			res, err := cdp.Call(ctx, sending{s, asked.Done}, getFullAXTree, params)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
 				r.ax[id] = res.Nodes
-			})
+			case depth == 0:
+				mainErr = err
+			default:
+				r.errors = append(r.errors, fmt.Sprintf("frame %s (%s): %v", id, f.Frame.URL, err))
+			}
 		})
-		inner.Wait()
 	})
+	asked.Wait()
+	time.Sleep(followGap)
+	var snap domsnapshot.CaptureSnapshotResult
+	snap, snapErr = cdp.Call(ctx, s, domsnapshot.CaptureSnapshot, domsnapshot.CaptureSnapshotParams{
+		ComputedStyles: styles,
+	})
+	r.snap = &snap
 	wg.Wait()
-	for _, err := range []error{frameErr, mainAXErr, snapErr} {
+	for _, err := range []error{mainErr, snapErr} {
 		if err != nil {
 			return nil, fmt.Errorf("pagetree: %w", err)
 		}
 	}
-	r.ax[r.main] = mainAX
 	return r, nil
+}
+
+// followGap is how long the snapshot waits after the AX calls are handed
+// to the session, for them to reach the browser's send queue first. The
+// order only saves time: a snapshot sent first is answered as well.
+const followGap = time.Millisecond
+
+// sending is a session that calls sent as a call is handed to it, just
+// before the call is sent, so that a later call can follow it.
+type sending struct {
+	cdp.Session
+	sent func()
+}
+
+func (s sending) Call(ctx context.Context, method string, params, res any) error {
+	s.sent()
+	return s.Session.Call(ctx, method, params, res)
 }
 
 // walkFrames calls fn for the frame and its descendants, parents first.
