@@ -200,7 +200,7 @@ func Start(ctx context.Context, cfg Config) (*Browser, error) {
 	}
 	b := &Browser{cfg: cfg, base: base, dialogs: make(chan struct{}), spare: make(chan *episode, 1)}
 	b.dev = &device{b: b}
-	b.input = &input.Interpreter{Device: b.dev, Place: place{b}, Name: "the browser"}
+	b.input = &input.Interpreter{Device: b.dev, Place: place{b}, Name: "the browser", Gapless: true}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(cfg.ExecPath),
 		chromedp.UserDataDir(filepath.Join(base, "profile")),

@@ -83,8 +83,22 @@ type Interpreter struct {
 	// Lag is how long an element target that the place does not find is
 	// looked for again before a pointer action fails: a desktop's tree can
 	// lag its screen for a moment (Chromium's after a scroll). 0: no retry.
-	Lag  time.Duration
-	held []uint32 // keysyms held down by key_down, in order
+	Lag time.Duration
+	// Gapless says that the device hands its events to the page itself, in
+	// order (the DevTools protocol's input): a click needs no PressGap
+	// rests between its move, press and release. A drag keeps them: its
+	// steps give the page time to follow the pointer.
+	Gapless bool
+	held    []uint32 // keysyms held down by key_down, in order
+}
+
+// pressGap is the rest between a pointer move and a press, and between a
+// press and its release.
+func (in *Interpreter) pressGap() time.Duration {
+	if in.Gapless {
+		return 0
+	}
+	return PressGap
 }
 
 // lagPoll is the pause between those looks.
@@ -238,7 +252,7 @@ func (in *Interpreter) Do(ctx context.Context, a action.Action) (action.Step, er
 		go func() { rec <- in.Place.Describe(ctx, x, y) }()
 		b := ButtonNumber(a.Button)
 		for i := 0; i < a.Clicks(); i++ {
-			gap := PressGap
+			gap := in.pressGap()
 			if i > 0 {
 				gap = ClickGap
 			}
@@ -254,7 +268,7 @@ func (in *Interpreter) Do(ctx context.Context, a action.Action) (action.Step, er
 			if err := dev.Button(b, true); err != nil {
 				return st, err
 			}
-			if err := Sleep(ctx, PressGap); err != nil {
+			if err := Sleep(ctx, in.pressGap()); err != nil {
 				dev.Button(b, false)
 				return st, err
 			}
@@ -741,6 +755,9 @@ func (in *Interpreter) waitFor(ctx context.Context, t *action.Target, d time.Dur
 
 // Sleep waits d or until ctx is done.
 func Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -583,3 +583,27 @@ func TestTargetLag(t *testing.T) {
 		t.Errorf("click without Lag: %v, want ErrNotFound", err)
 	}
 }
+
+func TestPressGap(t *testing.T) {
+	for _, tt := range []struct {
+		in   Interpreter
+		want time.Duration
+	}{
+		{Interpreter{}, PressGap},               // X and VNC: toolkits drop a press that comes with the move
+		{Interpreter{Gapless: true}, 0},         // CDP input: the page gets the events in order
+		{Interpreter{Gapless: true, Lag: 1}, 0}, // whatever else is set
+	} {
+		if got := tt.in.pressGap(); got != tt.want {
+			t.Errorf("%+v: press gap %v, want %v", tt.in, got, tt.want)
+		}
+	}
+	// A gapless click still presses and releases where it moved to.
+	dev := &rec{}
+	in := &Interpreter{Device: dev, Place: &lagging{}, Name: "a test screen", Gapless: true}
+	if _, err := in.Do(context.Background(), action.Action{Kind: action.Click, Point: &action.Point{X: 5, Y: 6}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(dev.events, "; "); got != "move 5,6; button 1 down; button 1 up" {
+		t.Errorf("events %q", got)
+	}
+}
