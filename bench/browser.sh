@@ -25,11 +25,11 @@ function pwget(k,   m) {
 }
 /^Benchmark/ { name = $1; sub(/-[0-9]+$/, "", name); sub(/^Benchmark/, "", name); ns[name] = ns[name] " " $3 }
 END {
-	split("Observe/screenshot:screenshot Observe/tree:ax_snapshot Observe/observation:- Observe/click:click Reset/context:context_reset Reset/context-back-to-back:context_reset Reset/cold:cold_start", rows, " ")
-	printf "%-32s %12s %14s\n", "measure (ms, medians)", "proctor", "playwright"
-	for (i = 1; i in rows; i++) {
+	n = split("Observe/screenshot:screenshot:screenshot|Observe/tree:ax_snapshot:tree, vs bare AX tree|Observe/tree:ax_layout:tree, vs AX tree + DOM snapshot|Observe/observation:observation:observation (+ marks), vs shot + AX + DOM|Observe/click:click:click round trip|Reset/context:context_reset:context reset, between episodes|Reset/context-back-to-back:context_reset:context reset, back to back|Reset/cold:cold_start:cold start", rows, "|")
+	printf "%-44s %8s %11s\n", "measure (ms, medians)", "proctor", "playwright"
+	for (i = 1; i <= n; i++) {
 		split(rows[i], kv, ":")
 		if (!(kv[1] in ns)) continue
-		printf "%-32s %12.0f %14s\n", kv[1], median(ns[kv[1]]) / 1e6, (kv[2] == "-" ? "-" : pwget(kv[2]))
+		printf "%-44s %8.0f %11s\n", kv[3], median(ns[kv[1]]) / 1e6, pwget(kv[2])
 	}
 }'

@@ -123,6 +123,23 @@ async function main() {
       const { nodes } = await cdp.send('Accessibility.getFullAXTree');
       axNodes = nodes.length;
     }));
+    // The same answers Proctor's tree joins: the AX tree and the DOM snapshot
+    // with layout, asked for together (the AX tree first), both parsed.
+    record('ax_layout', await measure(opts.warmup, opts.n, async () => {
+      await Promise.all([
+        cdp.send('Accessibility.getFullAXTree'),
+        cdp.send('DOMSnapshot.captureSnapshot', { computedStyles: ['visibility'] }),
+      ]);
+    }));
+    // What an observation needs, all at once: the screenshot, the AX tree
+    // and the DOM snapshot.
+    record('observation', await measure(opts.warmup, opts.n, async () => {
+      await Promise.all([
+        page.screenshot({ type: 'png' }),
+        cdp.send('Accessibility.getFullAXTree'),
+        cdp.send('DOMSnapshot.captureSnapshot', { computedStyles: ['visibility'] }),
+      ]);
+    }));
     await cdp.detach();
 
     let ariaLines = null;
