@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/proctor-eval/proctor/action"
@@ -93,6 +94,47 @@ func TestAtAndDescribe(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("At(%d, %d) = %q, want %q", tc.x, tc.y, got, tc.want)
+		}
+	}
+}
+
+// TestAtOnAPage: on a web page, whose document takes clicks anywhere, a
+// click on a heading or an image is on that element; a click on a link in
+// the heading is on the link, and on the page's bare background on the
+// document.
+func TestAtOnAPage(t *testing.T) {
+	focusable := append([]string{"focusable"}, visible...)
+	for _, doc := range []string{"document web", "document"} {
+		tr := &Tree{Apps: []*Node{{App: "chromium", Role: "application", States: visible, Box: box(0, 0, 800, 600), Children: []*Node{
+			{Role: doc, Name: "Help desk", States: focusable, Box: box(0, 0, 800, 600), Children: []*Node{
+				{Role: "heading", Name: "Open tickets", States: visible, Box: box(10, 10, 400, 30), Children: []*Node{
+					{Role: "static", Text: "Open tickets", States: visible, Box: box(10, 10, 120, 30)},
+					{Role: "link", Name: "all", States: focusable, Box: box(200, 10, 30, 30)},
+				}},
+				{Role: "image", Name: "Logo", States: visible, Box: box(500, 10, 50, 50)},
+				{Role: "section", Name: "Queue", States: visible, Box: box(0, 100, 800, 400), Children: []*Node{
+					{Role: "static", Text: "No tickets", States: visible, Box: box(10, 110, 100, 20)},
+				}},
+			}},
+		}}}}
+		for _, tc := range []struct {
+			x, y int
+			want string
+		}{
+			{20, 20, "heading Open tickets"},  // its text, inside the heading
+			{300, 20, "heading Open tickets"}, // beside the text, in the heading's box
+			{210, 20, "link all"},             // a link inside it
+			{520, 20, "image Logo"},
+			{20, 115, "document Help desk"},  // text in a section: no element of its own
+			{700, 580, "document Help desk"}, // the background
+		} {
+			got := ""
+			if n := tr.At(tc.x, tc.y); n != nil {
+				got = Describe(n.Node)
+			}
+			if want := strings.Replace(tc.want, "document ", doc+" ", 1); got != want {
+				t.Errorf("%s: At(%d, %d) = %q, want %q", doc, tc.x, tc.y, got, want)
+			}
 		}
 	}
 }

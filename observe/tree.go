@@ -120,6 +120,28 @@ var interactiveRoles = map[string]bool{
 	"search box": true, "menu button": true, "list box": true, "combo box text": true,
 }
 
+// Document reports whether a role is a web page's document, which a
+// desktop's tree (and a page's, see package pagetree) counts as
+// clickable, as its whole area takes clicks.
+func Document(role string) bool {
+	return role == "document web" || role == "document" || role == "document frame"
+}
+
+// Named reports whether a person pointing at the node would name it: it
+// has a name or text, and a role of its own rather than a text run, a
+// filler or a container of the layout.
+func Named(n *Node) bool {
+	if strings.TrimSpace(n.Name) == "" && strings.TrimSpace(n.Text) == "" {
+		return false
+	}
+	switch n.Role {
+	case "static", "text", "filler", "panel", "section", "generic", "none", "application", "window", "frame",
+		"scroll pane", "viewport", "redundant object", "unknown", "":
+		return false
+	}
+	return !Document(n.Role)
+}
+
 // Interactive reports whether a person can act on the node.
 func (n *Node) Interactive() bool {
 	if interactiveRoles[n.Role] {
@@ -232,7 +254,10 @@ func clickable(n *Node) bool {
 // At returns the smallest clickable node whose box holds (x, y), or nil
 // (ProBench's Algorithm 1, on the desktop's tree). Nodes that are not on
 // the screen are passed over as Filter passes them over: a closed menu's
-// items keep boxes that lie under the point.
+// items keep boxes that lie under the point. Where the only clickable node
+// there is a web page's document, the smallest Named node under the point
+// is returned instead: a click on a heading is a click on the heading,
+// not on the whole page.
 func (t *Tree) At(x, y int) *Located { return t.at(x, y, nil) }
 
 // AtIn is At among the elements of a popup whose window is area: the
@@ -256,7 +281,7 @@ func (t *Tree) AtIn(x, y int, area action.Box) *Located {
 // given, accepts; keep learns whether the node lies under a menu or a
 // combo box.
 func (t *Tree) at(x, y int, keep func(b action.Box, inMenu bool) bool) *Located {
-	var best *Located
+	var best, named *Located
 	size := func(n *Node) int { return n.Box.W * n.Box.H }
 	var walk func(app string, n *Node, depth int, showing, inMenu bool)
 	walk = func(app string, n *Node, depth int, showing, inMenu bool) {
@@ -266,6 +291,9 @@ func (t *Tree) at(x, y int, keep func(b action.Box, inMenu bool) bool) *Located 
 		if clickable(n) && n.Box.Contains(x, y) && (keep == nil || keep(n.Box, inMenu)) && (best == nil || size(n) < size(best.Node)) {
 			best = &Located{App: app, Node: n}
 		}
+		if keep == nil && Named(n) && n.Has("visible") && n.Box.W > 0 && n.Box.H > 0 && n.Box.Contains(x, y) && (named == nil || size(n) < size(named.Node)) {
+			named = &Located{App: app, Node: n}
+		}
 		inMenu = inMenu || n.Role == "menu" || n.Role == "popup menu" || n.Role == "combo box"
 		for _, c := range n.Children {
 			walk(app, c, depth+1, showing, inMenu)
@@ -273,6 +301,9 @@ func (t *Tree) at(x, y int, keep func(b action.Box, inMenu bool) bool) *Located 
 	}
 	for _, a := range t.Apps {
 		walk(a.App, a, 0, reportsShowing(a), false)
+	}
+	if best != nil && named != nil && Document(best.Node.Role) && size(named.Node) < size(best.Node) {
+		return named
 	}
 	return best
 }

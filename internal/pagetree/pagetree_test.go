@@ -473,3 +473,48 @@ const b = document.createElement('button'); b.textContent = 'Two'; document.getE
 	}
 	uniqueIDs(t, third)
 }
+
+// TestAtDescribesWhatIsClicked: the record of a click (At, a hit test and
+// the hit node's ancestors) names what the tree (observe.Tree.At) names
+// at the same point: the smallest interactive element, or, where that is
+// only the page's document, the element with a name of its own there.
+func TestAtDescribesWhatIsClicked(t *testing.T) {
+	ctx := browser(t)
+	srv := serve(t, map[string]string{"/": `<!doctype html><title>Help desk</title>
+<h1 id=h style="width:600px">Open tickets <a href="#all">all</a></h1>
+<p>Some text with no element of its own, in a paragraph.</p>
+<div><span id=loose>Loose text in a div</span></div>
+<img id=logo alt="Logo" width=60 height=40 src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">
+<label>Portal password <input id=pw type=password></label>
+<label>Name <input id=name></label>
+<button id=save><span>Save</span></button>`})
+	tree := open(t, ctx, srv.URL+"/")
+	for _, tc := range []struct {
+		element string // the element clicked at its centre (a script's expression)
+		want    string
+	}{
+		{`(() => { const r = document.createRange(); r.selectNodeContents(document.getElementById('h').firstChild); return r; })()`, "heading Open tickets all"},
+		{`document.getElementById('h')`, "heading Open tickets all"}, // beside its text
+		{`document.querySelector('#h a')`, "link all"},
+		{`document.getElementById('logo')`, "image Logo"},
+		{`document.getElementById('pw')`, "password text Portal password"},
+		{`document.getElementById('name')`, "entry Name"},
+		{`document.querySelector('#save span')`, "push button Save"},
+		{`document.querySelector('p')`, "paragraph Some text with no element of its own, in a paragraph."},
+		{`document.getElementById('loose')`, "document Help desk"},
+	} {
+		r := rectOf(t, ctx, tc.element)
+		x, y := r.Center()
+		got, err := At(ctx, x, y)
+		if err != nil {
+			t.Fatalf("At(%d, %d): %v", x, y, err)
+		}
+		fromTree := ""
+		if at := tree.At(x, y); at != nil {
+			fromTree = observe.Describe(at.Node)
+		}
+		if got != tc.want || fromTree != tc.want {
+			t.Errorf("%s at (%d, %d): At %q, the tree's At %q, want %q", tc.element, x, y, got, fromTree, tc.want)
+		}
+	}
+}
