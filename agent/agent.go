@@ -37,6 +37,9 @@ type Observation struct {
 	Tree       string         `json:"tree,omitempty"`   // the linearised accessibility tree
 	Marks      []observe.Mark `json:"marks,omitempty"`  // the set-of-mark elements
 	Screen     action.Size    `json:"screen"`
+	// Tabs are a browser's open tabs with their addresses, the active one
+	// marked; none in other environments.
+	Tabs []observe.Tab `json:"tabs,omitempty"`
 	// Feedback reports what happened to the last turn's actions (an error
 	// the environment gave, or a reply that did not parse).
 	Feedback string `json:"feedback,omitempty"`

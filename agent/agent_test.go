@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/observe"
 )
 
 func TestReplayNoopRandom(t *testing.T) {
@@ -86,9 +87,14 @@ func TestHTTPAgent(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				switch r.URL.Path {
 				case "/start":
-					var body map[string]Task
+					// Every field is there, lists empty rather than left out.
+					var body map[string]map[string]any
 					json.NewDecoder(r.Body).Decode(&body)
-					started = body["task"].Instruction == "do it"
+					task := body["task"]
+					apps, hasApps := task["apps"].([]any)
+					demos, hasDemos := task["demonstrations"].([]any)
+					started = task["instruction"] == "do it" && hasApps && len(apps) == 0 && hasDemos && len(demos) == 0 &&
+						task["screen"] != nil && task["max_steps"] != nil
 				case "/stop":
 					stopped = true
 				case "/step":
@@ -222,5 +228,27 @@ func TestHTTPAgentReplyTooLarge(t *testing.T) {
 	_, err := h.Next(context.Background(), Observation{Step: 1}, nil)
 	if err == nil || !strings.Contains(err.Error(), "larger than 64 MiB") || errors.Is(err, ErrTransient) {
 		t.Fatalf("Next = %v, want a non-transient error saying the answer is larger than 64 MiB", err)
+	}
+}
+
+func TestObservationText(t *testing.T) {
+	tests := []struct {
+		name string
+		obs  Observation
+		want string
+	}{
+		{"step only", Observation{Step: 2}, "Step 2."},
+		{"feedback", Observation{Step: 3, Feedback: "no mark #9"}, "Step 3. Note: no mark #9."},
+		{"tabs", Observation{Step: 1, Tabs: []observe.Tab{{Title: "Orders", URL: "http://127.0.0.1:8080/orders"}, {URL: "about:blank", Active: true}}},
+			"Step 1.\nTabs:\n1: Orders - http://127.0.0.1:8080/orders\n2: (no title) - about:blank (active)\n"},
+		{"marks and tree", Observation{Step: 1, Marks: []observe.Mark{{Tag: 1, Role: "push button", Name: "OK"}}, Tree: "push button OK\n"},
+			"Step 1.\nMarked elements (number: role name):\n1: push button OK\n\nAccessibility tree:\npush button OK\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ObservationText(tt.obs); got != tt.want {
+				t.Errorf("got %q\nwant %q", got, tt.want)
+			}
+		})
 	}
 }

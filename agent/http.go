@@ -105,7 +105,15 @@ func (h *HTTP) post(ctx context.Context, path string, in, out any) error {
 
 // Start sends the task.
 func (h *HTTP) Start(ctx context.Context, t Task) error {
-	return h.post(ctx, "/start", map[string]Task{"task": t}, nil)
+	// Every field the protocol names is sent, lists empty rather than left
+	// out, so that an agent can read them without checking.
+	type task struct {
+		Task
+		Apps           []string `json:"apps"`
+		Demonstrations []string `json:"demonstrations"`
+	}
+	body := task{Task: t, Apps: append([]string{}, t.Apps...), Demonstrations: append([]string{}, t.Demonstrations...)}
+	return h.post(ctx, "/start", map[string]task{"task": body}, nil)
 }
 
 // Next sends the observation and history and reads the actions.

@@ -127,6 +127,16 @@ func ObservationText(obs Observation) string {
 	if obs.Feedback != "" {
 		fmt.Fprintf(&b, " Note: %s.", obs.Feedback)
 	}
+	if len(obs.Tabs) > 0 {
+		b.WriteString("\nTabs:\n")
+		for i, t := range obs.Tabs {
+			active := ""
+			if t.Active {
+				active = " (active)"
+			}
+			fmt.Fprintf(&b, "%d: %s - %s%s\n", i+1, firstNonEmpty(t.Title, "(no title)"), t.URL, active)
+		}
+	}
 	if len(obs.Marks) > 0 {
 		b.WriteString("\nMarked elements (number: role name):\n")
 		for _, m := range obs.Marks {

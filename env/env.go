@@ -143,6 +143,13 @@ type Page interface {
 	Page(ctx context.Context, q observe.PageQuery) (val string, found bool, err error)
 }
 
+// Tabs is implemented by an environment with browser tabs: each
+// observation lists them, with their addresses and the active one, as a
+// browser shows them in its tab strip and address bar.
+type Tabs interface {
+	Tabs(ctx context.Context) ([]observe.Tab, error)
+}
+
 // LoopbackAPI is implemented by an environment whose applications serve APIs
 // on its own loopback (a desktop app with network: private): the checks'
 // loopback probes (http and xmlrpc with a port) call them through it.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -65,14 +66,18 @@ func (b *Browser) do(ctx context.Context, a action.Action) (action.Step, error) 
 	}
 	switch a.Kind {
 	case action.Navigate:
+		u, err := b.address(ctx, a.Text)
+		if err != nil {
+			return st, err
+		}
 		if a.NewTab {
-			return st, b.newTab(ctx, a.Text)
+			return st, b.newTab(ctx, u)
 		}
 		pctx, err := b.page(ctx)
 		if err != nil {
 			return st, err
 		}
-		return st, b.navigate(ctx, pctx, a.Text)
+		return st, b.navigate(ctx, pctx, u)
 	case action.Back:
 		return st, b.history(ctx, -1)
 	case action.TabSwitch, action.TabClose:
@@ -108,6 +113,35 @@ func (b *Browser) navigate(ctx context.Context, pctx context.Context, u string) 
 		return fmt.Errorf("%w: open %s: %v", env.ErrBadAction, u, err)
 	}
 	return nil
+}
+
+// address resolves a relative reference (/path, //host/path, ./x, ../x,
+// ?query, #fragment) against the active tab's address, as a link on its page
+// would; anything else is left to navigate.
+func (b *Browser) address(ctx context.Context, u string) (string, error) {
+	if !strings.HasPrefix(u, "/") && !strings.HasPrefix(u, "./") && !strings.HasPrefix(u, "../") &&
+		!strings.HasPrefix(u, "?") && !strings.HasPrefix(u, "#") {
+		return u, nil
+	}
+	tabs, err := b.Tabs(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, t := range tabs {
+		if !t.Active {
+			continue
+		}
+		base, err := url.Parse(t.URL)
+		if err != nil || base.Host == "" {
+			break
+		}
+		ref, err := url.Parse(u)
+		if err != nil {
+			return "", fmt.Errorf("%w: %q is not a URL: %v", env.ErrBadAction, u, err)
+		}
+		return base.ResolveReference(ref).String(), nil
+	}
+	return "", fmt.Errorf("%w: %q is relative, and the active tab has no web address to resolve it against", env.ErrBadAction, u)
 }
 
 // newTab opens a URL in a new tab of the episode, which becomes active.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -397,6 +398,25 @@ func TestTabsAndNavigation(t *testing.T) {
 	if err != nil || len(ws) != 2 || !ws[1].Active || ws[1].Title != "Page C" {
 		t.Fatalf("tabs %+v %v", ws, err)
 	}
+	// The observation's tabs carry the addresses.
+	tabs, err := b.Tabs(ctx)
+	want := []observe.Tab{{Title: "Page A", URL: u + "/a"}, {Title: "Page C", URL: u + "/c", Active: true}}
+	if err != nil || !reflect.DeepEqual(tabs, want) {
+		t.Fatalf("tabs %+v %v, want %+v", tabs, err, want)
+	}
+	// A relative address is resolved against the active tab's, in the same
+	// tab or a new one.
+	do(action.Action{Kind: action.Navigate, Text: "/b?x=1"})
+	waitTitle(t, b, "Page B")
+	do(action.Action{Kind: action.Navigate, Text: "./c", NewTab: true})
+	waitTitle(t, b, "Page C")
+	if tabs, _ := b.Tabs(ctx); len(tabs) != 3 || tabs[1].URL != u+"/b?x=1" || tabs[2].URL != u+"/c" || !tabs[2].Active {
+		t.Fatalf("after relative navigation: %+v", tabs)
+	}
+	do(action.Action{Kind: action.TabClose, Tab: "2"})
+	do(action.Action{Kind: action.TabSwitch, Tab: "1"})
+	do(action.Action{Kind: action.Back})
+	waitTitle(t, b, "Page C")
 	do(action.Action{Kind: action.TabSwitch, Tab: "0"})
 	if got := title(); got != "Page A" {
 		t.Fatalf("after switching to tab 0: %q", got)

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"image"
@@ -178,6 +179,20 @@ func (b *Browser) Elements(ctx context.Context, q observe.ElementQuery) ([]obser
 // (or the URL of a page without one), and which is active. IDs count from
 // 1 in that order.
 func (b *Browser) Windows(ctx context.Context) ([]env.Window, error) {
+	tabs, err := b.Tabs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]env.Window, len(tabs))
+	for i, t := range tabs {
+		out[i] = env.Window{ID: uint32(i + 1), Title: cmp.Or(t.Title, t.URL), Active: t.Active, Box: action.Box{W: b.cfg.Width, H: b.cfg.Height}}
+	}
+	return out, nil
+}
+
+// Tabs lists the episode's tabs in the order they opened, with each one's
+// page title and address, the active one marked.
+func (b *Browser) Tabs(ctx context.Context) ([]observe.Tab, error) {
 	ep, err := b.episode()
 	if err != nil {
 		return nil, err
@@ -191,21 +206,20 @@ func (b *Browser) Windows(ctx context.Context) ([]env.Window, error) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var out []env.Window
-	for i, t := range ep.tabs {
-		w := env.Window{ID: uint32(i + 1), Active: t == ep.active, Box: action.Box{W: b.cfg.Width, H: b.cfg.Height}}
+	out := make([]observe.Tab, 0, len(ep.tabs))
+	for _, t := range ep.tabs {
+		tab := observe.Tab{Active: t == ep.active}
 		for _, in := range infos {
 			if in.TargetID == t.id {
-				w.Title = in.Title
-				if w.Title == "" {
-					w.Title = in.URL
-				}
+				tab.Title, tab.URL = in.Title, in.URL
 			}
 		}
-		out = append(out, w)
+		out = append(out, tab)
 	}
 	return out, nil
 }
+
+var _ env.Tabs = (*Browser)(nil)
 
 // Eval evaluates a JavaScript expression in the active tab's page
 // (awaiting a promise) and returns its value as text: a string as it is,
