@@ -868,6 +868,19 @@ func ParseBrowserUse(reply string, o Options) ([]Action, error) {
 				pages = -pages
 			}
 			a := Action{Kind: Scroll, Pages: pages}
+			if p.has("amount") && !p.has("num_pages") {
+				// Older versions scroll by pixels: wheel notches of
+				// browserNotch pixels, one at least.
+				px := p.num("amount")
+				if px < 0 || math.IsNaN(px) {
+					return nil, fmt.Errorf("%s: amount %g is not a count of pixels", name, px)
+				}
+				notches := max(1, int(math.Round(px/browserNotch)))
+				if !down {
+					notches = -notches
+				}
+				a = Action{Kind: Scroll, DY: notches}
+			}
 			if p.has("frame_element_index") {
 				a.Target = &Target{Index: p.index("frame_element_index")}
 			}
@@ -928,3 +941,8 @@ func ParseJSON(reply string, o Options) ([]Action, error) {
 		return []Action{a}, nil
 	})
 }
+
+// browserNotch is how far one wheel notch scrolls a page in the browser
+// environment, in CSS pixels: a browser-use scroll by an amount of pixels
+// becomes that many notches.
+const browserNotch = 100

@@ -223,6 +223,8 @@ func TestParseBrowserUse(t *testing.T) {
 		{name: "input", in: `{"action":[{"input_text":{"index":4,"text":"Shoe Case Support","clear_existing":true}}]}`, want: []string{`type #4 "Shoe Case Support" clear`}},
 		{name: "tabs", in: `{"action":[{"switch_tab":{"tab_id":"a1"}},{"close_tab":{"tab_id":"a1"}},{"go_back":{}}]}`, want: []string{"tab_switch tab=a1", "tab_close tab=a1", "back"}},
 		{name: "scroll", in: `{"action":[{"scroll":{"down":false,"num_pages":0.5}},{"scroll":{"down":true,"num_pages":2,"frame_element_index":7}}]}`, want: []string{"scroll pages=-0.5", "scroll #7 pages=2"}},
+		{name: "scroll by pixels", in: `{"action":[{"scroll_down":{"amount":300}},{"scroll_up":{"amount":20}},{"scroll_down":{}}]}`, want: []string{"scroll dx=0 dy=3", "scroll dx=0 dy=-1", "scroll pages=1"}},
+		{name: "scroll by negative pixels", in: `{"action":[{"scroll_down":{"amount":-5}}]}`, err: "not a count of pixels"},
 		{name: "scroll to text", in: `{"action":[{"scroll_to_text":{"text":"Terms"}}]}`, want: []string{`scroll_to_text "Terms"`}},
 		{name: "send keys", in: `{"action":[{"send_keys":{"keys":"Control+a"}},{"send_keys":{"keys":"Escape"}}]}`, want: []string{"hotkey ctrl+a", "key esc"}},
 		{name: "dropdown", in: `{"action":[{"get_dropdown_options":{"index":5}},{"select_dropdown_option":{"index":5,"text":"Public Read Only"}}]}`, want: []string{"api get_dropdown_options index=5", `select #5 "Public Read Only"`}},
