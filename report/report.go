@@ -243,6 +243,7 @@ func Write(w io.Writer, rs []*Report, format string) error {
 		row("agent", func(r *Report) string { return r.Run.Agent }),
 		row("observation", func(r *Report) string { return r.Run.ObsMode }),
 		row("environment", func(r *Report) string { return r.Environments() }),
+		row("tasks", func(r *Report) string { return fmt.Sprint(len(taskSet(r))) }),
 		row("episodes", func(r *Report) string { return fmt.Sprint(r.Summary.N) }),
 		row("success rate", func(r *Report) string { return pct(r.Summary.SuccessRate) }),
 		row("weighted score", func(r *Report) string { return pct(r.Summary.Weighted) }),
@@ -284,6 +285,13 @@ func Write(w io.Writer, rs []*Report, format string) error {
 		fmt.Fprintln(w, "Proctor report")
 	}
 	table("Summary", header, rows)
+	if note := differentTasks(rs); note != "" {
+		if md {
+			fmt.Fprintf(w, "\n> %s\n", note)
+		} else {
+			fmt.Fprintf(w, "\nNote: %s\n", note)
+		}
+	}
 	for _, d := range score.Dimensions {
 		keys := map[string]bool{}
 		for _, r := range rs {
@@ -347,6 +355,49 @@ func Write(w io.Writer, rs []*Report, format string) error {
 		table(title, []string{"task", "repeat", "old -> new", "reason"}, frows)
 	}
 	return nil
+}
+
+// taskSet is the tasks of a run's episodes.
+func taskSet(r *Report) map[string]bool {
+	set := map[string]bool{}
+	for _, res := range r.Results {
+		set[res.Task] = true
+	}
+	return set
+}
+
+// differentTasks says so when reports side by side hold different tasks,
+// whose rates then compare different sets; "" when they hold the same.
+func differentTasks(rs []*Report) string {
+	if len(rs) < 2 {
+		return ""
+	}
+	sets := make([]map[string]bool, len(rs))
+	same := true
+	for i, r := range rs {
+		sets[i] = taskSet(r)
+		if i > 0 && !maps.Equal(sets[i], sets[0]) {
+			same = false
+		}
+	}
+	if same {
+		return ""
+	}
+	common := 0
+	for t := range sets[0] {
+		in := true
+		for _, s := range sets[1:] {
+			in = in && s[t]
+		}
+		if in {
+			common++
+		}
+	}
+	var counts []string
+	for i, r := range rs {
+		counts = append(counts, fmt.Sprintf("%s %d", r.Run.ID, len(sets[i])))
+	}
+	return fmt.Sprintf("the runs hold different tasks (%s; %d in common), so their rates compare different sets", strings.Join(counts, ", "), common)
 }
 
 // tabler renders tables as text or as Markdown.

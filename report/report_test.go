@@ -107,6 +107,41 @@ func TestEnvironments(t *testing.T) {
 	}
 }
 
+// TestDifferentTasks: reports side by side say when their runs hold
+// different tasks, and how many each holds.
+func TestDifferentTasks(t *testing.T) {
+	run := func(id string, tasks ...string) *Report {
+		r := &Report{Run: store.Run{ID: id}}
+		for _, task := range tasks {
+			r.Results = append(r.Results, store.Result{Task: task, Outcome: "success"})
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name string
+		rs   []*Report
+		want string
+	}{
+		{"one run", []*Report{run("a", "t1", "t2")}, ""},
+		{"the same tasks, repeated differently", []*Report{run("a", "t1", "t2"), run("b", "t2", "t1", "t1")}, ""},
+		{"a subset", []*Report{run("dom", "t1", "t2", "t3"), run("pixels", "t1")}, "the runs hold different tasks (dom 3, pixels 1; 1 in common), so their rates compare different sets"},
+		{"three runs", []*Report{run("a", "t1", "t2"), run("b", "t2", "t3"), run("c", "t2")}, "the runs hold different tasks (a 2, b 2, c 1; 1 in common), so their rates compare different sets"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := differentTasks(tc.rs); got != tc.want {
+				t.Errorf("got %q\nwant %q", got, tc.want)
+			}
+			var b strings.Builder
+			if err := Write(&b, tc.rs, "text"); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(b.String(), "Note: the runs hold different tasks") != (tc.want != "") {
+				t.Errorf("the text report's note:\n%s", b.String())
+			}
+		})
+	}
+}
+
 // TestPersonas gives SCUBA's metrics per persona: milestone score,
 // success, time, steps, tokens and cost; a run without personas has no
 // such table.

@@ -404,7 +404,7 @@ func TestRefusedReviewKeepsForm(t *testing.T) {
 		t.Errorf("no link to the next unreviewed episode:\n%s", body)
 	}
 	_, body = get(t, h, "/run/run-a/episode?task=write-note&repeat=0")
-	if !strings.Contains(body, "Every other episode of this run is reviewed.") {
+	if !strings.Contains(body, "No other episode of this run awaits review.") {
 		t.Errorf("write-note's page should say every other episode is reviewed:\n%s", body)
 	}
 	_, js := get(t, h, "/static/viewer.js")
