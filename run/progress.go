@@ -34,9 +34,10 @@ func newProgress(w io.Writer, total, already, rerun int) *progress {
 	return p
 }
 
-// notef prints a line about the pool (an environment lost or replaced).
+// notef prints a line about the pool (an environment lost or replaced)
+// or a retry.
 func (p *progress) notef(format string, args ...any) {
-	if p.w == nil {
+	if p == nil || p.w == nil {
 		return
 	}
 	p.mu.Lock()

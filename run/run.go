@@ -128,6 +128,15 @@ func localServices(s *task.Suite, t *task.Task) []string {
 	return out
 }
 
+// label names the job in messages: the task, and the repeat when a run
+// has several.
+func (j job) label(repeats int) string {
+	if repeats > 1 {
+		return fmt.Sprintf("%s (repeat %d of %d)", j.t.ID, j.repeat+1, repeats)
+	}
+	return j.t.ID
+}
+
 // typ is the environment type the job needs.
 func (j job) typ() string { return j.t.Environment.TypeOrDefault() }
 
@@ -581,6 +590,7 @@ func runJobs(ctx context.Context, cfg Config, jobs []job, pr *progress) error {
 				if !ok {
 					return
 				}
+				began := time.Now()
 				err := p.ready(ctx, j)
 				var res store.Result
 				if err != nil {
@@ -607,6 +617,7 @@ func runJobs(ctx context.Context, cfg Config, jobs []job, pr *progress) error {
 					// instead of emptying the pool.
 					res = baseResult(j)
 					res.Outcome, res.Reason = string(check.Error), fmt.Sprintf("infrastructure fault: %d environments were lost running it, the last: %v", j.lost, err)
+					res.Duration = time.Since(began) // on the last of them
 					res.Finished = time.Now().UTC()
 				}
 				err = cfg.Store.SaveResult(res)
@@ -681,8 +692,10 @@ func runEpisode(ctx context.Context, cfg Config, s *place, j job, p *progress) (
 	var last error
 	wait := cfg.Backoff
 	attempts := 0
-	for attempt := 0; attempt <= max(cfg.Retries, 0); attempt++ {
-		if attempt > 0 {
+	n := max(cfg.Retries, 0) + 1
+	began := time.Now()
+	for attempt := 1; attempt <= n; attempt++ {
+		if attempt > 1 {
 			select {
 			case <-time.After(wait):
 			case <-ctx.Done():
@@ -697,7 +710,7 @@ func runEpisode(ctx context.Context, cfg Config, s *place, j job, p *progress) (
 			return store.Result{}, ErrNoEnvironment
 		}
 		attempts++
-		res, err := episode(ctx, cfg, e, s.svc, j)
+		res, err := episode(ctx, cfg, e, s.svc, j, p)
 		if err == nil {
 			res.Attempts = attempts
 			s.mu.Lock()
@@ -709,12 +722,17 @@ func runEpisode(ctx context.Context, cfg Config, s *place, j job, p *progress) (
 		if ctx.Err() != nil {
 			break
 		}
+		if attempt < n {
+			p.notef("retry: %s: infrastructure fault (%v): episode attempt %d of %d, retrying in %s", j.label(cfg.Repeat), err, attempt, n, wait)
+		}
 		if err := s.heal(ctx, p); err != nil {
 			return store.Result{}, err
 		}
 	}
 	res := baseResult(j)
 	res.Outcome, res.Reason, res.Attempts = string(check.Error), fmt.Sprintf("infrastructure fault after %d attempts: %v", attempts, last), attempts
+	// The time it took: every attempt and the waits between them.
+	res.Duration = time.Since(began)
 	res.Finished = time.Now().UTC()
 	return res, nil
 }
@@ -814,9 +832,13 @@ func checkActions(acts []action.Action, screen action.Size) ([]action.Action, er
 // The task's wall time bounds every call of the episode, the agent's and
 // the environment's alike; reaching it ends the episode as uncompleted,
 // and the checks then get their own time.
-func episode(ctx context.Context, cfg Config, e env.Env, svc *service.Instances, j job) (store.Result, error) {
+func episode(ctx context.Context, cfg Config, e env.Env, svc *service.Instances, j job, pr *progress) (store.Result, error) {
 	t := j.t
 	res := baseResult(j)
+	// note tells the progress of a retried call to the agent.
+	note := func(format string, args ...any) {
+		pr.notef("retry: %s: "+format, append([]any{j.label(cfg.Repeat)}, args...)...)
+	}
 	// The reset and setup are timed apart (Setup): the episode's time
 	// (Duration) starts when the environment is ready for the agent.
 	start := time.Now()
@@ -899,7 +921,7 @@ func episode(ctx context.Context, cfg Config, e env.Env, svc *service.Instances,
 	feedback := ""
 	steps := 0
 	maxSteps := t.MaxSteps()
-	transient, err := retry(ectx, cfg, func() error {
+	transient, err := retry(ectx, cfg, "agent start", note, func() error {
 		_, err := callAgent(ectx, cfg.AgentTimeout, func(c context.Context) (struct{}, error) { return struct{}{}, ag.Start(c, at) })
 		return err
 	})
@@ -943,7 +965,7 @@ func episode(ctx context.Context, cfg Config, e env.Env, svc *service.Instances,
 			rec.Marks, _ = json.Marshal(obs.Marks)
 		}
 		var turn agent.Turn
-		transient, err := retry(ectx, cfg, func() error {
+		transient, err := retry(ectx, cfg, fmt.Sprintf("step %d: agent", step), note, func() error {
 			var err error
 			turn, err = callAgent(ectx, cfg.AgentTimeout, func(c context.Context) (agent.Turn, error) { return ag.Next(c, obs, history) })
 			return err
@@ -1119,19 +1141,27 @@ func episode(ctx context.Context, cfg Config, e env.Env, svc *service.Instances,
 	return res, nil
 }
 
+// agentCallAttempts is how many times one call to the agent is tried
+// when it fails transiently.
+const agentCallAttempts = 4
+
 // retry calls f, retrying transient failures with backoff a few times,
 // but never an agent whose call was abandoned. It says whether any attempt
 // failed transiently: a service that failed so before the wall time ran
-// out is at fault, not the agent.
-func retry(ctx context.Context, cfg Config, f func() error) (transient bool, err error) {
+// out is at fault, not the agent. Each retry is told to note (what failed,
+// the attempt, the wait), when note is not nil; what names the call.
+func retry(ctx context.Context, cfg Config, what string, note func(format string, args ...any), f func() error) (transient bool, err error) {
 	wait := cfg.Backoff
-	for attempt := 0; attempt < 4; attempt++ {
+	for attempt := 1; attempt <= agentCallAttempts; attempt++ {
 		if err = f(); err == nil || !errors.Is(err, agent.ErrTransient) {
 			return transient, err
 		}
 		transient = true
-		if errors.Is(err, errAbandoned) {
-			return transient, err
+		if errors.Is(err, errAbandoned) || attempt == agentCallAttempts || ctx.Err() != nil {
+			return transient, err // no wait after the last attempt
+		}
+		if note != nil {
+			note("%s failed (%v): attempt %d of %d, retrying in %s", what, err, attempt, agentCallAttempts, wait)
 		}
 		select {
 		case <-time.After(wait):

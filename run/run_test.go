@@ -865,3 +865,79 @@ func (a *markCounter) Next(_ context.Context, o agent.Observation, _ []agent.Tur
 	a.seen.Store(int32(len(o.Marks)))
 	return agent.Turn{Actions: []action.Action{{Kind: action.Fail}}}, nil
 }
+
+// fakeEnv starts, resets and describes itself, and does nothing else:
+// enough for episodes whose agent never starts. It needs no desktop.
+type fakeEnv struct{ env.Env }
+
+func (fakeEnv) Info(context.Context) (env.Info, error) {
+	return env.Info{Kind: "fake", Screen: action.Size{W: 1920, H: 1080}, Caps: task.DesktopCapabilities}, nil
+}
+func (fakeEnv) Reset(context.Context, env.Setup) error { return nil }
+func (fakeEnv) Close() error                           { return nil }
+
+// refusedAgent is an agent whose service refuses every connection.
+type refusedAgent struct{}
+
+func (refusedAgent) Start(context.Context, agent.Task) error {
+	return agent.Transient(errors.New("dial tcp 127.0.0.1:1: connect: connection refused"))
+}
+func (refusedAgent) Stop(context.Context) error { return nil }
+func (refusedAgent) Next(context.Context, agent.Observation, []agent.Turn) (agent.Turn, error) {
+	return agent.Turn{}, errors.New("never asked")
+}
+
+// TestRetriesAreToldAndTimed: an agent that refuses connections is
+// retried, each retry one line of the progress (what failed, attempt k of
+// n, the wait), with no wait after the last attempt of a call or of the
+// episode; the episode then ends as an error that took the time it took.
+func TestRetriesAreToldAndTimed(t *testing.T) {
+	s := only(suite(t), "shell-write")
+	cfg := config(t, s, func() (agent.Agent, error) { return refusedAgent{}, nil })
+	cfg.Parallel, cfg.Repeat = 1, 1
+	cfg.Sources = []env.Source{{Name: "fake 1", Type: "x11", Start: func(context.Context, action.Size) (env.Env, error) { return fakeEnv{}, nil }}}
+	var out bytes.Buffer
+	cfg.Progress = &syncWriter{w: &out}
+	rs, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || rs[0].Outcome != "error" || !strings.Contains(rs[0].Reason, "infrastructure fault after 3 attempts") {
+		t.Fatalf("results %+v, want an error after 3 attempts", rs)
+	}
+	// Waits of 10, 20 and 40 ms within each of the 3 attempts, and of 10
+	// and 20 ms between them: at least 240 ms were spent.
+	if min := 3*70*time.Millisecond + 30*time.Millisecond; rs[0].Duration < min {
+		t.Errorf("the episode lasted %s; it waited at least %s", rs[0].Duration, min)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var retries []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "retry: ") {
+			retries = append(retries, l)
+		}
+	}
+	tests := []struct {
+		n    int
+		want string
+	}{
+		{0, "retry: shell-write: agent start failed (transient failure: dial tcp 127.0.0.1:1: connect: connection refused): attempt 1 of 4, retrying in 10ms"},
+		{1, "retry: shell-write: agent start failed (transient failure: dial tcp 127.0.0.1:1: connect: connection refused): attempt 2 of 4, retrying in 20ms"},
+		{2, "retry: shell-write: agent start failed (transient failure: dial tcp 127.0.0.1:1: connect: connection refused): attempt 3 of 4, retrying in 40ms"},
+		{3, "retry: shell-write: infrastructure fault (agent start: transient failure: dial tcp 127.0.0.1:1: connect: connection refused): episode attempt 1 of 3, retrying in 10ms"},
+		{7, "retry: shell-write: infrastructure fault (agent start: transient failure: dial tcp 127.0.0.1:1: connect: connection refused): episode attempt 2 of 3, retrying in 20ms"},
+	}
+	// 3 lines per attempt's call, 1 per episode retry: 3+1+3+1+3.
+	if len(retries) != 11 {
+		t.Fatalf("%d retry lines, want 11:\n%s", len(retries), out.String())
+	}
+	for _, tc := range tests {
+		if retries[tc.n] != tc.want {
+			t.Errorf("retry line %d:\n%s\nwant\n%s", tc.n+1, retries[tc.n], tc.want)
+		}
+	}
+	if last := lines[len(lines)-1]; !strings.Contains(last, "error        shell-write (0 steps, ") || strings.Contains(last, " 0s)") {
+		t.Errorf("the last line %q should report the error and its time", last)
+	}
+}
+

@@ -62,7 +62,7 @@ func TestBrowserUseAgentOrdersAPlan(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	stdout, errs, code := runCLI(t, "", "run", "--suite", "../../testdata/browser", "--env", "browser", "--agent", "http",
 		"--agent-url", srv.URL, "--filter", "^order-plan$", "--out", dir)
-	if code != 0 || !strings.Contains(errs, "success      order-plan") {
+	if code != 0 || !strings.Contains(errs, "success      order-plan") || !strings.Contains(errs, ": 1 task x 1 on browser 1") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, errs)
 	}
 	st, err := store.Open(dir)
@@ -70,6 +70,10 @@ func TestBrowserUseAgentOrdersAPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	// The run records the size its task ran at.
+	if run, err := st.Run(); err != nil || run.Resolution != "1280x800" {
+		t.Fatalf("the run records the resolution %q (%v), want the task's 1280x800", run.Resolution, err)
+	}
 	recorded, err := st.Steps("order-plan", 0)
 	if err != nil || len(recorded) != 3 {
 		t.Fatalf("%d steps recorded (%v), want 3", len(recorded), err)
@@ -104,7 +108,7 @@ func TestValidateCommandService(t *testing.T) {
 		t.Skip(err)
 	}
 	out, errs, code := runCLI(t, "", "validate", "../../testdata/example", "--env", "browser", "--filter", "^helpdesk-ticket-qa$")
-	if code != 0 || !strings.Contains(errs, "1 tasks, 4 trajectories, 0 violations") {
+	if code != 0 || !strings.Contains(errs, "1 task, 4 trajectories, 0 violations") {
 		t.Fatalf("validate exited %d:\n%s\n%s", code, out, errs)
 	}
 }

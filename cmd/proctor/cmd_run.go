@@ -1,12 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -26,6 +29,7 @@ import (
 	"github.com/proctor-eval/proctor/suites"
 	"github.com/proctor-eval/proctor/task"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // DefaultSuite is the built-in suite: `proctor run` and `proctor validate`
@@ -50,23 +54,27 @@ type modelOptions = agent.ModelOptions
 func newRunCommand() *cobra.Command {
 	var o runOptions
 	c := &cobra.Command{
-		Use:   "run [--suite DIR] --agent NAME",
-		Short: "Run an agent on a suite of tasks on local desktops",
+		Use:   "run [SUITE] --agent NAME",
+		Short: "Run an agent on a suite of tasks in the pool's environments (--env)",
 		Long: `Run starts a pool of environments, runs every task of the suite (each
 --repeat times) with the agent, judges each episode with the task's checks,
 and records everything in a run folder: results.db (SQLite) and the
 screenshots, stored once by content hash.
 
-Each episode resets a desktop and runs the task's setup, then loops: observe
+The suite is a folder or task file, given as the argument or with --suite
+(the same).
+
+Each episode resets an environment and runs the task's setup, then loops: observe
 (--obs), ask the agent, perform its actions, record the step; until the agent
 says DONE, FAIL or ANS, the step budget (the task's, else its level's), the
 wall-time limit or --max-cost is reached, or the agent repeats the same
 actions 5 times (early stop). The task's wall time bounds every call of
 the episode: the agent thinking, a wait, an action; reaching it ends the
-episode as uncompleted, with the reason. Faults of the desktop or of the
-agent's service (5xx, no answer within --agent-timeout) are retried, then
-recorded as errors, never as the agent's failure; a desktop that died is
-replaced. The agent's own mistakes (an invalid action, a click off the
+episode as uncompleted, with the reason. Faults of the environment or of the
+agent's service (5xx, no answer within --agent-timeout, a refused
+connection) are retried, each retry told in the progress, then recorded as
+errors, never as the agent's failure; an environment that died is started
+again. The agent's own mistakes (an invalid action, a click off the
 screen, an amount over a limit, a missing element) are told to it and the
 episode goes on.
 
@@ -86,11 +94,16 @@ another.
 Before anything is scored, every environment must start and answer (a wrong
 token, fingerprint or API version stops the run here), every task must
 have an environment of its type and size that offers what its checks and
-gold need (commands, files, the accessibility tree...), and every
-application the tasks launch must be installed on the local desktops. Ctrl-C or SIGTERM stops within seconds (a second
+gold need (commands, files, the accessibility tree...), every
+application the tasks launch must be installed on the local desktops, and
+the URL of --agent http must accept connections. A run refused there
+leaves no run folder. Ctrl-C or SIGTERM stops within seconds (a second
 one at once); a killed run continues with --resume without redoing or
 losing finished episodes, and runs again the episodes that ended in an
-error.
+error. A resumed run keeps the suite, selection, agent and settings it
+recorded and refuses flags that would change them; it takes --env (and
+--token-file, --vnc-*, --reset-command), --report and a judge
+(--judge-model and its flags, --prices).
 
 The default suite is the folder suites/desktop when the working directory
 has one, else the copy built into proctor.
@@ -100,22 +113,30 @@ Observation modes: screenshot, a11y, screenshot+a11y, som (set-of-mark).
 Agents:
 ` + agent.Describe(),
 		Example: `  proctor run --agent replay
-  proctor run --suite testdata/runner --agent noop --parallel 2 --repeat 3
+  proctor run testdata/runner --agent noop --parallel 2 --repeat 3
+  proctor run suites/web --env browser --agent replay
   proctor run --agent http --agent-url http://127.0.0.1:8750 --obs a11y
   proctor run --agent openai --model gpt-5 --obs som --demonstrations --max-cost 0.5
   proctor run --agent planner-grounder --model gpt-5 --grounder-model os-atlas --grounder-base-url http://127.0.0.1:8000/v1
   proctor run --agent human --filter dialog-later
   proctor run --agent replay --token-file token --env guest=https://10.0.0.5:7400#sha256=FINGERPRINT --env guest=https://10.0.0.6:7400#sha256=FINGERPRINT
   proctor run --resume runs/20261122-010000-replay`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, o) },
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			suite, err := suiteArg(cmd, args, o.suite)
+			if err != nil {
+				return err
+			}
+			o.suite = suite
+			return runRun(cmd, o, args)
+		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.suite, "suite", DefaultSuite, "suite folder or task file")
+	f.StringVar(&o.suite, "suite", DefaultSuite, "suite folder or task file (or give it as the argument)")
 	f.StringVar(&o.agent, "agent", "", "agent: "+strings.Join(agent.Names(), ", "))
 	f.StringVar(&o.agentURL, "agent-url", "", "URL of the agent for --agent http")
 	f.StringVar(&o.obs, "obs", string(run.ObsMarks), "observation: screenshot, a11y, screenshot+a11y or som")
-	f.IntVar(&o.parallel, "parallel", 1, "local desktops running episodes at once")
+	f.IntVar(&o.parallel, "parallel", 1, parallelHelp)
 	o.envs.flags(f)
 	f.IntVar(&o.repeat, "repeat", 1, "runs of each task")
 	f.StringVar(&o.filter, "filter", "", "run only tasks whose id matches this regular expression")
@@ -213,8 +234,82 @@ func suitePath(path string) (string, error) {
 	return path, nil
 }
 
-// selectTasks keeps the tasks whose id matches filter and that carry tag.
-func selectTasks(all []*task.Task, filter, tag string) ([]*task.Task, error) {
+// parallelHelp is the help of run's and validate's --parallel.
+const parallelHelp = "environments running episodes at once: the desktops of --env local and the browsers of --env browser\n" +
+	"(local=N or browser=N sets it for one); each guest, VNC desktop or Android device is one"
+
+// suiteArg is the suite a command was given: its argument or its --suite
+// flag (the same; both given must agree), else the flag's default.
+func suiteArg(cmd *cobra.Command, args []string, flag string) (string, error) {
+	if len(args) == 0 {
+		return flag, nil
+	}
+	if cmd.Flags().Changed("suite") && filepath.Clean(flag) != filepath.Clean(args[0]) {
+		return "", fmt.Errorf("two suites given: %s as the argument and %s with --suite; give one", args[0], flag)
+	}
+	return args[0], nil
+}
+
+// resumeHonours are the flags of run that a resumed run takes: where it
+// runs, how it reports, and a judge given anew. The rest choose or
+// configure the run, which keeps what it recorded.
+var resumeHonours = map[string]bool{"resume": true, "env": true, "token-file": true, "vnc-password-file": true,
+	"vnc-guest": true, "reset-command": true, "report": true}
+
+// resumeJudgeFlags configure a judge, which a resume takes with
+// --judge-model (--prices prices its model); without it, they are unused.
+var resumeJudgeFlags = map[string]bool{"judge-model": true, "judge-provider": true, "judge-base-url": true,
+	"judge-api-key-env": true, "judge-timeout": true, "prices": true}
+
+// resumeTakes refuses the flags that a resumed run would ignore, naming
+// them: the run keeps the selection and settings rc it recorded, so a
+// flag (or the suite argument) is refused unless it is one the resume
+// takes or it gives the recorded value again.
+func resumeTakes(cmd *cobra.Command, args []string, o runOptions, rc runConfig) error {
+	m, r := o.model, rc.Model
+	same := map[string]bool{
+		"suite": filepath.Clean(o.suite) == filepath.Clean(rc.Suite), "agent": o.agent == rc.Agent,
+		"agent-url": o.agentURL == rc.AgentURL, "obs": o.obs == rc.Obs, "filter": o.filter == rc.Filter, "tag": o.tag == rc.Tag,
+		"parallel": o.parallel == rc.Parallel, "repeat": o.repeat == rc.Repeat, "max-cost": o.maxCost == rc.MaxCost,
+		"agent-timeout": o.agentTimeout == cmp.Or(rc.AgentTimeout, agent.DefaultTimeout),
+		"out":           filepath.Clean(o.out) == filepath.Clean(o.resume),
+		"model":         m.Model == r.Model, "base-url": m.BaseURL == r.BaseURL, "api-key-env": m.APIKeyEnv == r.APIKeyEnv,
+		"format": m.Format == r.Format, "unit": m.Unit == r.Unit, "max-pixels": m.MaxPixels == r.MaxPixels,
+		"display": m.Display == r.Display, "temperature": m.Temperature == r.Temperature, "top-p": m.TopP == r.TopP,
+		"max-tokens": m.MaxTokens == r.MaxTokens, "history": m.History == r.History, "demonstrations": m.Demos == r.Demos,
+		"grounder-model": m.GrounderModel == r.GrounderModel, "grounder-base-url": m.GrounderBaseURL == r.GrounderBaseURL,
+		"grounder-format": m.GrounderFormat == r.GrounderFormat, "grounder-unit": m.GrounderUnit == r.GrounderUnit,
+		"max-retries": m.MaxRetries == r.MaxRetries, "prices": m.Prices == r.Prices,
+	}
+	judge := cmd.Flags().Changed("judge-model")
+	var ignored []string
+	if len(args) > 0 && filepath.Clean(args[0]) != filepath.Clean(rc.Suite) {
+		ignored = append(ignored, "the suite argument "+args[0])
+	}
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if !resumeHonours[f.Name] && !(judge && resumeJudgeFlags[f.Name]) && !same[f.Name] {
+			ignored = append(ignored, "--"+f.Name)
+		}
+	})
+	if len(ignored) == 0 {
+		return nil
+	}
+	return fmt.Errorf("--resume %s continues the run with the selection and settings it recorded (suite, --filter, --tag, agent, --parallel, --repeat...) "+
+		"and does not take what would change them: %s; leave them out, or start a new run with --out", o.resume, strings.Join(ignored, ", "))
+}
+
+// describeSuite names a suite in messages: its path, or the built-in
+// suite when the path resolved to the copy built into proctor.
+func describeSuite(arg, dir string) string {
+	if filepath.Clean(arg) != filepath.Clean(dir) {
+		return "the built-in " + filepath.Base(filepath.Clean(arg)) + " suite"
+	}
+	return arg
+}
+
+// selectTasks keeps the tasks whose id matches filter and that carry tag;
+// suite names the suite searched, for the message when none is kept.
+func selectTasks(all []*task.Task, filter, tag, suite string) ([]*task.Task, error) {
 	re, err := regexp.Compile(filter)
 	if err != nil {
 		return nil, fmt.Errorf("--filter: %v", err)
@@ -226,17 +321,107 @@ func selectTasks(all []*task.Task, filter, tag string) ([]*task.Task, error) {
 		}
 	}
 	if len(kept) == 0 {
-		return nil, errors.New("no task selected (check --filter and --tag)")
+		var by []string
+		if filter != "" {
+			by = append(by, fmt.Sprintf("--filter %q", filter))
+		}
+		if tag != "" {
+			by = append(by, fmt.Sprintf("--tag %q", tag))
+		}
+		if len(by) == 0 {
+			return nil, fmt.Errorf("no task selected: %s holds no task", suite)
+		}
+		return nil, fmt.Errorf("no task selected: none of the %s of %s matches %s (check them, or give another suite)",
+			plural(len(all), "task"), suite, strings.Join(by, " and "))
 	}
 	return kept, nil
 }
 
+// plural writes n and the noun, in the plural unless n is 1 (a noun in
+// -y takes -ies, any other an s).
+func plural(n int, noun string) string {
+	switch {
+	case n == 1:
+		return "1 " + noun
+	case strings.HasSuffix(noun, "y"):
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// resolution is what a run records as its screen size: the size its
+// tasks ask for (each episode runs at its task's), or the distinct sizes,
+// largest first, when they differ.
+func resolution(tasks []*task.Task) string {
+	seen := map[action.Size]bool{}
+	var sizes []action.Size
+	for _, t := range tasks {
+		sz, err := t.Environment.Size()
+		if err != nil || seen[sz] {
+			continue // lint refuses a bad resolution
+		}
+		seen[sz] = true
+		sizes = append(sizes, sz)
+	}
+	if len(sizes) == 0 {
+		return task.DefaultResolution
+	}
+	sort.Slice(sizes, func(a, b int) bool {
+		if sa, sb := sizes[a].W*sizes[a].H, sizes[b].W*sizes[b].H; sa != sb {
+			return sa > sb
+		}
+		return sizes[a].W > sizes[b].W
+	})
+	out := make([]string, len(sizes))
+	for i, sz := range sizes {
+		out[i] = fmt.Sprintf("%dx%d", sz.W, sz.H)
+	}
+	return strings.Join(out, ", ")
+}
+
+// agentDialTimeout bounds the pre-flight's connection to an http agent.
+var agentDialTimeout = 5 * time.Second
+
+// agentProblems is the pre-flight of the agent: an http agent's URL must
+// accept connections.
+func agentProblems(ctx context.Context, rc runConfig) []string {
+	if rc.Agent != "http" {
+		return nil
+	}
+	if err := dialAgent(ctx, rc.AgentURL); err != nil {
+		return []string{fmt.Sprintf("the agent at %s (--agent-url) does not accept connections: %v", rc.AgentURL, err)}
+	}
+	return nil
+}
+
+// dialAgent opens and closes a TCP connection to the host of the URL.
+func dialAgent(ctx context.Context, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return err
+	}
+	host := u.Host
+	if u.Port() == "" {
+		port := "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+		host = net.JoinHostPort(u.Hostname(), port)
+	}
+	d := net.Dialer{Timeout: agentDialTimeout}
+	c, err := d.DialContext(ctx, "tcp", host)
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}
+
 // preflight refuses tasks this runner cannot run and apps that are not
-// installed, before anything is scored.
+// installed, before anything is scored or written; problems found
+// elsewhere (the agent's) are given with them.
 // The runner's own pre-flight then refuses tasks that no environment of
 // the pool can run.
-func preflight(s *task.Suite, tasks []*task.Task, local bool) error {
-	var problems []string
+func preflight(s *task.Suite, tasks []*task.Task, local bool, problems ...string) error {
 	missing := map[string]string{}
 	for _, t := range tasks {
 		if !local || t.Environment.TypeOrDefault() != "x11" {
@@ -272,7 +457,7 @@ func preflight(s *task.Suite, tasks []*task.Task, local bool) error {
 	return nil
 }
 
-func runRun(cmd *cobra.Command, o runOptions) error {
+func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	ctx := cmd.Context()
 	stderr := cmd.ErrOrStderr()
 	var rc runConfig
@@ -287,14 +472,16 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 		if st, err = store.Open(dir); err != nil {
 			return err
 		}
+		defer st.Close()
 		prev, err := st.Run()
 		if err != nil {
-			st.Close()
 			return err
 		}
 		if err := json.Unmarshal(prev.Config, &rc); err != nil {
-			st.Close()
 			return fmt.Errorf("--resume %s: unreadable configuration: %v", dir, err)
+		}
+		if err := resumeTakes(cmd, args, o, rc); err != nil {
+			return err
 		}
 	} else {
 		rc = runConfig{Suite: o.suite, Agent: o.agent, AgentURL: o.agentURL, Obs: o.obs, Filter: o.filter, Tag: o.tag,
@@ -330,14 +517,14 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	if len(ps) > 0 {
 		return fmt.Errorf("the suite has problems (see proctor tasks lint %s):\n%w", rc.Suite, ps)
 	}
-	tasks, err := selectTasks(s.Tasks, rc.Filter, rc.Tag)
+	tasks, err := selectTasks(s.Tasks, rc.Filter, rc.Tag, describeSuite(rc.Suite, suiteDir))
 	if err != nil {
 		return err
 	}
 	if len(o.envs.specs) == 0 {
 		o.envs.specs = rc.Envs
 	}
-	if err := preflight(s, tasks, o.envs.hasLocal()); err != nil {
+	if err := preflight(s, tasks, o.envs.hasLocal(), agentProblems(ctx, rc)...); err != nil {
 		return err
 	}
 	if st == nil && dir == "" {
@@ -346,9 +533,6 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	var jm judge.Model
 	if rc.Judge != nil {
 		if jm, err = rc.Judge.model(runJudgeCache(dir), false); err != nil {
-			if st != nil {
-				st.Close()
-			}
 			return err
 		}
 	}
@@ -356,23 +540,31 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	if err != nil {
 		return err
 	}
+	// discard removes what a new run wrote, when it was refused before
+	// any episode, so that the same command can be given again.
+	discard := func() {}
 	if st == nil {
 		if _, err := os.Stat(filepath.Join(dir, store.DBFile)); err == nil {
 			return fmt.Errorf("%s already holds a run: continue it with --resume %s, or choose another --out", dir, dir)
 		}
+		made := firstMissing(dir)
 		if st, err = store.Open(dir); err != nil {
 			return err
+		}
+		defer st.Close()
+		discard = func() {
+			st.Close()
+			removeRunFolder(dir, made)
 		}
 		cb, _ := json.Marshal(rc)
 		if err := st.SetRun(store.Run{ID: filepath.Base(dir), Started: time.Now().UTC(), Harness: version, Suite: rc.Suite,
 			SuiteHash: run.SuiteHash(tasks), Agent: rc.Agent, Model: rc.Model.Model, PromptHash: promptHash(rc),
-			ObsMode: rc.Obs, Resolution: task.DefaultResolution,
+			ObsMode: rc.Obs, Resolution: resolution(tasks),
 			Parallel: rc.Parallel, Repeat: rc.Repeat, Planned: len(tasks) * rc.Repeat, Config: cb}); err != nil {
-			st.Close()
+			discard()
 			return err
 		}
 	}
-	defer st.Close()
 	names := make([]string, len(sources))
 	for i, src := range sources {
 		names[i] = src.Name
@@ -388,7 +580,7 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 			}
 		}
 	}
-	fmt.Fprintf(stderr, "run %s: %d tasks x %d on %s, agent %s, observation %s\n", dir, len(tasks), rc.Repeat, strings.Join(names, ", "), rc.Agent, rc.Obs)
+	fmt.Fprintf(stderr, "run %s: %s x %d on %s, agent %s, observation %s\n", dir, plural(len(tasks), "task"), rc.Repeat, strings.Join(names, ", "), rc.Agent, rc.Obs)
 	agentTimeout := rc.AgentTimeout
 	if interactiveAgent(rc.Agent) {
 		agentTimeout = 1000 * time.Hour // a person takes the time the task's wall time gives
@@ -408,6 +600,10 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 		return exitError{130}
 	}
 	if err != nil {
+		// A run refused before any episode (its pre-flight) leaves nothing.
+		if rs, rerr := st.Results(); rerr == nil && len(rs) == 0 {
+			discard()
+		}
 		return err
 	}
 	fmt.Fprintf(stderr, "run folder: %s\n", dir)
@@ -419,4 +615,40 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 		return err
 	}
 	return report.Write(cmd.OutOrStdout(), []*report.Report{r}, o.report)
+}
+
+// firstMissing is the highest folder of dir's path that does not exist
+// (the first a run into dir creates), or "" when dir exists.
+func firstMissing(dir string) string {
+	missing := ""
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			return missing
+		}
+		missing = p
+		if filepath.Dir(p) == p {
+			return missing
+		}
+	}
+}
+
+// removeRunFolder removes what a new run wrote in dir: dir, when it
+// made it, and the folders above up to made, the highest it created, when
+// they are empty (another run may have begun there since); when dir was
+// there before, the run's files.
+func removeRunFolder(dir, made string) {
+	if made != "" {
+		os.RemoveAll(dir)
+		for p := filepath.Dir(filepath.Clean(dir)); len(p) >= len(made) && p != filepath.Dir(p); p = filepath.Dir(p) {
+			if os.Remove(p) != nil {
+				break
+			}
+		}
+		return
+	}
+	for _, f := range []string{store.DBFile, store.DBFile + "-wal", store.DBFile + "-shm"} {
+		os.Remove(filepath.Join(dir, f))
+	}
+	os.Remove(filepath.Join(dir, store.ShotDir)) // when empty
+	os.Remove(runJudgeCache(dir))
 }

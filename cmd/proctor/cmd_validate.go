@@ -23,14 +23,14 @@ import (
 func newValidateCommand() *cobra.Command {
 	var parallel int
 	var envs envOptions
-	var out, filter string
+	var out, filter, suiteFlag string
 	var asJSON, verbose, judgeOffline, recordVerdicts bool
 	var judges judgeOptions
 	c := &cobra.Command{
 		Use:   "validate [SUITE]",
 		Short: "Prove each task's checks: gold passes, doing nothing and wrong trajectories fail",
-		Long: `Validate replays, for every task of the suite, on the pool's desktops (--env;
-local desktops by default): the gold
+		Long: `Validate replays, for every task of the suite (the argument, or --suite),
+on the pool's environments (--env; local desktops by default): the gold
 solution, which must succeed; a do-nothing trajectory (DONE at once), which
 must not; giving up at once (FAIL) on a feasible task, or answering at once
 on an infeasible one, which must not; and every wrong trajectory the task
@@ -65,10 +65,10 @@ keeps the other tasks' verdicts.`,
   proctor validate testdata/judged --judge-offline
   proctor validate testdata/runner --token-file token --env guest=https://10.0.0.5:7400#sha256=FINGERPRINT --env guest=https://10.0.0.6:7400#sha256=FINGERPRINT`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			suite := DefaultSuite
-			if len(args) == 1 {
-				suite = args[0]
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			suite, err := suiteArg(cmd, args, suiteFlag)
+			if err != nil {
+				return err
 			}
 			suiteDir, err := suitePath(suite)
 			if err != nil {
@@ -78,7 +78,7 @@ keeps the other tasks' verdicts.`,
 			if len(ps) > 0 {
 				return fmt.Errorf("the suite has problems (see proctor tasks lint %s):\n%w", suite, ps)
 			}
-			tasks, err := selectTasks(s.Tasks, filter, "")
+			tasks, err := selectTasks(s.Tasks, filter, "", describeSuite(suite, suiteDir))
 			if err != nil {
 				return err
 			}
@@ -91,14 +91,34 @@ keeps the other tasks' verdicts.`,
 			}
 			dir := out
 			if dir == "" {
-				dir = filepath.Join(os.TempDir(), "proctor-validate-"+time.Now().Format("20060102-150405"))
+				// A temporary folder is removed at the end unless it
+				// holds what a violation or an error needs to be read.
+				if dir, err = os.MkdirTemp("", "proctor-validate-"+time.Now().Format("20060102-150405")+"-"); err != nil {
+					return err
+				}
 			}
 			st, err := store.Open(dir)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			st.SetRun(store.Run{ID: filepath.Base(dir), Started: time.Now().UTC(), Harness: version, Suite: suite, Agent: "replay"})
+			defer func() {
+				rs, rerr := st.Results()
+				st.Close()
+				if out != "" {
+					return
+				}
+				// A temporary folder is kept when it holds episodes and the
+				// validation failed (violations, whose summary names it, or
+				// an error); else it goes, and nothing reads it afterwards.
+				if err != nil && rerr == nil && len(rs) > 0 {
+					if !errors.As(err, new(exitError)) {
+						fmt.Fprintf(cmd.ErrOrStderr(), "the episodes are kept in %s\n", dir)
+					}
+					return
+				}
+				os.RemoveAll(dir)
+			}()
+			st.SetRun(store.Run{ID: filepath.Base(dir), Started: time.Now().UTC(), Harness: version, Suite: suite, Agent: "replay", Resolution: resolution(tasks)})
 			start := time.Now()
 			var lost []string
 			verdictsPath := filepath.Join(suiteDir, rescore.VerdictsFile)
@@ -153,8 +173,12 @@ keeps the other tasks' verdicts.`,
 				validate.Write(cmd.OutOrStdout(), rows)
 			}
 			v := validate.Violations(rows)
-			fmt.Fprintf(cmd.ErrOrStderr(), "%d tasks, %d trajectories, %d violations in %s (episodes in %s)\n",
-				len(tasks), len(rows), v, time.Since(start).Round(time.Second), dir)
+			where := "episodes in " + dir
+			if out == "" && v == 0 {
+				where = "episodes not kept: --out keeps them"
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s, %s, %s in %s (%s)\n", plural(len(tasks), "task"), plural(len(rows), "trajectory"),
+				plural(v, "violation"), time.Since(start).Round(time.Second), where)
 			if cost, err := validate.Settling(st); err == nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), cost)
 			}
@@ -169,12 +193,14 @@ keeps the other tasks' verdicts.`,
 			return nil
 		},
 	}
-	c.Flags().IntVar(&parallel, "parallel", 1, "local desktops replaying at once")
+	c.Flags().IntVar(&parallel, "parallel", 1, parallelHelp)
+	c.Flags().StringVar(&suiteFlag, "suite", DefaultSuite, "suite folder or task file (or give it as the argument)")
 	envs.flags(c.Flags())
 	judges.flags(c.Flags())
 	c.Flags().BoolVar(&judgeOffline, "judge-offline", false, "decide judge checks from the suite's judge-cache/ (the same evidence) or its "+rescore.VerdictsFile+" (the same task, trajectory and check) only; ask no model")
 	c.Flags().BoolVar(&recordVerdicts, "record-verdicts", false, "write the judge's verdicts to SUITE/"+rescore.VerdictsFile+", by task, trajectory and check, for --judge-offline in CI (needs --judge-model)")
-	c.Flags().StringVar(&out, "out", "", "folder for the episodes (default a new temporary folder)")
+	c.Flags().StringVar(&out, "out", "", "folder for the episodes, kept (default: a new temporary folder, removed after a validation with no violation;\n"+
+		"kept, its path printed, after violations, or after an error once episodes were recorded)")
 	c.Flags().StringVar(&filter, "filter", "", "validate only tasks whose id matches this regular expression")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the rows as JSON")
 	c.Flags().BoolVarP(&verbose, "verbose", "v", false, "print every reason whole (the table cuts them at 90 characters)")

@@ -250,12 +250,33 @@ func TestHumanAgent(t *testing.T) {
 	}
 }
 
+// validateTemp points TMPDIR at a folder of the test's and returns a
+// function listing the validations' temporary folders in it.
+func validateTemp(t *testing.T) func() []string {
+	t.Helper()
+	tmp, err := os.MkdirTemp("", "validate-tmp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	t.Setenv("TMPDIR", tmp)
+	return func() []string {
+		m, _ := filepath.Glob(filepath.Join(tmp, "proctor-validate-*"))
+		return m
+	}
+}
+
 func TestValidate(t *testing.T) {
 	needDesktop(t)
+	left := validateTemp(t)
 	out, errs, code := runCLI(t, "", "validate", "../../testdata/runner", "--parallel", "2")
 	if code != 0 || !strings.Contains(errs, "5 tasks, 21 trajectories, 0 violations") || !strings.Contains(out, "types without saving") ||
 		!strings.Contains(errs, "settle per turn: median ") {
 		t.Fatalf("validate of the runner suite: exit %d\n%s\n%s", code, out, errs)
+	}
+	// No violation: the temporary folder of the episodes is removed.
+	if m := left(); len(m) != 0 || !strings.Contains(errs, "(episodes not kept: --out keeps them)") {
+		t.Fatalf("validation without violations left %v:\n%s", m, errs)
 	}
 }
 
@@ -281,9 +302,16 @@ func TestValidateCatchesBrokenChecks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	left := validateTemp(t)
 	out, errs, code := runCLI(t, "", "validate", dir)
 	if code != 1 || !strings.Contains(errs, "2 violations") {
 		t.Fatalf("exit %d, want 1 with 2 violations\n%s\n%s", code, out, errs)
+	}
+	// Violations: the temporary folder is kept, and named.
+	if m := left(); len(m) != 1 || !strings.Contains(errs, "(episodes in "+m[0]+")") {
+		t.Fatalf("validation with violations kept %v, want one folder named in:\n%s", m, errs)
+	} else if _, err := os.Stat(filepath.Join(m[0], store.DBFile)); err != nil {
+		t.Fatalf("the kept folder has no episodes: %v", err)
 	}
 	var violations []string
 	for _, line := range strings.Split(out, "\n") {
