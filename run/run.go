@@ -1194,6 +1194,13 @@ func observeEnv(ctx context.Context, cfg Config, e env.Env, screen action.Size) 
 		}
 		obs.Tree = observe.Linearize(tr.Filter(observe.Options{Screen: screen}), 0)
 	}
+	if tb, ok := e.(env.Tabs); ok {
+		tabs, err := tb.Tabs(ctx)
+		if err != nil {
+			return obs, err
+		}
+		obs.Tabs = tabs
+	}
 	return obs, nil
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/xdesktop"
+	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -941,3 +942,30 @@ func TestRetriesAreToldAndTimed(t *testing.T) {
 	}
 }
 
+// shotEnv takes a screenshot of one byte.
+type shotEnv struct{ fakeEnv }
+
+func (shotEnv) Screenshot(context.Context, env.ShotOptions) (env.Shot, error) {
+	return env.Shot{Data: []byte{1}, Format: "png"}, nil
+}
+
+// tabbedEnv is a shotEnv with a browser's tabs.
+type tabbedEnv struct{ shotEnv }
+
+func (tabbedEnv) Tabs(context.Context) ([]observe.Tab, error) {
+	return []observe.Tab{{Title: "Orders", URL: "http://127.0.0.1/orders", Active: true}}, nil
+}
+
+// TestObservationTabs: an environment with tabs shows them in every
+// observation; one without has none.
+func TestObservationTabs(t *testing.T) {
+	cfg := Config{Obs: ObsScreenshot}
+	screen := action.Size{W: 1280, H: 800}
+	obs, err := observeEnv(context.Background(), cfg, tabbedEnv{}, screen)
+	if err != nil || len(obs.Tabs) != 1 || obs.Tabs[0].URL != "http://127.0.0.1/orders" || !obs.Tabs[0].Active {
+		t.Fatalf("with tabs: %+v %v", obs.Tabs, err)
+	}
+	if obs, err := observeEnv(context.Background(), cfg, shotEnv{}, screen); err != nil || obs.Tabs != nil {
+		t.Fatalf("without tabs: %+v %v", obs.Tabs, err)
+	}
+}

@@ -63,8 +63,8 @@ var readmeNotRun = map[string]string{
 	`curl -sk -H "Authorization: Bearer $(cat token)" -X POST -d '{"steps":[{"launch":{"app":"kcalc","wait_window":"KCalc"}}]}' https://127.0.0.1:7400/v1/reset`:           "part of the guest session; TestGuestToken drives the daemon's routes",
 	`curl -sk -H "Authorization: Bearer $(cat token)" -X POST -d '{"actions":[{"kind":"click","target":{"role":"push button","name":"7"}}]}' https://127.0.0.1:7400/v1/do`: "part of the guest session; TestGuestToken drives the daemon's routes",
 	"bin/proctor run --agent replay --token-file token --env guest=https://10.0.0.5:7400#sha256=52f8c5a6… --env guest=https://10.0.0.6:7400#sha256=9b01e4d7…":              "needs guest daemons on other machines",
-	"python3 examples/http-agent/agent.py 8750 &":                                                     "TestExampleHTTPAgentSolvesATask runs the example agent",
-	"bin/proctor run --agent http --agent-url http://127.0.0.1:8750 --obs a11y --filter dialog-later": "TestExampleHTTPAgentSolvesATask runs the example agent on this task",
+	"python3 examples/http-agent/agent.py 8750 &": "TestExampleHTTPAgentSolvesATask runs the example agent",
+	"bin/proctor run --suite testdata/runner --agent http --agent-url http://127.0.0.1:8750 --obs a11y --filter dialog-later": "TestExampleHTTPAgentSolvesATask runs the example agent on this task",
 	"apt-get install -y adb": "installs a package as root; scripts/test.sh installs adb for the Android tests",
 	"adb devices":            "TestAndroidReadmeExample runs this very command, against Debian's adb server with a stand-in of a phone connected",
 	"bin/proctor run --suite testdata/example --filter '^android-open-wifi-details$' --agent replay --env android":              "TestAndroidReadmeExample runs this very command, with a stand-in of a 1080x2400 phone in adb devices",
@@ -636,4 +636,92 @@ func TestWrapChecks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReadmeCommandsParse parses every proctor command of the README, the
+// ones the tests do not run included, as the binary would: the subcommand
+// must exist and take the flags and arguments written, so that a command
+// a reader copies fails only for what it does, never for how it is
+// written.
+func TestReadmeCommandsParse(t *testing.T) {
+	n := 0
+	for _, c := range readmeCommands(readmeFences(t)) {
+		args, ok := proctorArgs(c.key())
+		if !ok {
+			continue
+		}
+		n++
+		if err := parseProctor(args); err != nil {
+			t.Errorf("README.md:%d: %s: %v", c.line, c.key(), err)
+		}
+	}
+	if n < 30 {
+		t.Fatalf("%d proctor commands parsed; the extraction misses some", n)
+	}
+	// What the parse refuses.
+	for _, bad := range []string{
+		"bin/proctor run --no-such-flag",
+		"bin/proctor nosuchcommand x",
+		"bin/proctor tasks lint --agent replay suites/web",
+		"bin/proctor run suites/web suites/desktop --agent replay | tail",
+	} {
+		args, _ := proctorArgs(bad)
+		if err := parseProctor(args); err == nil {
+			t.Errorf("%s parses", bad)
+		}
+	}
+}
+
+// parseProctor finds the subcommand of args and parses its flags and
+// arguments, running nothing.
+func parseProctor(args []string) error {
+	cmd, rest, err := newRootCommand().Find(args)
+	if err != nil {
+		return err
+	}
+	if err := cmd.ParseFlags(rest); err != nil {
+		return err
+	}
+	return cmd.ValidateArgs(cmd.Flags().Args())
+}
+
+// proctorArgs splits a shell line that runs bin/proctor into its
+// arguments, quotes removed, up to a pipe, a redirection, a list operator
+// or a trailing &; ok is false for a line that does not run bin/proctor.
+func proctorArgs(line string) (args []string, ok bool) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	var quote rune
+	for _, r := range line {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	if len(words) == 0 || words[0] != "bin/proctor" {
+		return nil, false
+	}
+	for i, w := range words[1:] {
+		if w == "|" || w == "&&" || w == ";" || w == "&" || strings.HasPrefix(w, ">") || strings.HasPrefix(w, "2>") {
+			return words[1 : i+1], true
+		}
+	}
+	return words[1:], true
 }
