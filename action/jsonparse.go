@@ -870,12 +870,12 @@ func ParseBrowserUse(reply string, o Options) ([]Action, error) {
 			a := Action{Kind: Scroll, Pages: pages}
 			if p.has("amount") && !p.has("num_pages") {
 				// Older versions scroll by pixels: wheel notches of
-				// browserNotch pixels, one at least.
+				// BrowserNotch pixels, one at least.
 				px := p.num("amount")
 				if px < 0 || math.IsNaN(px) {
 					return nil, fmt.Errorf("%s: amount %g is not a count of pixels", name, px)
 				}
-				notches := max(1, int(math.Round(px/browserNotch)))
+				notches := max(1, int(math.Round(px/BrowserNotch)))
 				if !down {
 					notches = -notches
 				}
@@ -942,7 +942,7 @@ func ParseJSON(reply string, o Options) ([]Action, error) {
 	})
 }
 
-// browserNotch is how far one wheel notch scrolls a page in the browser
+// BrowserNotch is how far one wheel notch scrolls a page in the browser
 // environment, in CSS pixels: a browser-use scroll by an amount of pixels
 // becomes that many notches.
-const browserNotch = 100
+const BrowserNotch = 100

@@ -200,7 +200,7 @@ func (b *Browser) tabAction(ctx context.Context, a action.Action) error {
 	if err != nil {
 		return err
 	}
-	if err := b.syncTabs(ctx, ep); err != nil {
+	if _, err := b.syncTabs(ctx, ep); err != nil {
 		return err
 	}
 	b.mu.Lock()

@@ -481,7 +481,7 @@ func (b *Browser) page(ctx context.Context) (context.Context, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := b.syncTabs(ctx, ep); err != nil {
+	if _, err := b.syncTabs(ctx, ep); err != nil {
 		return nil, err
 	}
 	b.mu.Lock()
@@ -493,11 +493,12 @@ func (b *Browser) page(ctx context.Context) (context.Context, error) {
 }
 
 // syncTabs attaches to the page targets of the episode's browser context
-// that it does not know yet and forgets those that closed.
-func (b *Browser) syncTabs(ctx context.Context, ep *episode) error {
+// that it does not know yet and forgets those that closed; it returns
+// the targets it listed.
+func (b *Browser) syncTabs(ctx context.Context, ep *episode) ([]*target.Info, error) {
 	infos, err := chromedp.Targets(ep.ctx)
 	if err != nil {
-		return fmt.Errorf("list the tabs: %w", err)
+		return nil, fmt.Errorf("list the tabs: %w", err)
 	}
 	live := map[target.ID]bool{}
 	var fresh []*target.Info
@@ -545,7 +546,7 @@ func (b *Browser) syncTabs(ctx context.Context, ep *episode) error {
 		ep.active = t
 		b.mu.Unlock()
 	}
-	return nil
+	return infos, nil
 }
 
 // Info describes the browser.

@@ -126,7 +126,7 @@ func (d *device) Move(x, y int) error {
 }
 
 // Button presses or releases a button; 4 to 7 are the wheel's notches,
-// one notch a scroll of 100 pixels.
+// one notch a scroll of action.BrowserNotch pixels.
 func (d *device) Button(n int, down bool) error {
 	if d.b.dialogOpen() != nil {
 		if !down || n != 1 {
@@ -146,13 +146,13 @@ func (d *device) Button(n int, down bool) error {
 		dx, dy := 0.0, 0.0
 		switch n {
 		case 4:
-			dy = -100
+			dy = -action.BrowserNotch
 		case 5:
-			dy = 100
+			dy = action.BrowserNotch
 		case 6:
-			dx = -100
+			dx = -action.BrowserNotch
 		case 7:
-			dx = 100
+			dx = action.BrowserNotch
 		}
 		// The protocol wants both deltas, and the generated parameters
 		// leave a zero one out: the event goes as a plain object.

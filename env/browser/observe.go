@@ -197,12 +197,9 @@ func (b *Browser) Tabs(ctx context.Context) ([]observe.Tab, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := b.syncTabs(ctx, ep); err != nil {
-		return nil, err
-	}
-	infos, err := chromedp.Targets(ep.ctx)
+	infos, err := b.syncTabs(ctx, ep) // the targets it listed
 	if err != nil {
-		return nil, fmt.Errorf("list the tabs: %w", err)
+		return nil, err
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
