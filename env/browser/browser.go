@@ -38,6 +38,7 @@ import (
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/input"
+	"github.com/proctor-eval/proctor/internal/cdppipe"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -68,6 +69,7 @@ type Browser struct {
 	base    string // the browser's folder: profile, episodes' homes
 	version string
 
+	alloc                      *cdppipe.Allocator
 	cancelAlloc, cancelBrowser context.CancelFunc
 	root                       context.Context // the browser's connection, which keeps it running
 	// background is the context of the work done between episodes
@@ -179,6 +181,54 @@ func ExecPath() (string, error) {
 	return "", errors.New("no Chromium to start (apt-get install chromium)")
 }
 
+// flags are the browser's command line: headless, with the window's size
+// and a profile in dir, and none of the background work that costs time
+// or reaches the network.
+func flags(cfg Config, dir string) []string {
+	return []string{
+		"--headless",
+		"--no-sandbox",
+		"--disable-gpu",
+		"--mute-audio",
+		"--no-first-run",
+		"--no-default-browser-check",
+		"--user-data-dir=" + dir,
+		fmt.Sprintf("--window-size=%d,%d", cfg.Width, cfg.Height),
+		"--disable-background-networking",
+		"--disable-background-timer-throttling",
+		"--disable-backgrounding-occluded-windows",
+		"--disable-renderer-backgrounding",
+		"--disable-breakpad",
+		"--disable-client-side-phishing-detection",
+		"--disable-component-update",
+		"--disable-default-apps",
+		"--disable-dev-shm-usage",
+		"--disable-extensions",
+		"--disable-hang-monitor",
+		"--disable-ipc-flooding-protection",
+		"--disable-popup-blocking",
+		"--disable-prompt-on-repost",
+		"--disable-sync",
+		"--disable-quic",
+		"--force-color-profile=srgb",
+		"--metrics-recording-only",
+		"--safebrowsing-disable-auto-update",
+		"--enable-automation",
+		"--password-store=basic",
+		"--use-mock-keychain",
+		"--enable-features=NetworkService,NetworkServiceInProcess",
+		"--disable-smooth-scrolling", // a wheel notch scrolls at once
+		// An iframe from another origin stays in its page's process, so
+		// that its elements are in the page's tree and input reaches it.
+		"--disable-site-isolation-trials",
+		// Without the back-forward cache, going back loads the page again,
+		// and the wait for its load ends.
+		"--disable-features=IsolateOrigins,site-per-process,Translate,MediaRouter,BackForwardCache",
+		// No first tab: every episode opens its own context and window.
+		"--no-startup-window",
+	}
+}
+
 // Start starts the browser and opens the first episode's context.
 func Start(ctx context.Context, cfg Config) (*Browser, error) {
 	if cfg.Width == 0 {
@@ -201,30 +251,8 @@ func Start(ctx context.Context, cfg Config) (*Browser, error) {
 	b := &Browser{cfg: cfg, base: base, dialogs: make(chan struct{}), spare: make(chan *episode, 1)}
 	b.dev = &device{b: b}
 	b.input = &input.Interpreter{Device: b.dev, Place: place{b}, Name: "the browser", Gapless: true}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(cfg.ExecPath),
-		chromedp.UserDataDir(filepath.Join(base, "profile")),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.WindowSize(cfg.Width, cfg.Height),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("hide-scrollbars", false),
-		chromedp.Flag("disable-smooth-scrolling", true), // a wheel notch scrolls at once
-		// An iframe from another origin stays in its page's process, so
-		// that its elements are in the page's tree and input reaches it.
-		chromedp.Flag("disable-site-isolation-trials", true),
-		// Without the back-forward cache, going back loads the page again,
-		// and the wait for its load ends.
-		chromedp.Flag("disable-features", "IsolateOrigins,site-per-process,Translate,MediaRouter,BackForwardCache"),
-		// No first tab: every episode opens its own context and window.
-		chromedp.Flag("no-startup-window", true),
-		chromedp.CombinedOutput(cfg.Log),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	b.alloc = &cdppipe.Allocator{Path: cfg.ExecPath, Args: flags(cfg, filepath.Join(base, "profile")), Output: cfg.Log}
+	actx, cancelAlloc := chromedp.NewAllocatorContext(context.Background(), b.alloc)
 	root, cancelBrowser := chromedp.NewContext(actx)
 	b.cancelAlloc, b.cancelBrowser, b.root = cancelAlloc, cancelBrowser, root
 	b.background, b.cancelBackground = context.WithCancel(root)
@@ -246,6 +274,9 @@ func Start(ctx context.Context, cfg Config) (*Browser, error) {
 	}
 	if err != nil {
 		b.Close()
+		if tail := b.alloc.Tail(); tail != "" {
+			err = fmt.Errorf("%w; it printed:\n%s", err, tail)
+		}
 		return nil, fmt.Errorf("start %s: %w", cfg.ExecPath, err)
 	}
 	// The first episode, unused until the first reset takes it; that
@@ -693,6 +724,9 @@ func (b *Browser) Close() error {
 	}
 	if b.cancelAlloc != nil {
 		b.cancelAlloc()
+	}
+	if b.alloc != nil {
+		b.alloc.Wait() // the browser has exited: its profile can go
 	}
 	return os.RemoveAll(b.base)
 }

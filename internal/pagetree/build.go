@@ -30,16 +30,13 @@ type builder struct {
 // build turns the browser's answers into the tab's tree.
 func build(r *raw) *observe.Tree {
 	b := &builder{
-		lay:    index(r.snap),
-		frames: map[cdp.FrameID]*frameTree{},
+		lay:    r.lay,
+		frames: r.frames,
 		owned:  map[cdp.BackendNodeID]cdp.FrameID{},
 		seen:   map[int64]bool{},
 	}
 	for f, id := range b.lay.owners {
 		b.owned[id] = f
-	}
-	for f, nodes := range r.ax {
-		b.frames[f] = newFrameTree(nodes)
 	}
 	app := &observe.Node{App: App, Role: "application", States: []string{"visible", "showing", "enabled", "sensitive"}}
 	if ft := b.frames[r.main]; ft != nil && ft.root != nil {

@@ -60,11 +60,12 @@ const (
 	stylePaddingTop
 )
 
-// raw is what the browser answered, before it is joined.
+// raw is what the browser answered, indexed as each answer came (while
+// the other was still being read), before the two are joined.
 type raw struct {
 	main   cdp.FrameID
-	ax     map[cdp.FrameID][]*axNode // each frame's AX nodes
-	snap   *domsnapshot.CaptureSnapshotResult
+	frames map[cdp.FrameID]*frameTree // each frame's AX nodes
+	lay    *layout                    // the DOM snapshot
 	errors []string
 }
 
@@ -83,12 +84,11 @@ func fetch(ctx context.Context, s cdp.Session) (*raw, error) {
 	case ft.FrameTree == nil || ft.FrameTree.Frame == nil:
 		return nil, errors.New("pagetree: frame tree: the page has no main frame")
 	}
-	r := &raw{main: ft.FrameTree.Frame.ID, ax: map[cdp.FrameID][]*axNode{}}
+	r := &raw{main: ft.FrameTree.Frame.ID, frames: map[cdp.FrameID]*frameTree{}}
 	var (
 		wg      sync.WaitGroup
 		mu      sync.Mutex
 		mainErr error
-		snapErr error
 		asked   sync.WaitGroup // the AX calls handed to the session
 	)
 	walkFrames(ft.FrameTree, func(f *page.FrameTree, depth int) {
@@ -100,11 +100,15 @@ func fetch(ctx context.Context, s cdp.Session) (*raw, error) {
 		asked.Add(1)
 		wg.Go(func() {
 			res, err := cdp.Call(ctx, sending{s, asked.Done}, getFullAXTree, params)
+			var nodes *frameTree
+			if err == nil {
+				nodes = newFrameTree(res.Nodes)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
 			case err == nil:
-				r.ax[id] = res.Nodes
+				r.frames[id] = nodes
 			case depth == 0:
 				mainErr = err
 			default:
@@ -114,11 +118,12 @@ func fetch(ctx context.Context, s cdp.Session) (*raw, error) {
 	})
 	asked.Wait()
 	time.Sleep(followGap)
-	var snap domsnapshot.CaptureSnapshotResult
-	snap, snapErr = cdp.Call(ctx, s, domsnapshot.CaptureSnapshot, domsnapshot.CaptureSnapshotParams{
+	snap, snapErr := cdp.Call(ctx, s, domsnapshot.CaptureSnapshot, domsnapshot.CaptureSnapshotParams{
 		ComputedStyles: styles,
 	})
-	r.snap = &snap
+	if snapErr == nil {
+		r.lay = index(&snap)
+	}
 	wg.Wait()
 	for _, err := range []error{mainErr, snapErr} {
 		if err != nil {

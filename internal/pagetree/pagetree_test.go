@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/internal/cdppipe"
 	"github.com/proctor-eval/proctor/observe"
 )
 
@@ -24,32 +25,26 @@ func browser(tb testing.TB) context.Context {
 	if err != nil {
 		tb.Skip("chromium is not installed")
 	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.WindowSize(1280, 800),
-		chromedp.Flag("headless", "new"),
-		chromedp.Flag("disable-site-isolation-trials", true),
-		chromedp.Flag("disable-features", "IsolateOrigins,site-per-process"),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("user-data-dir", tb.TempDir()),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	// The browser environment's allocator, so that the tree is read
+	// through the transport it uses.
+	alloc := &cdppipe.Allocator{Path: path, Args: []string{
+		"--headless", "--no-sandbox", "--disable-gpu", "--window-size=1280,800",
+		"--disable-site-isolation-trials", "--disable-features=IsolateOrigins,site-per-process",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--no-first-run", "--disable-quic", "--user-data-dir=" + tb.TempDir(),
+	}}
+	actx, cancelAlloc := chromedp.NewAllocatorContext(context.Background(), alloc)
 	ctx, cancel := chromedp.NewContext(actx)
 	if err := chromedp.Do(ctx); err != nil {
 		cancel()
 		cancelAlloc()
-		tb.Fatalf("start chromium: %v", err)
+		alloc.Wait()
+		tb.Fatalf("start chromium: %v: %s", err, alloc.Tail())
 	}
 	// The timeout bounds the test's actions; it comes after the start, as a
 	// timeout on the first action's context would stop the browser.
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	tb.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
+	tb.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc(); alloc.Wait() })
 	return ctx
 }
 

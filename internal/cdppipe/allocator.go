@@ -1,0 +1,145 @@
+package cdppipe
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Allocator is a chromedp.Allocator that starts the browser at Path with
+// Args and --remote-debugging-pipe, and talks to it through a Conn.
+//
+// It owns the process: when the context Allocate was given ends, chromedp
+// closes the pipes, the browser exits, and the allocator waits for it
+// (killing its process group if it has not exited after exitGrace). Wait returns once it has.
+// Callers cancel the chromedp context and then call Wait before they
+// remove the browser's profile.
+type Allocator struct {
+	Path   string
+	Args   []string  // flags; --remote-debugging-pipe is added
+	Output io.Writer // the browser's standard output and error; nil drops them
+
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	tail []byte // the output's last bytes, for the error of a failed start
+}
+
+// exitGrace is how long the browser has to exit once its pipe is closed.
+const exitGrace = 5 * time.Second
+
+// keepOutput is how much of the output's end Output keeps.
+const keepOutput = 16 << 10
+
+// Attaches reports true: to chromedp the allocator hands over a browser
+// that is already running, so that no chromedp context treats itself as
+// the browser's owner; the allocator ends the process itself.
+func (a *Allocator) Attaches() bool { return true }
+
+// Allocate starts the browser and returns chromedp's connection to it.
+func (a *Allocator) Allocate(ctx context.Context, opts ...chromedp.BrowserOption) (*chromedp.Browser, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// The browser reads commands from its descriptor 3 and writes
+	// replies and events to its descriptor 4.
+	cmdR, cmdW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("cdppipe: %w", err)
+	}
+	resR, resW, err := os.Pipe()
+	if err != nil {
+		cmdR.Close()
+		cmdW.Close()
+		return nil, fmt.Errorf("cdppipe: %w", err)
+	}
+	cmd := exec.Command(a.Path, append(slices.Clone(a.Args), "--remote-debugging-pipe")...)
+	cmd.ExtraFiles = []*os.File{cmdR, resW}
+	out := io.Writer(tailWriter{a})
+	if a.Output != nil {
+		out = io.MultiWriter(a.Output, out)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	// A helper process that outlives the browser keeps the output open:
+	// Wait stops copying it after this.
+	cmd.WaitDelay = time.Second
+	// Its own process group, so that its helpers can be ended with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = cmd.Start()
+	cmdR.Close()
+	resW.Close()
+	if err != nil {
+		cmdW.Close()
+		resR.Close()
+		return nil, fmt.Errorf("cdppipe: start %s: %w", a.Path, err)
+	}
+	conn := NewConn(resR, cmdW)
+	exited := make(chan struct{})
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		cmd.Wait()
+		close(exited)
+	}()
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		select {
+		case <-ctx.Done():
+		case <-exited:
+		}
+		// chromedp closes the pipes as its connection ends with ctx (and
+		// writes nothing after), and the browser then exits by itself.
+		select {
+		case <-exited:
+		case <-time.After(exitGrace):
+			conn.Close()
+		}
+		// Whatever of the browser's group is left, the helpers too.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+	}()
+	b, err := chromedp.NewBrowserTransport(ctx, conn, opts...)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("cdppipe: %w", err)
+	}
+	return b, nil
+}
+
+// Wait waits until every browser the allocator started has exited.
+func (a *Allocator) Wait() { a.wg.Wait() }
+
+// Tail is the end of the browser's output: the reason a browser that
+// did not start gives.
+func (a *Allocator) Tail() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return strings.TrimSpace(string(a.tail))
+}
+
+// tailWriter keeps the last keepOutput bytes written to it.
+type tailWriter struct{ a *Allocator }
+
+func (w tailWriter) Write(p []byte) (int, error) {
+	w.a.mu.Lock()
+	defer w.a.mu.Unlock()
+	w.a.tail = append(w.a.tail, p...)
+	if over := len(w.a.tail) - keepOutput; over > 0 {
+		w.a.tail = append(w.a.tail[:0], w.a.tail[over:]...)
+	}
+	return len(p), nil
+}
+
+var (
+	_ chromedp.Allocator = (*Allocator)(nil)
+	_ chromedp.Attacher  = (*Allocator)(nil)
+)

@@ -1,0 +1,192 @@
+// Package cdppipe starts Chromium with its DevTools pipe and connects
+// chromedp to it, through a transport that hands a reply's result to the
+// caller as the bytes the browser sent.
+//
+// chromedp's own pipe transport decodes every message in full into its
+// envelope, checking and copying the result, and the caller then decodes
+// the result again. For the megabytes of a page's accessibility tree the
+// first pass costs about as much as the second. Conn reads a reply's
+// envelope from its first and last bytes instead, and leaves the checking
+// to the decode the caller does anyway. chromedp offers no way to give its
+// exec allocator another transport, hence Allocator.
+package cdppipe
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+
+	"github.com/chromedp/cdproto"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// Conn is a chromedp.Transport over the two pipes of a browser started
+// with --remote-debugging-pipe: each message is JSON ended by a zero byte.
+type Conn struct {
+	r  io.ReadCloser
+	w  io.WriteCloser
+	br *bufio.Reader
+	// long gathers a message longer than br's buffer.
+	long []byte
+
+	writeMu sync.Mutex
+	wbuf    bytes.Buffer
+	enc     jsonv2.Encoder
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// readBuffer is the read buffer's size: most messages fit in it whole.
+const readBuffer = 1 << 20
+
+// NewConn returns a transport that reads the browser's messages from r and
+// writes commands to w. Close closes both.
+func NewConn(r io.ReadCloser, w io.WriteCloser) *Conn {
+	return &Conn{r: r, w: w, br: bufio.NewReaderSize(r, readBuffer)}
+}
+
+// Read reads the next message. A reply with a result is read by its
+// envelope's bytes (see reply); any other message is decoded in full.
+func (c *Conn) Read(_ context.Context, msg *cdproto.Message) error {
+	for {
+		b, err := c.next()
+		if err != nil {
+			return err
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		if reply(b, msg) {
+			return nil
+		}
+		*msg = cdproto.Message{}
+		return jsonv2.Unmarshal(b, msg, chromedp.DefaultUnmarshalOptions)
+	}
+}
+
+// next reads one message up to its zero byte, in a slice of its own.
+func (c *Conn) next() ([]byte, error) {
+	c.long = c.long[:0]
+	for {
+		s, err := c.br.ReadSlice(0)
+		switch {
+		case err == nil:
+			s = s[:len(s)-1]
+			if len(c.long) == 0 {
+				return bytes.Clone(s), nil
+			}
+			return bytes.Clone(append(c.long, s...)), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			c.long = append(c.long, s...)
+		case errors.Is(err, io.EOF) && (len(s) > 0 || len(c.long) > 0):
+			return nil, io.ErrUnexpectedEOF
+		default:
+			return nil, err
+		}
+	}
+}
+
+// Keys of a reply's envelope, as the browser writes it:
+// {"id":N,"result":{...}} and, from a page's session,
+// {"id":N,"result":{...},"sessionId":"..."}.
+var (
+	idKey      = []byte(`{"id":`)
+	resultKey  = []byte(`,"result":`)
+	sessionKey = []byte(`,"sessionId":"`)
+)
+
+// reply reads b as a reply with a result, in the browser's shape: the id,
+// the result object's bytes and the session, found from the message's
+// first and last bytes. It reports false for anything else (an event, an
+// error, another order of keys), which the caller then decodes in full.
+// The result's bytes are not checked here: the caller's decode checks
+// them.
+func reply(b []byte, msg *cdproto.Message) bool {
+	if !bytes.HasPrefix(b, idKey) {
+		return false
+	}
+	i := len(idKey)
+	j := i
+	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+		j++
+	}
+	if j == i || j-i > 18 || (b[i] == '0' && j-i > 1) || !bytes.HasPrefix(b[j:], resultKey) {
+		return false
+	}
+	id, err := strconv.ParseInt(string(b[i:j]), 10, 64)
+	if err != nil {
+		return false
+	}
+	start, end := j+len(resultKey), len(b)-1
+	if end < start+2 || b[end] != '}' {
+		return false
+	}
+	var session []byte
+	if b[end-1] == '"' {
+		// The result is an object, so a string before the last brace is
+		// a field after it: the session, and nothing else, or this is
+		// not the shape.
+		k := bytes.LastIndex(b[:end], sessionKey)
+		if k < start || k+len(sessionKey) > end-1 {
+			return false
+		}
+		session = b[k+len(sessionKey) : end-1]
+		if !plain(session) {
+			return false
+		}
+		end = k
+	}
+	if end-start < 2 || b[start] != '{' || b[end-1] != '}' {
+		return false
+	}
+	*msg = cdproto.Message{ID: id, SessionID: target.SessionID(session), Result: b[start:end]}
+	return true
+}
+
+// plain reports whether s is printable ASCII with no quote or backslash:
+// a string whose JSON text is itself, as the browser's session ids are.
+func plain(s []byte) bool {
+	for _, c := range s {
+		if c <= ' ' || c > '~' || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// Write writes a message. It is safe to call from more than one
+// goroutine.
+func (c *Conn) Write(_ context.Context, msg *cdproto.Message) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	c.wbuf.Reset()
+	c.enc.Reset(&c.wbuf, chromedp.DefaultMarshalOptions)
+	if err := jsonv2.MarshalEncode(&c.enc, msg, chromedp.DefaultMarshalOptions); err != nil {
+		return fmt.Errorf("encoding a message: %w", err)
+	}
+	// The encoder ends the value with a newline; the pipe wants a zero
+	// byte. One write, so that writers do not interleave.
+	b := bytes.TrimRight(c.wbuf.Bytes(), "\n")
+	c.wbuf.Truncate(len(b))
+	c.wbuf.WriteByte(0)
+	if _, err := c.w.Write(c.wbuf.Bytes()); err != nil {
+		return fmt.Errorf("writing a message: %w", err)
+	}
+	return nil
+}
+
+// Close closes both pipes, which makes the browser exit.
+func (c *Conn) Close() error {
+	c.closeOnce.Do(func() { c.closeErr = errors.Join(c.r.Close(), c.w.Close()) })
+	return c.closeErr
+}
+
+var _ chromedp.Transport = (*Conn)(nil)
