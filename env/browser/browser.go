@@ -237,6 +237,9 @@ func Start(ctx context.Context, cfg Config) (*Browser, error) {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
+	// The browser's output and chromedp's complaints are written from
+	// different goroutines.
+	cfg.Log = &syncWriter{w: cfg.Log}
 	if cfg.ExecPath == "" {
 		p, err := ExecPath()
 		if err != nil {
@@ -253,7 +256,10 @@ func Start(ctx context.Context, cfg Config) (*Browser, error) {
 	b.input = &input.Interpreter{Device: b.dev, Place: place{b}, Name: "the browser", Gapless: true}
 	b.alloc = &cdppipe.Allocator{Path: cfg.ExecPath, Args: flags(cfg, filepath.Join(base, "profile")), Output: cfg.Log}
 	actx, cancelAlloc := chromedp.NewAllocatorContext(context.Background(), b.alloc)
-	root, cancelBrowser := chromedp.NewContext(actx)
+	// chromedp's complaints (a command written as the browser closes)
+	// go to the browser's log, not the program's.
+	logf := func(format string, args ...any) { fmt.Fprintf(cfg.Log, "chromedp: "+format+"\n", args...) }
+	root, cancelBrowser := chromedp.NewContext(actx, chromedp.WithErrorf(logf))
 	b.cancelAlloc, b.cancelBrowser, b.root = cancelAlloc, cancelBrowser, root
 	b.background, b.cancelBackground = context.WithCancel(root)
 	// The browser starts with no tab; root is its connection.
@@ -732,3 +738,15 @@ func (b *Browser) Close() error {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// syncWriter makes a writer safe to write from more than one goroutine.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}

@@ -33,9 +33,6 @@ type Allocator struct {
 	tail []byte // the output's last bytes, for the error of a failed start
 }
 
-// exitGrace is how long the browser has to exit once its pipe is closed.
-const exitGrace = 5 * time.Second
-
 // keepOutput is how much of the output's end Output keeps.
 const keepOutput = 16 << 10
 
@@ -96,14 +93,10 @@ func (a *Allocator) Allocate(ctx context.Context, opts ...chromedp.BrowserOption
 		case <-ctx.Done():
 		case <-exited:
 		}
-		// chromedp closes the pipes as its connection ends with ctx (and
-		// writes nothing after), and the browser then exits by itself.
-		select {
-		case <-exited:
-		case <-time.After(exitGrace):
-			conn.Close()
-		}
-		// Whatever of the browser's group is left, the helpers too.
+		// The browser's profile is thrown away with it, so nothing is
+		// lost in ending it at once rather than waiting for its shutdown
+		// (chromedp closes the pipes as ctx ends, and writes nothing
+		// after). Its whole group goes, the helpers too.
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-exited
 	}()
