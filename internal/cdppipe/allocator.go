@@ -28,9 +28,10 @@ type Allocator struct {
 	Args   []string  // flags; --remote-debugging-pipe is added
 	Output io.Writer // the browser's standard output and error; nil drops them
 
-	wg   sync.WaitGroup
-	mu   sync.Mutex
-	tail []byte // the output's last bytes, for the error of a failed start
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	tail  []byte                      // the output's last bytes, for the error of a failed start
+	conns map[*chromedp.Browser]*Conn // while each browser runs
 }
 
 // keepOutput is how much of the output's end Output keeps.
@@ -105,7 +106,35 @@ func (a *Allocator) Allocate(ctx context.Context, opts ...chromedp.BrowserOption
 		conn.Close()
 		return nil, fmt.Errorf("cdppipe: %w", err)
 	}
+	a.mu.Lock()
+	if a.conns == nil {
+		a.conns = map[*chromedp.Browser]*Conn{}
+	}
+	a.conns[b] = conn
+	a.mu.Unlock()
+	go func() {
+		<-exited
+		a.mu.Lock()
+		delete(a.conns, b)
+		a.mu.Unlock()
+	}()
 	return b, nil
+}
+
+// ConnOf returns the connection of the browser of ctx, a chromedp
+// context, when an Allocator started it; nil otherwise.
+func ConnOf(ctx context.Context) *Conn {
+	c := chromedp.FromContext(ctx)
+	if c == nil || c.Browser == nil {
+		return nil
+	}
+	a, ok := c.Allocator.(*Allocator)
+	if !ok {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.conns[c.Browser]
 }
 
 // Wait waits until every browser the allocator started has exited.

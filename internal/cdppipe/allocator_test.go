@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -61,6 +62,21 @@ func TestAllocator(t *testing.T) {
 	text, err := chromedp.Run(tab, chromedp.Evaluate[string](`'word '.repeat(200000)`))
 	if err != nil || len(text) != len("word ")*200000 {
 		t.Fatalf("the page's text: %d bytes, %v", len(text), err)
+	}
+	// The same through the connection's own session, which bypasses
+	// chromedp.
+	conn := ConnOf(tab)
+	if conn == nil {
+		t.Fatal("ConnOf: no connection for the allocator's browser")
+	}
+	v2, err := chromedp.Run(tab, func(ctx context.Context, tg *chromedp.Target) (runtime.EvaluateResult, error) {
+		return cdp.Call(ctx, conn.Session(tg), runtime.Evaluate, runtime.EvaluateParams{Expression: "'word '.repeat(200000)", ReturnByValue: ptr(true)})
+	})
+	if err != nil || len(v2.Result.Value) != len("word ")*200000+2 {
+		t.Fatalf("through the session: %d bytes, %v", len(v2.Result.Value), err)
+	}
+	if ConnOf(context.Background()) != nil {
+		t.Error("ConnOf found a connection in a plain context")
 	}
 	cancelTab()
 	if len(using(profile)) == 0 {
@@ -113,3 +129,5 @@ func TestAllocatorFailedStart(t *testing.T) {
 		t.Errorf("a missing program: %v", err)
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -20,8 +20,10 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/chromedp/cdproto"
+	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
@@ -42,7 +44,24 @@ type Conn struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	// Calls made through Call, which bypass chromedp.
+	callMu  sync.Mutex
+	pending map[int64]chan result // by id
+	readErr error                 // why reading stopped: the calls that follow fail
+	lastID  atomic.Int64
 }
+
+// result is the answer to a Call: its result's bytes, or the error.
+type result struct {
+	b   []byte
+	err error
+}
+
+// ownIDs is where the ids of Call's commands start. chromedp numbers its
+// commands from 1, and would need a billion of them to get here; the
+// browser reads ids as 32-bit integers.
+const ownIDs = 1 << 30
 
 // readBuffer is the read buffer's size: most messages fit in it whole.
 const readBuffer = 1 << 20
@@ -50,26 +69,133 @@ const readBuffer = 1 << 20
 // NewConn returns a transport that reads the browser's messages from r and
 // writes commands to w. Close closes both.
 func NewConn(r io.ReadCloser, w io.WriteCloser) *Conn {
-	return &Conn{r: r, w: w, br: bufio.NewReaderSize(r, readBuffer)}
+	c := &Conn{r: r, w: w, br: bufio.NewReaderSize(r, readBuffer), pending: map[int64]chan result{}}
+	c.lastID.Store(ownIDs)
+	return c
 }
 
 // Read reads the next message. A reply with a result is read by its
 // envelope's bytes (see reply); any other message is decoded in full.
+// Replies to Call's commands go to their callers, not to chromedp.
 func (c *Conn) Read(_ context.Context, msg *cdproto.Message) error {
 	for {
 		b, err := c.next()
 		if err != nil {
+			c.stop(err)
 			return err
 		}
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
-		if reply(b, msg) {
-			return nil
+		if !reply(b, msg) {
+			*msg = cdproto.Message{}
+			if err := jsonv2.Unmarshal(b, msg, chromedp.DefaultUnmarshalOptions); err != nil {
+				c.stop(err) // chromedp reads no further
+				return err
+			}
 		}
-		*msg = cdproto.Message{}
-		return jsonv2.Unmarshal(b, msg, chromedp.DefaultUnmarshalOptions)
+		if msg.ID >= ownIDs && msg.Method == "" {
+			c.answer(msg)
+			continue
+		}
+		return nil
 	}
+}
+
+// answer hands a reply to the Call waiting for it; a caller that gave up
+// waiting is no longer there.
+func (c *Conn) answer(msg *cdproto.Message) {
+	c.callMu.Lock()
+	ch := c.pending[msg.ID]
+	delete(c.pending, msg.ID)
+	c.callMu.Unlock()
+	if ch == nil {
+		return
+	}
+	if msg.Error != nil {
+		ch <- result{err: msg.Error}
+		return
+	}
+	ch <- result{b: msg.Result}
+}
+
+// stop fails the calls waiting for a reply, and those that follow.
+func (c *Conn) stop(err error) {
+	c.callMu.Lock()
+	defer c.callMu.Unlock()
+	if c.readErr == nil {
+		c.readErr = fmt.Errorf("cdppipe: the connection ended: %w", err)
+	}
+	for id, ch := range c.pending {
+		ch <- result{err: c.readErr}
+		delete(c.pending, id)
+	}
+}
+
+// A RawResult decodes a result from the bytes the browser sent, which
+// nothing has checked: it checks them as it reads them. Call hands a
+// result of such a type its bytes directly.
+type RawResult interface {
+	DecodeResult(b []byte) error
+}
+
+// Call sends a command to a target's session (the browser itself for
+// "") and decodes its result into res, with no part for chromedp: the
+// reply is decoded once, by res's own DecodeResult where it has one, else
+// by the JSON package.
+func (c *Conn) Call(ctx context.Context, session target.SessionID, method string, params, res any) error {
+	var p []byte
+	if params != nil {
+		var err error
+		if p, err = jsonv2.Marshal(params, chromedp.DefaultMarshalOptions); err != nil {
+			return fmt.Errorf("%s: %w", method, err)
+		}
+	}
+	id := c.lastID.Add(1)
+	ch := make(chan result, 1)
+	c.callMu.Lock()
+	if err := c.readErr; err != nil {
+		c.callMu.Unlock()
+		return err
+	}
+	c.pending[id] = ch
+	c.callMu.Unlock()
+	defer func() {
+		c.callMu.Lock()
+		delete(c.pending, id)
+		c.callMu.Unlock()
+	}()
+	if err := c.Write(ctx, &cdproto.Message{ID: id, SessionID: session, Method: cdproto.MethodType(method), Params: p}); err != nil {
+		return err
+	}
+	var r result
+	select {
+	case r = <-ch:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	switch d, raw := res.(RawResult); {
+	case r.err != nil:
+		return r.err
+	case res == nil:
+		return nil
+	case raw:
+		return d.DecodeResult(r.b)
+	}
+	return jsonv2.Unmarshal(r.b, res, chromedp.DefaultUnmarshalOptions)
+}
+
+// Session is a target's session whose commands go through Call; its
+// events are the target's.
+func (c *Conn) Session(t *chromedp.Target) cdp.Session { return session{t, c} }
+
+type session struct {
+	*chromedp.Target
+	c *Conn
+}
+
+func (s session) Call(ctx context.Context, method string, params, res any) error {
+	return s.c.Call(ctx, s.SessionID, method, params, res)
 }
 
 // next reads one message up to its zero byte, in a slice of its own.

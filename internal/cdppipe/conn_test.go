@@ -2,12 +2,16 @@ package cdppipe
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -171,5 +175,121 @@ func TestConnWrites(t *testing.T) {
 	}
 	if want := `{"id":5,"sessionId":"S","method":"Page.navigate","params":{"url":"about:blank"}}` + "\x00"; string(got) != want {
 		t.Errorf("wrote %q, want %q", got, want)
+	}
+}
+
+// rawText is a RawResult that keeps the bytes it is given.
+type rawText struct{ b []byte }
+
+func (r *rawText) DecodeResult(b []byte) error { r.b = b; return nil }
+
+// fakeBrowser answers the commands written to the Conn: a command's
+// params are echoed as its result, unless its method is "Fail".
+func fakeBrowser(t *testing.T, in io.Writer, out io.Reader) {
+	dec := json.NewDecoder(&zeroSplitter{r: out})
+	go func() {
+		for {
+			var m struct {
+				ID        int64           `json:"id"`
+				SessionID string          `json:"sessionId"`
+				Method    string          `json:"method"`
+				Params    json.RawMessage `json:"params"`
+			}
+			if dec.Decode(&m) != nil {
+				return
+			}
+			// An event comes first, for chromedp's reader.
+			io.WriteString(in, `{"method":"Page.loadEventFired","params":{"timestamp":1}}`+"\x00")
+			var reply string
+			switch m.Method {
+			case "Fail":
+				reply = fmt.Sprintf(`{"id":%d,"error":{"code":-32000,"message":"it failed"}}`, m.ID)
+			case "Never":
+				continue
+			default:
+				reply = fmt.Sprintf(`{"id":%d,"result":%s,"sessionId":%q}`, m.ID, cmp.Or(string(m.Params), "{}"), m.SessionID)
+			}
+			io.WriteString(in, reply+"\x00")
+		}
+	}()
+}
+
+// zeroSplitter reads messages ended by zero bytes as a stream of JSON
+// values.
+type zeroSplitter struct{ r io.Reader }
+
+func (z *zeroSplitter) Read(p []byte) (int, error) {
+	n, err := z.r.Read(p)
+	for i := range n {
+		if p[i] == 0 {
+			p[i] = '\n'
+		}
+	}
+	return n, err
+}
+
+// TestCall checks the calls that bypass chromedp: their replies reach the
+// caller and not Read, which still returns the other messages; an error
+// reply is an error; a call ends with its context or with the connection.
+func TestCall(t *testing.T) {
+	c, in, out := pipeConn(t)
+	fakeBrowser(t, in, out)
+	events := make(chan string, 100)
+	readErr := make(chan error, 1)
+	go func() { // chromedp's reader
+		for {
+			var m cdproto.Message
+			if err := c.Read(context.Background(), &m); err != nil {
+				readErr <- err
+				return
+			}
+			if m.ID != 0 {
+				events <- fmt.Sprintf("a reply reached chromedp: %d", m.ID)
+				continue
+			}
+			events <- string(m.Method)
+		}
+	}()
+	ctx := context.Background()
+	var raw rawText
+	if err := c.Call(ctx, "S1", "Echo", map[string]any{"nodes": []int{1, 2}}, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if string(raw.b) != `{"nodes":[1,2]}` {
+		t.Errorf("raw result %s", raw.b)
+	}
+	var decoded struct {
+		Nodes []int `json:"nodes"`
+	}
+	if err := c.Call(ctx, "", "Echo", map[string]any{"nodes": []int{3}}, &decoded); err != nil || len(decoded.Nodes) != 1 || decoded.Nodes[0] != 3 {
+		t.Errorf("decoded result %v, %v", decoded, err)
+	}
+	var cerr *cdproto.Error
+	if err := c.Call(ctx, "S1", "Fail", nil, nil); !errors.As(err, &cerr) || cerr.Message != "it failed" {
+		t.Errorf("an error reply: %v", err)
+	}
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if err := c.Call(short, "S1", "Never", nil, nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a call never answered: %v", err)
+	}
+	for range 4 {
+		if ev := <-events; ev != "Page.loadEventFired" {
+			t.Errorf("chromedp read %q", ev)
+		}
+	}
+	// The connection ends while a call waits: the call fails.
+	done := make(chan error, 1)
+	go func() { done <- c.Call(ctx, "S1", "Never", nil, nil) }()
+	time.Sleep(50 * time.Millisecond)
+	in.Close()
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "connection ended") {
+		t.Errorf("a call when the connection ends: %v", err)
+	}
+	if err := <-readErr; !errors.Is(err, io.EOF) {
+		t.Errorf("Read: %v", err)
+	}
+	if err := c.Call(ctx, "S1", "Echo", nil, nil); err == nil {
+		t.Error("a call after the connection ended")
 	}
 }

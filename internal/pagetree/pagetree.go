@@ -22,6 +22,7 @@ import (
 	"github.com/chromedp/cdproto/domsnapshot"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/proctor-eval/proctor/internal/cdppipe"
 	"github.com/proctor-eval/proctor/observe"
 )
 
@@ -38,9 +39,15 @@ func Read(ctx context.Context) (*observe.Tree, error) {
 	return chromedp.Run(ctx, read)
 }
 
-// read is Read as a chromedp action.
+// read is Read as a chromedp action. Where cdppipe started the browser,
+// the calls go through its connection's own session, which hands the
+// megabytes of the AX reply to the tree's decoder as they came.
 func read(ctx context.Context, t *chromedp.Target) (*observe.Tree, error) {
-	r, err := fetch(ctx, t)
+	var s cdp.Session = t
+	if c := cdppipe.ConnOf(ctx); c != nil {
+		s = c.Session(t)
+	}
+	r, err := fetch(ctx, s)
 	if err != nil {
 		return nil, err
 	}

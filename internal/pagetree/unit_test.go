@@ -1,16 +1,24 @@
 package pagetree
 
 import (
+	"cmp"
 	"slices"
 	"testing"
 
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/observe"
+	"github.com/valyala/fastjson"
 )
 
-// val is an AX value holding the JSON text.
-func val(json string) *axValue { return &axValue{Value: []byte(json)} }
+// val is an AX value read from its JSON text.
+func val(json string) *axValue {
+	v, err := valueOf(fastjson.MustParse(`{"type":"x","value":` + cmp.Or(json, "null") + `}`))
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
 
 func TestRole(t *testing.T) {
 	for _, tc := range []struct {
