@@ -143,10 +143,20 @@ async function main() {
     await cdp.detach();
 
     let ariaLines = null;
+    let aiLines = null;
     if (typeof page.locator('body').ariaSnapshot === 'function') {
       record('aria_snapshot', await measure(opts.warmup, opts.n, async () => {
         const yaml = await page.locator('body').ariaSnapshot();
         ariaLines = yaml.split('\n').length;
+      }));
+    }
+    // Playwright's own accessibility snapshot for agents: element
+    // references, iframes included, and each element's box, which is what
+    // Proctor's tree gives (roles, names, ids, boxes, frames).
+    if (typeof page.ariaSnapshot === 'function') {
+      record('aria_snapshot_ai', await measure(opts.warmup, opts.n, async () => {
+        const yaml = await page.ariaSnapshot({ mode: 'ai', boxes: true });
+        aiLines = yaml.split('\n').length;
       }));
     }
 
@@ -173,6 +183,7 @@ async function main() {
       dom_elements: elements,
       ax_nodes: axNodes,
       aria_snapshot_lines: ariaLines,
+      aria_snapshot_ai_lines: aiLines,
       cpus: cpus().length,
       loadavg_1m: round(loadavg()[0]),
     }));

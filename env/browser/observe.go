@@ -16,6 +16,7 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/internal/cdppipe"
 	"github.com/proctor-eval/proctor/internal/pagetree"
 	"github.com/proctor-eval/proctor/observe"
 )
@@ -111,8 +112,8 @@ func (b *Browser) capture(ctx context.Context, pctx context.Context) ([]byte, er
 		}
 		cctx, cancel := context.WithTimeout(ctx, captureWait)
 		var data []byte
-		data, err = chromedp.Run(pctx, func(_ context.Context, tg *chromedp.Target) ([]byte, error) {
-			res, err := cdp.Call(cctx, tg, page.CaptureScreenshot, page.CaptureScreenshotParams{
+		data, err = chromedp.Run(pctx, func(tctx context.Context, tg *chromedp.Target) ([]byte, error) {
+			res, err := cdp.Call(cctx, cdppipe.SessionOf(tctx, tg), page.CaptureScreenshot, page.CaptureScreenshotParams{
 				Format: page.CaptureScreenshotFormatPng, OptimizeForSpeed: ptr(true)})
 			return res.Data, err
 		})

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 )
 
@@ -165,3 +166,13 @@ var (
 	_ chromedp.Allocator = (*Allocator)(nil)
 	_ chromedp.Attacher  = (*Allocator)(nil)
 )
+
+// SessionOf is the session to send t's commands through: the
+// connection's own (Conn.Session) where an Allocator started the browser
+// of ctx, t itself otherwise.
+func SessionOf(ctx context.Context, t *chromedp.Target) cdp.Session {
+	if c := ConnOf(ctx); c != nil {
+		return c.Session(t)
+	}
+	return t
+}

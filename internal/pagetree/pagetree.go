@@ -43,11 +43,7 @@ func Read(ctx context.Context) (*observe.Tree, error) {
 // the calls go through its connection's own session, which hands the
 // megabytes of the AX reply to the tree's decoder as they came.
 func read(ctx context.Context, t *chromedp.Target) (*observe.Tree, error) {
-	var s cdp.Session = t
-	if c := cdppipe.ConnOf(ctx); c != nil {
-		s = c.Session(t)
-	}
-	r, err := fetch(ctx, s)
+	r, err := fetch(ctx, cdppipe.SessionOf(ctx, t))
 	if err != nil {
 		return nil, err
 	}
