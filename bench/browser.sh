@@ -48,12 +48,12 @@ function median(s,   a, k, i, j, t) {
 	}
 }
 END {
-	n = split("Observe/screenshot:screenshot:screenshot|Observe/tree:ax_snapshot:tree, vs bare AX tree|Observe/tree:ax_layout:tree, vs AX tree + DOM snapshot|Observe/observation:observation:observation (+ marks), vs shot + AX + DOM|Observe/click:click:click round trip|Reset/context:context_reset:context reset, between episodes|Reset/context-back-to-back:context_reset:context reset, back to back|Reset/cold:cold_start:cold start", rows, "|")
-	printf "%-44s %8s %11s\n", "measure (ms, medians of " rounds " rounds)", "proctor", "playwright"
+	n = split("Observe/screenshot:screenshot:screenshot|Observe/tree:aria_snapshot_ai:tree, vs agent aria snapshot with boxes|Observe/tree:ax_snapshot:tree, vs bare AX tree (CDP)|Observe/tree:ax_layout:tree, vs AX tree + DOM snapshot (CDP)|Observe/observation:observation:observation (+ marks), vs shot + AX + DOM|Observe/click:click:click round trip|Reset/context:context_reset:context reset, between episodes|Reset/context-back-to-back:context_reset:context reset, back to back|Reset/cold:cold_start:cold start", rows, "|")
+	printf "%-48s %8s %11s\n", "measure (ms, medians of " rounds " rounds)", "proctor", "playwright"
 	for (i = 1; i <= n; i++) {
 		split(rows[i], row, ":")
 		if (!(row[1] in ns)) continue
 		w = median(pw[row[2]])
-		printf "%-44s %8.0f %11s\n", row[3], median(ns[row[1]]), (w == "" ? "-" : sprintf("%.0f", w))
+		printf "%-48s %8.0f %11s\n", row[3], median(ns[row[1]]), (w == "" ? "-" : sprintf("%.0f", w))
 	}
 }'
