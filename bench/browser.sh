@@ -7,7 +7,8 @@
 # and bench/playwright/bench.mjs once (medians of PW_N, default 10), the
 # order swapped every round, so that a change in the machine's load
 # falls on both alike. A figure is the median of the rounds' figures:
-# for Go, of every run's mean; for Playwright, of every round's median.
+# for Go, of every run's median (the benchmarks report it as ms-median);
+# for Playwright, of every round's median.
 # Needs node and npm for playwright-core (installed here from the lock
 # file).
 # Usage: bench/browser.sh
@@ -37,7 +38,12 @@ function median(s,   a, k, i, j, t) {
 	for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 }
-/^Benchmark/ { name = $1; sub(/-[0-9]+$/, "", name); sub(/^Benchmark/, "", name); ns[name] = ns[name] " " $3 / 1e6 }
+/^Benchmark/ {
+	name = $1; sub(/-[0-9]+$/, "", name); sub(/^Benchmark/, "", name)
+	v = $3 / 1e6 # the mean, where no median is reported
+	for (i = 4; i < NF; i++) if ($(i + 1) == "ms-median") v = $i
+	ns[name] = ns[name] " " v
+}
 /^\{/ {
 	line = $0
 	while (match(line, /"[a-z_]+":[0-9.]+/)) {

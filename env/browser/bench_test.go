@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -29,34 +30,44 @@ func BenchmarkReset(b *testing.B) {
 		br := start(b)
 		ctx := context.Background()
 		// The first reset takes the episode Start opened and opens the
-		// next one in the background, as every later reset does.
-		if err := br.Reset(ctx, setup); err != nil {
-			b.Fatal(err)
+		// next one in the background, as every later reset does; then
+		// the warm-ups.
+		for i := range 1 + warmups {
+			for i > 0 && len(br.spare) == 0 {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if err := br.Reset(ctx, setup); err != nil {
+				b.Fatal(err)
+			}
 		}
 		b.ResetTimer()
+		var took []time.Duration
 		for range b.N {
 			b.StopTimer()
 			for len(br.spare) == 0 { // an episode's time
 				time.Sleep(10 * time.Millisecond)
 			}
 			b.StartTimer()
+			start := time.Now()
 			if err := br.Reset(ctx, setup); err != nil {
 				b.Fatal(err)
 			}
+			took = append(took, time.Since(start))
 		}
+		reportMedian(b, took)
 	})
 	b.Run("context-back-to-back", func(b *testing.B) {
 		br := start(b)
 		ctx := context.Background()
-		for b.Loop() {
+		timed(b, warmups, func() {
 			if err := br.Reset(ctx, setup); err != nil {
 				b.Fatal(err)
 			}
-		}
+		})
 	})
 	b.Run("cold", func(b *testing.B) {
 		ctx := context.Background()
-		for b.Loop() {
+		timed(b, 1, func() {
 			br, err := Start(ctx, Config{})
 			if err != nil {
 				b.Fatal(err)
@@ -65,7 +76,7 @@ func BenchmarkReset(b *testing.B) {
 				b.Fatal(err)
 			}
 			br.Close()
-		}
+		})
 	})
 }
 
@@ -84,25 +95,25 @@ func BenchmarkObserve(b *testing.B) {
 	open(b, br, u+"/page")
 	ctx := context.Background()
 	b.Run("screenshot", func(b *testing.B) {
-		for b.Loop() {
+		timed(b, warmups, func() {
 			if _, err := br.Screenshot(ctx, env.ShotOptions{}); err != nil {
 				b.Fatal(err)
 			}
-		}
+		})
 	})
 	b.Run("tree", func(b *testing.B) {
-		for b.Loop() {
+		timed(b, warmups, func() {
 			if _, err := br.Tree(ctx); err != nil {
 				b.Fatal(err)
 			}
-		}
+		})
 	})
 	b.Run("observation", func(b *testing.B) {
-		for b.Loop() {
+		timed(b, warmups, func() {
 			if _, err := br.Screenshot(ctx, env.ShotOptions{Marks: true}); err != nil {
 				b.Fatal(err)
 			}
-		}
+		})
 	})
 	b.Run("click", func(b *testing.B) {
 		tree, err := br.Tree(ctx)
@@ -118,13 +129,46 @@ func BenchmarkObserve(b *testing.B) {
 		for _, err := fmt.Sscan(eval(b, br, "document.getElementById('count').textContent"), &n); err != nil; {
 			b.Fatal(err)
 		}
-		for b.Loop() {
+		timed(b, warmups, func() {
 			if _, err := br.Do(ctx, click); err != nil {
 				b.Fatal(err)
 			}
 			n++
 			for eval(b, br, "document.getElementById('count').textContent") != fmt.Sprint(n) {
 			}
-		}
+		})
 	})
+}
+
+// timed runs fn warm times untimed, as bench/playwright does, then as the
+// benchmark's loop, and reports the median time of one run as ms-median,
+// beside the mean that ns/op is: bench/browser.sh compares medians with
+// Playwright's.
+func timed(b *testing.B, warm int, fn func()) {
+	for range warm {
+		fn()
+	}
+	var took []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		fn()
+		took = append(took, time.Since(start))
+	}
+	reportMedian(b, took)
+}
+
+// warmups is how many untimed runs come first, as in bench/playwright.
+const warmups = 3
+
+// reportMedian reports the median of the times as ms-median.
+func reportMedian(b *testing.B, took []time.Duration) {
+	if len(took) == 0 {
+		return
+	}
+	slices.Sort(took)
+	m := took[len(took)/2]
+	if len(took)%2 == 0 {
+		m = (took[len(took)/2-1] + m) / 2
+	}
+	b.ReportMetric(float64(m.Microseconds())/1000, "ms-median")
 }
