@@ -183,7 +183,9 @@ func ExecPath() (string, error) {
 
 // flags are the browser's command line: headless, with the window's size
 // and a profile in dir, and none of the background work that costs time
-// or reaches the network.
+// or reaches the network. The list follows chromedp's
+// DefaultExecAllocatorOptions, which cannot be read as flags, with
+// scrollbars shown.
 func flags(cfg Config, dir string) []string {
 	return []string{
 		"--headless",

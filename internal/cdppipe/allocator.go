@@ -19,11 +19,11 @@ import (
 // Allocator is a chromedp.Allocator that starts the browser at Path with
 // Args and --remote-debugging-pipe, and talks to it through a Conn.
 //
-// It owns the process: when the context Allocate was given ends, chromedp
-// closes the pipes, the browser exits, and the allocator waits for it
-// (killing its process group if it has not exited after exitGrace). Wait returns once it has.
-// Callers cancel the chromedp context and then call Wait before they
-// remove the browser's profile.
+// It owns the process, and is meant for browsers whose profile is thrown
+// away: when the context Allocate was given ends, it kills the browser's
+// process group at once rather than wait for a shutdown. Wait returns once
+// every browser it started has exited; callers cancel the chromedp context
+// and call Wait before they remove the profile.
 type Allocator struct {
 	Path   string
 	Args   []string  // flags; --remote-debugging-pipe is added

@@ -9,6 +9,10 @@
 // envelope from its first and last bytes instead, and leaves the checking
 // to the decode the caller does anyway. chromedp offers no way to give its
 // exec allocator another transport, hence Allocator.
+//
+// Conn.Call (and Conn.Session, SessionOf) sends a command whose reply
+// bypasses chromedp altogether and reaches the caller as those bytes, for
+// a result type that decodes them itself (RawResult).
 package cdppipe
 
 import (
@@ -206,10 +210,11 @@ func (c *Conn) next() ([]byte, error) {
 		switch {
 		case err == nil:
 			s = s[:len(s)-1]
-			if len(c.long) == 0 {
-				return bytes.Clone(s), nil
-			}
-			return bytes.Clone(append(c.long, s...)), nil
+			// One copy, of the message's exact size: the reader's
+			// buffer and long are reused for the next one.
+			out := make([]byte, len(c.long)+len(s))
+			copy(out[copy(out, c.long):], s)
+			return out, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			c.long = append(c.long, s...)
 		case errors.Is(err, io.EOF) && (len(s) > 0 || len(c.long) > 0):
