@@ -17,7 +17,7 @@ import (
 )
 
 // Allocator is a chromedp.Allocator that starts the browser at Path with
-// Args and --remote-debugging-pipe, and talks to it through a Conn.
+// Args and --remote-debugging-pipe=cbor, and talks to it through a Conn.
 //
 // It owns the process, and is meant for browsers whose profile is thrown
 // away: when the context Allocate was given ends, it kills the browser's
@@ -26,7 +26,7 @@ import (
 // and call Wait before they remove the profile.
 type Allocator struct {
 	Path   string
-	Args   []string  // flags; --remote-debugging-pipe is added
+	Args   []string  // flags; --remote-debugging-pipe=cbor is added
 	Output io.Writer // the browser's standard output and error; nil drops them
 
 	wg    sync.WaitGroup
@@ -60,7 +60,7 @@ func (a *Allocator) Allocate(ctx context.Context, opts ...chromedp.BrowserOption
 		cmdW.Close()
 		return nil, fmt.Errorf("cdppipe: %w", err)
 	}
-	cmd := exec.Command(a.Path, append(slices.Clone(a.Args), "--remote-debugging-pipe")...)
+	cmd := exec.Command(a.Path, append(slices.Clone(a.Args), "--remote-debugging-pipe=cbor")...)
 	cmd.ExtraFiles = []*os.File{cmdR, resW}
 	out := io.Writer(tailWriter{a})
 	if a.Output != nil {

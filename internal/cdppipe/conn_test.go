@@ -8,7 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,76 +19,121 @@ import (
 	"github.com/chromedp/cdproto"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/chromedp"
+	"github.com/proctor-eval/proctor/internal/cdpcbor"
 )
 
-func TestReply(t *testing.T) {
+// msgOf is the message the browser would send for the JSON message j.
+func msgOf(t testing.TB, j string) []byte {
+	t.Helper()
+	b, err := cdpcbor.AppendCBOR(nil, []byte(j))
+	if err != nil {
+		t.Fatalf("%s: %v", j, err)
+	}
+	return b
+}
+
+func TestDecode(t *testing.T) {
 	for _, tc := range []struct {
-		msg     string
-		ok      bool
-		id      int64
-		session string
-		result  string
+		msg                     string
+		id                      int64
+		method, session         string
+		params, result, errText string
 	}{
-		{`{"id":7,"result":{}}`, true, 7, "", `{}`},
-		{`{"id":12,"result":{"nodes":[{"a":"}\""}]},"sessionId":"8A1B"}`, true, 12, "8A1B", `{"nodes":[{"a":"}\""}]}`},
-		// a result that holds a session of its own, from the browser
-		{`{"id":3,"result":{"sessionId":"S1"}}`, true, 3, "", `{"sessionId":"S1"}`},
-		{`{"id":3,"result":{"targetId":"T","sessionId":"S1"}}`, true, 3, "", `{"targetId":"T","sessionId":"S1"}`},
-		{`{"id":3,"result":{"targetId":"T","sessionId":"S1"},"sessionId":"S2"}`, true, 3, "S2", `{"targetId":"T","sessionId":"S1"}`},
-		// not the shape: decoded in full instead
-		{`{"id":3,"error":{"code":-32000,"message":"no"}}`, false, 0, "", ""},
-		{`{"method":"Page.loadEventFired","params":{"timestamp":1}}`, false, 0, "", ""},
-		{`{"id":3,"result":{},"sessionId":"S","method":"x"}`, false, 0, "", ""},
-		{`{"id":3,"result":{},"method":"x"}`, false, 0, "", ""},
-		{`{"id":3,"result":{},"sessionId":"S\"x"}`, false, 0, "", ""},
-		{`{"id":3,"result":[]}`, false, 0, "", ""},
-		{`{"id":3,"result":"x"}`, false, 0, "", ""},
-		{`{"id":03,"result":{}}`, false, 0, "", ""},
-		{`{"id":-3,"result":{}}`, false, 0, "", ""},
-		{`{"id":3,"result":{} }`, false, 0, "", ""},
-		{`{"id":3,"result":`, false, 0, "", ""},
-		{`{"id":3}`, false, 0, "", ""},
-		{`{"id":99999999999999999999,"result":{}}`, false, 0, "", ""},
-		{``, false, 0, "", ""},
+		{msg: `{"id":7,"result":{}}`, id: 7, result: `{}`},
+		{msg: `{"id":12,"result":{"nodes":[{"a":"}\"","b":-1.5,"c":[true,false,null]}]},"sessionId":"8A1B"}`, id: 12, session: "8A1B", result: `{"nodes":[{"a":"}\"","b":-1.5,"c":[true,false,null]}]}`},
+		{msg: `{"id":3,"result":{"targetId":"T","sessionId":"S1"},"sessionId":"S2"}`, id: 3, session: "S2", result: `{"targetId":"T","sessionId":"S1"}`},
+		{msg: `{"id":3,"error":{"code":-32000,"message":"no"}}`, id: 3, errText: "no (-32000)"},
+		{msg: `{"method":"Page.loadEventFired","params":{"timestamp":1.25},"sessionId":"S"}`, method: "Page.loadEventFired", session: "S", params: `{"timestamp":1.25}`},
+		{msg: `{"other":[1,{"x":2}],"id":4,"result":{"big":4294967296}}`, id: 4, result: `{"big":4294967296}`},
 	} {
-		var msg cdproto.Message
-		ok := reply([]byte(tc.msg), &msg)
-		if ok != tc.ok {
-			t.Errorf("reply(%s) = %v, want %v", tc.msg, ok, tc.ok)
+		var m cdproto.Message
+		if err := decode(msgOf(t, tc.msg), &m); err != nil {
+			t.Errorf("%s: %v", tc.msg, err)
 			continue
 		}
-		if ok && (msg.ID != tc.id || string(msg.SessionID) != tc.session || string(msg.Result) != tc.result || msg.Method != "" || msg.Error != nil) {
-			t.Errorf("reply(%s) = id %d session %q result %s", tc.msg, msg.ID, msg.SessionID, msg.Result)
+		errText := ""
+		if m.Error != nil {
+			errText = m.Error.Error()
+		}
+		if m.ID != tc.id || string(m.Method) != tc.method || string(m.SessionID) != tc.session ||
+			string(m.Params) != tc.params || string(m.Result) != tc.result || errText != tc.errText {
+			t.Errorf("%s: read as id %d method %q session %q params %s result %s error %q", tc.msg, m.ID, m.Method, m.SessionID, m.Params, m.Result, errText)
+		}
+	}
+	good := msgOf(t, `{"id":1,"result":{}}`)
+	for name, b := range map[string][]byte{
+		"empty":              nil,
+		"not an envelope":    []byte(`{"id":1}`),
+		"a longer envelope":  append(slices.Clone(good), 0),
+		"a shorter envelope": good[:len(good)-1],
+		"an array":           msgOf(t, `[1]`),
+		"a negative id":      msgOf(t, `{"id":-1}`),
+		"an id of text":      msgOf(t, `{"id":"1"}`),
+		"a method number":    msgOf(t, `{"method":1}`),
+		"an error of text":   msgOf(t, `{"id":1,"error":"no"}`),
+	} {
+		var m cdproto.Message
+		if err := decode(b, &m); !errors.Is(err, cdpcbor.ErrMalformed) {
+			t.Errorf("%s: %v, want %v", name, err, cdpcbor.ErrMalformed)
 		}
 	}
 }
 
-// FuzzReply checks that a message reply reads agrees with the full decode
-// wherever the full decode succeeds.
-func FuzzReply(f *testing.F) {
+// FuzzDecode checks that any message is read without a panic, into JSON
+// that is valid; and that a JSON message the browser could send reads as
+// the JSON package reads it.
+func FuzzDecode(f *testing.F) {
 	for _, s := range []string{
 		`{"id":7,"result":{}}`,
-		`{"id":12,"result":{"a":[1,"}"]},"sessionId":"8A1B"}`,
-		`{"id":3,"result":{"targetId":"T","sessionId":"S1"}}`,
-		`{"id":3,"result":{"sessionId":"S1"},"sessionId":"S2"}`,
+		`{"id":12,"result":{"a":[1,"}",2.5]},"sessionId":"8A1B"}`,
+		`{"method":"Target.attachedToTarget","params":{"sessionId":"S","targetInfo":{"targetId":"T"}}}`,
 		`{"id":3,"error":{"code":1,"message":"m"},"sessionId":"S"}`,
 	} {
+		if b, err := cdpcbor.AppendCBOR(nil, []byte(s)); err == nil {
+			f.Add(b)
+		}
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var fast cdproto.Message
-		if !reply(b, &fast) {
+		var m cdproto.Message
+		if err := decode(b, &m); err == nil {
+			for _, v := range [][]byte{m.Params, m.Result} {
+				if v != nil && !jsonv2.Value(v).IsValid() {
+					t.Errorf("% x: read as JSON that is not valid: %s", b, v)
+				}
+			}
+		}
+		// As JSON, through the browser's binary form.
+		var want cdproto.Message
+		if jsonv2.Unmarshal(b, &want, chromedp.DefaultUnmarshalOptions) != nil {
 			return
 		}
-		var full cdproto.Message
-		if jsonv2.Unmarshal(b, &full, chromedp.DefaultUnmarshalOptions) != nil {
-			return // the caller's decode of the result finds what is wrong
+		c, err := cdpcbor.AppendCBOR(nil, b)
+		if err != nil || want.ID < 0 || want.ID > math.MaxInt32 {
+			return
 		}
-		if fast.ID != full.ID || fast.SessionID != full.SessionID || !bytes.Equal(fast.Result, full.Result) ||
-			full.Method != "" || full.Error != nil || full.Params != nil {
-			t.Errorf("%s: read as id %d session %q result %s; decoded as %+v", b, fast.ID, fast.SessionID, fast.Result, full)
+		var got cdproto.Message
+		if err := decode(c, &got); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		if got.ID != want.ID || got.Method != want.Method || got.SessionID != want.SessionID ||
+			!sameJSON(got.Params, want.Params) || !sameJSON(got.Result, want.Result) ||
+			(got.Error == nil) != (want.Error == nil) || (got.Error != nil && *got.Error != *want.Error) {
+			t.Errorf("%s: read as %+v, want %+v", b, got, want)
 		}
 	})
+}
+
+// sameJSON reports whether a and b hold the same values.
+func sameJSON(a, b []byte) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	var va, vb any
+	if jsonv2.Unmarshal(a, &va) != nil || jsonv2.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
 }
 
 // pipeConn is a Conn whose other ends the test holds: it writes what the
@@ -107,31 +155,25 @@ func pipeConn(t *testing.T) (c *Conn, in io.WriteCloser, out io.ReadCloser) {
 
 func TestConnReads(t *testing.T) {
 	c, in, _ := pipeConn(t)
-	long := `{"id":2,"result":{"data":"` + strings.Repeat("x", 3*readBuffer) + `"},"sessionId":"AB"}`
+	data := strings.Repeat("x", 3*readBuffer)
+	long := msgOf(t, `{"id":2,"result":{"data":"`+data+`"},"sessionId":"AB"}`)
 	go func() {
-		io.WriteString(in, "\x00")                                                // an empty message is skipped
-		io.WriteString(in, `{"method":"Page.frameNavigated","params":{}}`+"\x00") // an event, decoded in full
-		for i := 0; i < len(long); i += 4096 {                                    // a long reply, in pieces
-			io.WriteString(in, long[i:min(len(long), i+4096)])
+		in.Write(msgOf(t, `{"method":"Page.frameNavigated","params":{}}`)) // an event
+		for i := 0; i < len(long); i += 4096 {                             // a long reply, in pieces
+			in.Write(long[i:min(len(long), i+4096)])
 		}
-		io.WriteString(in, "\x00")
-		io.WriteString(in, `{"id":3,"error":{"code":-32601,"message":"no such method"}}`+"\x00")
-		io.WriteString(in, `{"id":4,"result":{}`) // cut off
+		in.Write(msgOf(t, `{"id":3,"error":{"code":-32601,"message":"no such method"}}`))
+		cut := msgOf(t, `{"id":4,"result":{}}`)
+		in.Write(cut[:len(cut)-2]) // cut off
 		in.Close()
 	}()
 	ctx := context.Background()
 	var m cdproto.Message
-	if err := c.Read(ctx, &m); err != nil || m.Method != "Page.frameNavigated" || m.ID != 0 {
+	if err := c.Read(ctx, &m); err != nil || m.Method != "Page.frameNavigated" || m.ID != 0 || string(m.Params) != "{}" {
 		t.Fatalf("event: %+v, %v", m, err)
 	}
-	if err := c.Read(ctx, &m); err != nil || m.ID != 2 || m.SessionID != "AB" || m.Method != "" || len(m.Result) != len(long)-len(`{"id":2,"result":`)-len(`,"sessionId":"AB"}`) {
+	if err := c.Read(ctx, &m); err != nil || m.ID != 2 || m.SessionID != "AB" || m.Method != "" || string(m.Result) != `{"data":"`+data+`"}` {
 		t.Fatalf("long reply: id %d session %q result of %d bytes, %v", m.ID, m.SessionID, len(m.Result), err)
-	}
-	var res struct {
-		Data string `json:"data"`
-	}
-	if err := jsonv2.Unmarshal(m.Result, &res); err != nil || len(res.Data) != 3*readBuffer {
-		t.Fatalf("the long reply's result: %d bytes, %v", len(res.Data), err)
 	}
 	if err := c.Read(ctx, &m); err != nil || m.ID != 3 || m.Error == nil || m.Error.Code != -32601 || m.Result != nil {
 		t.Fatalf("error reply: %+v, %v", m, err)
@@ -141,13 +183,25 @@ func TestConnReads(t *testing.T) {
 	}
 }
 
+func TestConnReadsNoEnvelope(t *testing.T) {
+	c, in, _ := pipeConn(t)
+	go func() {
+		io.WriteString(in, `{"id":1,"result":{}}`+"\x00") // JSON: a browser in the other mode
+		in.Close()
+	}()
+	var m cdproto.Message
+	if err := c.Read(context.Background(), &m); !errors.Is(err, cdpcbor.ErrMalformed) {
+		t.Fatalf("JSON read as %+v, %v; want %v", m, err, cdpcbor.ErrMalformed)
+	}
+}
+
 // TestConnKeepsResults checks that a result stays as it was after later
 // reads: the caller decodes it while the next message comes in.
 func TestConnKeepsResults(t *testing.T) {
 	c, in, _ := pipeConn(t)
 	go func() {
 		for _, s := range []string{`{"id":1,"result":{"v":"first"}}`, `{"id":2,"result":{"v":"other"}}`} {
-			io.WriteString(in, s+"\x00")
+			in.Write(msgOf(t, s))
 		}
 	}()
 	var first, second cdproto.Message
@@ -173,33 +227,56 @@ func TestConnWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"id":5,"sessionId":"S","method":"Page.navigate","params":{"url":"about:blank"}}` + "\x00"; string(got) != want {
-		t.Errorf("wrote %q, want %q", got, want)
+	if want := msgOf(t, `{"id":5,"sessionId":"S","method":"Page.navigate","params":{"url":"about:blank"}}`); !bytes.Equal(got, want) {
+		t.Errorf("wrote % x, want % x", got, want)
+	}
+	for _, id := range []int64{-1, math.MaxInt32 + 1} {
+		if err := c.Write(context.Background(), &cdproto.Message{ID: id, Method: "M"}); err == nil {
+			t.Errorf("id %d written", id)
+		}
 	}
 }
 
-// rawText is a RawResult that keeps the bytes it is given.
-type rawText struct{ b []byte }
+// rawCBOR is a CBORResult that keeps the bytes it is given.
+type rawCBOR struct{ b []byte }
 
-func (r *rawText) DecodeResult(b []byte) error { r.b = b; return nil }
+func (r *rawCBOR) DecodeCBOR(b []byte) error { r.b = b; return nil }
 
 // fakeBrowser answers the commands written to the Conn: a command's
 // params are echoed as its result, unless its method is "Fail".
 func fakeBrowser(t *testing.T, in io.Writer, out io.Reader) {
-	dec := json.NewDecoder(&zeroSplitter{r: out})
 	go func() {
 		for {
+			h := make([]byte, cdpcbor.EnvelopeSize)
+			if _, err := io.ReadFull(out, h); err != nil {
+				return
+			}
+			n, ok := cdpcbor.EnvelopeLength(h)
+			if !ok {
+				t.Errorf("a command starts % x", h)
+				return
+			}
+			b := append(h, make([]byte, n)...)
+			if _, err := io.ReadFull(out, b[len(h):]); err != nil {
+				return
+			}
+			j, err := cdpcbor.AppendJSON(nil, b)
+			if err != nil {
+				t.Errorf("a command: %v", err)
+				return
+			}
 			var m struct {
 				ID        int64           `json:"id"`
 				SessionID string          `json:"sessionId"`
 				Method    string          `json:"method"`
 				Params    json.RawMessage `json:"params"`
 			}
-			if dec.Decode(&m) != nil {
+			if err := json.Unmarshal(j, &m); err != nil {
+				t.Errorf("a command: %s: %v", j, err)
 				return
 			}
 			// An event comes first, for chromedp's reader.
-			io.WriteString(in, `{"method":"Page.loadEventFired","params":{"timestamp":1}}`+"\x00")
+			in.Write(msgOf(t, `{"method":"Page.loadEventFired","params":{"timestamp":1}}`))
 			var reply string
 			switch m.Method {
 			case "Fail":
@@ -209,23 +286,9 @@ func fakeBrowser(t *testing.T, in io.Writer, out io.Reader) {
 			default:
 				reply = fmt.Sprintf(`{"id":%d,"result":%s,"sessionId":%q}`, m.ID, cmp.Or(string(m.Params), "{}"), m.SessionID)
 			}
-			io.WriteString(in, reply+"\x00")
+			in.Write(msgOf(t, reply))
 		}
 	}()
-}
-
-// zeroSplitter reads messages ended by zero bytes as a stream of JSON
-// values.
-type zeroSplitter struct{ r io.Reader }
-
-func (z *zeroSplitter) Read(p []byte) (int, error) {
-	n, err := z.r.Read(p)
-	for i := range n {
-		if p[i] == 0 {
-			p[i] = '\n'
-		}
-	}
-	return n, err
 }
 
 // TestCall checks the calls that bypass chromedp: their replies reach the
@@ -251,12 +314,12 @@ func TestCall(t *testing.T) {
 		}
 	}()
 	ctx := context.Background()
-	var raw rawText
+	var raw rawCBOR
 	if err := c.Call(ctx, "S1", "Echo", map[string]any{"nodes": []int{1, 2}}, &raw); err != nil {
 		t.Fatal(err)
 	}
-	if string(raw.b) != `{"nodes":[1,2]}` {
-		t.Errorf("raw result %s", raw.b)
+	if j, err := cdpcbor.AppendJSON(nil, raw.b); err != nil || string(j) != `{"nodes":[1,2]}` {
+		t.Errorf("raw result % x: %s, %v", raw.b, j, err)
 	}
 	var decoded struct {
 		Nodes []int `json:"nodes"`

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/proctor-eval/proctor/internal/cdpcbor"
 	"github.com/valyala/fastjson"
 )
 
@@ -83,6 +84,154 @@ func (t *axTree) DecodeResult(b []byte) error {
 // UnmarshalJSON reads the reply when the JSON package decodes it (a
 // session other than cdppipe's).
 func (t *axTree) UnmarshalJSON(b []byte) error { return t.DecodeResult(b) }
+
+// DecodeCBOR reads the reply from the CBOR the browser sent, checking it
+// (cdppipe.CBORResult): where cdppipe started the browser, the reply
+// reaches the tree with no JSON in between.
+func (t *axTree) DecodeCBOR(b []byte) error {
+	d := cdpcbor.NewDecoder(b)
+	t.Nodes = []*axNode{}
+	err := d.Map(func(key []byte) error {
+		if string(key) != "nodes" || d.Null() {
+			return nil
+		}
+		all := make([]axNode, 0, 1024)
+		if err := d.Array(func() error {
+			all = append(all, axNode{})
+			n := &all[len(all)-1]
+			if d.Null() {
+				return nil
+			}
+			if err := n.decode(d); err != nil {
+				return fmt.Errorf("node %d: %w", len(all)-1, err)
+			}
+			return nil
+		}); err != nil {
+			return fmt.Errorf("nodes: %w", err)
+		}
+		t.Nodes = make([]*axNode, len(all))
+		for i := range all {
+			t.Nodes[i] = &all[i]
+		}
+		return nil
+	})
+	if err == nil {
+		err = d.End()
+	}
+	if err != nil {
+		return fmt.Errorf("AX tree: %w", err)
+	}
+	return nil
+}
+
+// decode reads one AX node's fields from CBOR; it skips the others.
+func (n *axNode) decode(d *cdpcbor.Decoder) error {
+	return d.Map(func(k []byte) error {
+		var err error
+		switch string(k) {
+		case "nodeId":
+			n.NodeID, err = stringOfCBOR[accessibility.NodeID](d)
+		case "ignored":
+			if !d.Null() {
+				n.Ignored, err = d.Bool()
+			}
+		case "role":
+			n.Role, err = valueOfCBOR(d)
+		case "name":
+			n.Name, err = valueOfCBOR(d)
+		case "value":
+			n.Value, err = valueOfCBOR(d)
+		case "parentId":
+			n.ParentID, err = stringOfCBOR[accessibility.NodeID](d)
+		case "backendDOMNodeId":
+			if !d.Null() {
+				var id int64
+				id, err = d.Int()
+				n.BackendDOMNodeID = cdp.BackendNodeID(id)
+			}
+		case "childIds":
+			if d.Null() {
+				break
+			}
+			n.ChildIDs = []accessibility.NodeID{}
+			err = d.Array(func() error {
+				id, err := stringOfCBOR[accessibility.NodeID](d)
+				n.ChildIDs = append(n.ChildIDs, id)
+				return err
+			})
+		case "properties":
+			if d.Null() {
+				break
+			}
+			n.Properties = []axProperty{}
+			err = d.Array(func() error {
+				n.Properties = append(n.Properties, axProperty{})
+				if d.Null() {
+					return nil
+				}
+				return n.Properties[len(n.Properties)-1].decode(d)
+			})
+		default:
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+		return nil
+	})
+}
+
+// decode reads an accessibility.Property from CBOR.
+func (p *axProperty) decode(d *cdpcbor.Decoder) error {
+	return d.Map(func(k []byte) error {
+		var err error
+		switch string(k) {
+		case "name":
+			if p.Name, err = stringOfCBOR[accessibility.PropertyName](d); err != nil {
+				return fmt.Errorf("name: %w", err)
+			}
+		case "value":
+			if p.Value, err = valueOfCBOR(d); err != nil {
+				return fmt.Errorf("value: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// valueOfCBOR reads an accessibility.Value, a map whose "value" is the
+// value; nil for a null one.
+func valueOfCBOR(d *cdpcbor.Decoder) (*axValue, error) {
+	if d.Null() {
+		return nil, nil
+	}
+	out := &axValue{}
+	err := d.Map(func(k []byte) error {
+		if string(k) != "value" {
+			return nil
+		}
+		var err error
+		switch d.Kind() {
+		case cdpcbor.String:
+			out.s, err = d.String()
+		case cdpcbor.Int, cdpcbor.Float, cdpcbor.Bool:
+			var b []byte
+			b, err = d.AppendJSON(nil)
+			out.other = string(b)
+		}
+		return err
+	})
+	return out, err
+}
+
+// stringOfCBOR reads a string; a null one is "".
+func stringOfCBOR[S ~string](d *cdpcbor.Decoder) (S, error) {
+	if d.Null() {
+		return "", nil
+	}
+	s, err := d.String()
+	return S(s), err
+}
 
 // read reads one AX node's fields; it ignores the others.
 func (n *axNode) read(v *fastjson.Value) error {

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/accessibility"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/chromedp"
+	"github.com/proctor-eval/proctor/internal/cdpcbor"
 	"github.com/proctor-eval/proctor/internal/cdppipe"
 )
 
@@ -108,20 +109,39 @@ func describeRef(t *refTree) []string {
 	return out
 }
 
-// agree decodes b both ways; where the JSON package reads it, DecodeResult
-// must read it too, to the same nodes.
+// agree decodes b, JSON, three ways; where the JSON package reads it,
+// DecodeResult must read it too, and DecodeCBOR its CBOR (as the browser
+// would send it), to the same nodes.
 func agree(t *testing.T, b []byte) {
 	t.Helper()
 	var ref refTree
 	if jsonv2.Unmarshal(b, &ref, chromedp.DefaultUnmarshalOptions) != nil {
 		return
 	}
+	want := describeRef(&ref)
 	var got axTree
 	if err := got.DecodeResult(b); err != nil {
 		t.Fatalf("DecodeResult(%.200s): %v, but the JSON package reads it", b, err)
 	}
-	if want, got := describeRef(&ref), describeAX(&got); !slices.Equal(got, want) {
+	if got := describeAX(&got); !slices.Equal(got, want) {
 		t.Fatalf("DecodeResult(%.200s) =\n%v\nthe JSON package:\n%v", b, got, want)
+	}
+	c, err := cdpcbor.AppendCBOR(nil, b)
+	if err != nil {
+		return // duplicate keys, which the JSON package allows here
+	}
+	agreeCBOR(t, c, want)
+}
+
+// agreeCBOR checks that DecodeCBOR reads c as the nodes want describes.
+func agreeCBOR(t *testing.T, c []byte, want []string) {
+	t.Helper()
+	var got axTree
+	if err := got.DecodeCBOR(c); err != nil {
+		t.Fatalf("DecodeCBOR(% .200x): %v, but the JSON package reads its JSON", c, err)
+	}
+	if got := describeAX(&got); !slices.Equal(got, want) {
+		t.Fatalf("DecodeCBOR(% .200x) =\n%v\nthe JSON package:\n%v", c, got, want)
 	}
 }
 
@@ -143,51 +163,72 @@ func FuzzDecodeAX(f *testing.F) {
 	})
 }
 
-// rawAX reads the page's AX reply as the browser sends it.
-func rawAX(tb testing.TB, html string) []byte {
+// cborOf is a cdppipe.CBORResult that keeps the reply.
+type cborOf []byte
+
+func (c *cborOf) DecodeCBOR(b []byte) error { *c = b; return nil }
+
+// rawAX reads the page's AX reply as the browser sends it (CBOR), and as
+// JSON.
+func rawAX(tb testing.TB, html string) (cbor, json []byte) {
 	tb.Helper()
 	ctx := browser(tb)
 	srv := serve(tb, map[string]string{"/": html})
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
 		tb.Fatal(err)
 	}
-	raw, err := chromedp.Run(ctx, func(ctx context.Context, t *chromedp.Target) (jsonv2.Value, error) {
-		var v jsonv2.Value
+	raw, err := chromedp.Run(ctx, func(ctx context.Context, t *chromedp.Target) (cborOf, error) {
+		var v cborOf
 		err := cdppipe.ConnOf(ctx).Call(ctx, t.SessionID, accessibility.CommandGetFullAXTree, accessibility.GetFullAXTreeParams{}, &v)
 		return v, err
 	})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return raw
+	j, err := cdpcbor.AppendJSON(nil, raw)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return raw, j
 }
 
-// TestDecodeAXAgrees checks DecodeResult against the JSON package on
-// real replies: the benchmark's page and the form of TestForm.
+// TestDecodeAXAgrees checks DecodeResult and DecodeCBOR against the JSON
+// package on real replies: the benchmark's page and the form of TestForm.
 func TestDecodeAXAgrees(t *testing.T) {
 	page, err := os.ReadFile("../../bench/playwright/page2000.html")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, html := range []string{string(page), formPage} {
-		b := rawAX(t, html)
+		c, b := rawAX(t, html)
 		var ref refTree
 		if err := jsonv2.Unmarshal(b, &ref, chromedp.DefaultUnmarshalOptions); err != nil || len(ref.Nodes) < 10 {
 			t.Fatalf("the JSON package: %d nodes, %v", len(ref.Nodes), err)
 		}
 		agree(t, b)
+		agreeCBOR(t, c, describeRef(&ref))
 	}
 }
 
 // BenchmarkDecodeAX decodes the AX reply of the page of about 2,000
-// elements (1.8 MB) with DecodeResult and, the plain alternative, with
-// the JSON package into structs.
+// elements: as the browser sends it (1.7 MB of CBOR) with DecodeCBOR; as
+// JSON (1.8 MB) with DecodeResult and, the plain alternative, with the
+// JSON package into structs.
 func BenchmarkDecodeAX(b *testing.B) {
 	page, err := os.ReadFile("../../bench/playwright/page2000.html")
 	if err != nil {
 		b.Fatal(err)
 	}
-	raw := rawAX(b, string(page))
+	c, raw := rawAX(b, string(page))
+	b.Run("cbor", func(b *testing.B) {
+		b.SetBytes(int64(len(c)))
+		for b.Loop() {
+			var t axTree
+			if err := t.DecodeCBOR(c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("fastjson", func(b *testing.B) {
 		b.SetBytes(int64(len(raw)))
 		for b.Loop() {
