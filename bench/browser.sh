@@ -54,7 +54,7 @@ function median(s,   a, k, i, j, t) {
 	}
 }
 END {
-	n = split("Observe/screenshot:screenshot:screenshot|Observe/tree:aria_snapshot_ai:tree, vs agent aria snapshot with boxes|Observe/tree:ax_snapshot:tree, vs bare AX tree (CDP)|Observe/tree:ax_layout:tree, vs AX tree + DOM snapshot (CDP)|Observe/observation:observation:observation (+ marks), vs shot + AX + DOM|Observe/click:click:click round trip|Reset/context:context_reset:context reset, between episodes|Reset/context-back-to-back:context_reset:context reset, back to back|Reset/cold:cold_start:cold start", rows, "|")
+	n = split("Observe/screenshot:screenshot:screenshot|Observe/tree:aria_snapshot_ai:tree, vs agent aria snapshot with boxes|Observe/tree:aria_snapshot:tree, vs aria snapshot (roles, names)|Observe/tree:ax_snapshot:tree, vs bare AX tree (CDP)|Observe/tree:ax_layout:tree, vs AX tree + DOM snapshot (CDP)|Observe/observation:observation:observation (+ marks), vs shot + AX + DOM|Observe/click:click:click round trip|Reset/context:context_reset:context reset, between episodes|Reset/context-back-to-back:context_reset:context reset, back to back|Reset/cold:cold_start:cold start", rows, "|")
 	printf "%-48s %8s %11s\n", "measure (ms, medians of " rounds " rounds)", "proctor", "playwright"
 	for (i = 1; i <= n; i++) {
 		split(rows[i], row, ":")

@@ -6,15 +6,14 @@
 // its own CBOR to JSON, on its main thread: for the 1.7 MB of a page's
 // accessibility tree that costs it about a third of the call (measured:
 // 102 ms a call in JSON, 67 ms in CBOR). Conn does that conversion
-// instead, in a single pass that also yields the envelope (see toJSON), so
-// that a reply's result reaches the caller as JSON that nothing has
-// decoded yet. chromedp's own pipe transport speaks JSON only, and chromedp
-// offers no way to give its exec allocator another transport, hence
-// Allocator.
+// instead (package cdpcbor), for the messages chromedp reads. chromedp's
+// own pipe transport speaks JSON only, and chromedp offers no way to give
+// its exec allocator another transport, hence Allocator.
 //
 // Conn.Call (and Conn.Session, SessionOf) sends a command whose reply
-// bypasses chromedp altogether and reaches the caller as those bytes, for
-// a result type that decodes them itself (RawResult).
+// bypasses chromedp altogether and reaches the caller as the CBOR the
+// browser sent, for a result type that decodes it itself (CBORResult), or
+// else as JSON.
 package cdppipe
 
 import (

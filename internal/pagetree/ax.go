@@ -54,8 +54,8 @@ var getFullAXTree = cdp.Command[accessibility.GetFullAXTreeParams, axTree]{Metho
 // package takes (BenchmarkDecodeAX).
 var axParsers fastjson.ParserPool
 
-// DecodeResult reads the reply from the bytes the browser sent, checking
-// them (cdppipe.RawResult).
+// DecodeResult reads the reply from its JSON, checking it, for
+// UnmarshalJSON.
 func (t *axTree) DecodeResult(b []byte) error {
 	p := axParsers.Get()
 	defer axParsers.Put(p)
@@ -82,7 +82,7 @@ func (t *axTree) DecodeResult(b []byte) error {
 }
 
 // UnmarshalJSON reads the reply when the JSON package decodes it (a
-// session other than cdppipe's).
+// session other than cdppipe's, a browser reached over a WebSocket).
 func (t *axTree) UnmarshalJSON(b []byte) error { return t.DecodeResult(b) }
 
 // DecodeCBOR reads the reply from the CBOR the browser sent, checking it
