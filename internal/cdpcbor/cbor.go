@@ -352,10 +352,13 @@ func appendEscaped(dst []byte, c byte) []byte {
 	return append(dst, `\ufffd`...)
 }
 
-// appendUTF16 appends s, UTF-16 little-endian text, as a JSON string;
-// an unpaired surrogate becomes U+FFFD.
-func appendUTF16(dst, s []byte) []byte {
-	dst = append(dst, '"')
+// appendUTF16 appends s, UTF-16 little-endian text, as a JSON string.
+func appendUTF16(dst, s []byte) []byte { return appendString(dst, utf16Text(s)) }
+
+// utf16Text is s, UTF-16 little-endian text, as UTF-8; an unpaired
+// surrogate becomes U+FFFD.
+func utf16Text(s []byte) []byte {
+	out := make([]byte, 0, len(s))
 	for i := 0; i+1 < len(s); i += 2 {
 		r := rune(binary.LittleEndian.Uint16(s[i:]))
 		if utf16.IsSurrogate(r) {
@@ -368,14 +371,21 @@ func appendUTF16(dst, s []byte) []byte {
 			}
 			r = r2
 		}
-		switch {
-		case r < utf8.RuneSelf && (r < 0x20 || r == '"' || r == '\\'):
-			dst = appendEscaped(dst, byte(r))
-		default:
-			dst = utf8.AppendRune(dst, r)
-		}
+		out = utf8.AppendRune(out, r)
 	}
-	return append(dst, '"')
+	return out
+}
+
+// mendUTF8 is s with each byte that is not UTF-8 replaced by U+FFFD, as
+// appendString writes it.
+func mendUTF8(s []byte) []byte {
+	out := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRune(s[i:])
+		out = utf8.AppendRune(out, r) // RuneError for a byte that is not UTF-8
+		i += size
+	}
+	return out
 }
 
 // appendFloat appends f as JavaScript writes a number; JSON has no NaN or

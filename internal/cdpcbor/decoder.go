@@ -8,7 +8,7 @@ import (
 // A Decoder reads the values of a CBOR item in place, in order: a decoder
 // for a large reply reads the fields it needs and skips the rest, with no
 // JSON in between. Strings are returned as UTF-8 whichever way the browser
-// sent them. Its zero value reads nothing; Reset gives it an item.
+// sent them.
 type Decoder struct {
 	b     []byte
 	i     int
@@ -18,9 +18,6 @@ type Decoder struct {
 
 // NewDecoder returns a decoder of the item b.
 func NewDecoder(b []byte) *Decoder { return &Decoder{b: b} }
-
-// Reset makes d read the item b.
-func (d *Decoder) Reset(b []byte) { *d = Decoder{b: b, key: d.key[:0]} }
 
 // Kind is the type of a value.
 type Kind byte
@@ -180,55 +177,12 @@ func (d *Decoder) text() ([]byte, error) {
 		if n%2 != 0 {
 			return nil, cborError(d.i, "UTF-16 text of an odd length")
 		}
-		q := appendUTF16(nil, s) // quoted and escaped: unescape
-		s = unescapeJSON(q[1 : len(q)-1])
+		s = utf16Text(s)
 	} else if !utf8.Valid(s) {
-		q := appendString(nil, s)
-		s = unescapeJSON(q[1 : len(q)-1])
+		s = mendUTF8(s)
 	}
 	d.i = end
 	return s, nil
-}
-
-// unescapeJSON undoes the escapes appendString and appendUTF16 write.
-func unescapeJSON(s []byte) []byte {
-	out := s[:0:0]
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' || i+1 >= len(s) {
-			out = append(out, s[i])
-			continue
-		}
-		i++
-		switch s[i] {
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			var r rune
-			for _, c := range s[i+1 : min(len(s), i+5)] {
-				r = r<<4 | rune(hexValue(c))
-			}
-			out = utf8.AppendRune(out, r)
-			i += 4
-		default:
-			out = append(out, s[i])
-		}
-	}
-	return out
-}
-
-// hexValue is the value of a hexadecimal digit.
-func hexValue(c byte) byte {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0'
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
 }
 
 // Map reads a map (in an envelope or not), calling fn with each key; fn
@@ -343,9 +297,27 @@ func (d *Decoder) Skip() error {
 	return nil
 }
 
-// Raw returns the bytes of the next value, and passes over it.
+// Raw returns the bytes of the next value, and passes over it. An
+// envelope is passed over by its length, its content left unchecked for
+// whoever reads it (AppendJSON, a Decoder): a reply's megabytes are then
+// walked once, not twice.
 func (d *Decoder) Raw() ([]byte, error) {
 	start := d.i
+	if d.i+1 < len(d.b) && d.b[d.i] == majorTag<<5|24 && d.b[d.i+1] == tagEnvelope {
+		major, n, at, _, err := head(d.b, d.i+2)
+		if err != nil {
+			return nil, err
+		}
+		if major != majorBytes {
+			return nil, cborError(d.i, "an envelope that is not a byte string")
+		}
+		end, err := span(d.b, at, n)
+		if err != nil {
+			return nil, err
+		}
+		d.i = end
+		return d.b[start:end], nil
+	}
 	if err := d.Skip(); err != nil {
 		return nil, err
 	}

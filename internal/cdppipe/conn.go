@@ -81,8 +81,7 @@ func NewConn(r io.ReadCloser, w io.WriteCloser) *Conn {
 }
 
 // Read reads the next message, its params, result or error converted to
-// JSON (see decode).
-// Replies to Call's commands go to their callers, not to chromedp.
+// JSON. Replies to Call's commands go to their callers, not to chromedp.
 func (c *Conn) Read(_ context.Context, msg *cdproto.Message) error {
 	for {
 		b, err := c.next()
@@ -98,7 +97,7 @@ func (c *Conn) Read(_ context.Context, msg *cdproto.Message) error {
 			}
 		}
 		if err == nil {
-			err = decode(b, msg)
+			err = e.decode(msg)
 		}
 		if err != nil {
 			c.stop(err) // chromedp reads no further
@@ -292,6 +291,13 @@ func decode(b []byte, msg *cdproto.Message) error {
 	if err != nil {
 		return err
 	}
+	return e.decode(msg)
+}
+
+// decode fills msg from the envelope, converting its parts to JSON.
+func (e envelope) decode(msg *cdproto.Message) error {
+	var err error
+	*msg = cdproto.Message{}
 	msg.ID, msg.Method, msg.SessionID = e.id, cdproto.MethodType(e.method), target.SessionID(e.session)
 	if msg.Params, err = toJSON(e.params); err != nil {
 		return err

@@ -1,14 +1,12 @@
 package pagetree
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/proctor-eval/proctor/internal/cdpcbor"
-	"github.com/valyala/fastjson"
 )
 
 // axNode is the part of an accessibility.Node that the tree needs. Reading
@@ -47,43 +45,17 @@ type axTree struct {
 // getFullAXTree is Accessibility.getFullAXTree, answered as an axTree.
 var getFullAXTree = cdp.Command[accessibility.GetFullAXTreeParams, axTree]{Method: accessibility.CommandGetFullAXTree}
 
-// axParsers parse AX replies. The reply for a page of a few thousand
-// elements is megabytes of JSON, mostly name sources the tree does not
-// read, and it is read at every step: fastjson parses and checks it in
-// about half the time that decoding it into structs with the JSON
-// package takes (BenchmarkDecodeAX).
-var axParsers fastjson.ParserPool
-
-// DecodeResult reads the reply from its JSON, checking it, for
-// UnmarshalJSON.
-func (t *axTree) DecodeResult(b []byte) error {
-	p := axParsers.Get()
-	defer axParsers.Put(p)
-	v, err := p.ParseBytes(b)
+// UnmarshalJSON reads the reply when the JSON package decodes it: on a
+// browser that cdppipe did not start, whose replies come as JSON. It
+// converts the JSON to the browser's CBOR for DecodeCBOR, the one decoder
+// of the reply.
+func (t *axTree) UnmarshalJSON(b []byte) error {
+	c, err := cdpcbor.AppendCBOR(nil, b)
 	if err != nil {
 		return fmt.Errorf("AX tree: %w", err)
 	}
-	if _, err := v.Object(); err != nil {
-		return fmt.Errorf("AX tree: %w", err)
-	}
-	nodes, err := array(v.Get("nodes"))
-	if err != nil {
-		return fmt.Errorf("AX tree: nodes: %w", err)
-	}
-	all := make([]axNode, len(nodes))
-	t.Nodes = make([]*axNode, len(nodes))
-	for i, nv := range nodes {
-		if err := all[i].read(nv); err != nil {
-			return fmt.Errorf("AX tree: node %d: %w", i, err)
-		}
-		t.Nodes[i] = &all[i]
-	}
-	return nil
+	return t.DecodeCBOR(c)
 }
-
-// UnmarshalJSON reads the reply when the JSON package decodes it (a
-// session other than cdppipe's, a browser reached over a WebSocket).
-func (t *axTree) UnmarshalJSON(b []byte) error { return t.DecodeResult(b) }
 
 // DecodeCBOR reads the reply from the CBOR the browser sent, checking it
 // (cdppipe.CBORResult): where cdppipe started the browser, the reply
@@ -91,6 +63,9 @@ func (t *axTree) UnmarshalJSON(b []byte) error { return t.DecodeResult(b) }
 func (t *axTree) DecodeCBOR(b []byte) error {
 	d := cdpcbor.NewDecoder(b)
 	t.Nodes = []*axNode{}
+	if d.Null() { // as the JSON package reads null: no nodes
+		return d.End()
+	}
 	err := d.Map(func(key []byte) error {
 		if string(key) != "nodes" || d.Null() {
 			return nil
@@ -231,151 +206,6 @@ func stringOfCBOR[S ~string](d *cdpcbor.Decoder) (S, error) {
 	}
 	s, err := d.String()
 	return S(s), err
-}
-
-// read reads one AX node's fields; it ignores the others.
-func (n *axNode) read(v *fastjson.Value) error {
-	if v.Type() == fastjson.TypeNull {
-		return nil
-	}
-	o, err := v.Object()
-	if err != nil {
-		return err
-	}
-	o.Visit(func(k []byte, v *fastjson.Value) {
-		if err != nil {
-			return
-		}
-		switch string(k) {
-		case "nodeId":
-			n.NodeID, err = stringOf[accessibility.NodeID](v)
-		case "ignored":
-			n.Ignored, err = boolOf(v)
-		case "role":
-			n.Role, err = valueOf(v)
-		case "name":
-			n.Name, err = valueOf(v)
-		case "value":
-			n.Value, err = valueOf(v)
-		case "parentId":
-			n.ParentID, err = stringOf[accessibility.NodeID](v)
-		case "backendDOMNodeId":
-			var id int64
-			if id, err = intOf(v); err == nil {
-				n.BackendDOMNodeID = cdp.BackendNodeID(id)
-			}
-		case "childIds":
-			var ids []*fastjson.Value
-			if ids, err = array(v); err != nil {
-				break
-			}
-			n.ChildIDs = make([]accessibility.NodeID, len(ids))
-			for i, id := range ids {
-				if n.ChildIDs[i], err = stringOf[accessibility.NodeID](id); err != nil {
-					break
-				}
-			}
-		case "properties":
-			var ps []*fastjson.Value
-			if ps, err = array(v); err != nil {
-				break
-			}
-			n.Properties = make([]axProperty, len(ps))
-			for i, p := range ps {
-				if err = n.Properties[i].read(p); err != nil {
-					break
-				}
-			}
-		default:
-			return
-		}
-		if err != nil {
-			err = fmt.Errorf("%s: %w", k, err)
-		}
-	})
-	return err
-}
-
-// read reads an accessibility.Property.
-func (p *axProperty) read(v *fastjson.Value) error {
-	if v.Type() == fastjson.TypeNull {
-		return nil
-	}
-	o, err := v.Object()
-	if err != nil {
-		return err
-	}
-	if p.Name, err = stringOf[accessibility.PropertyName](o.Get("name")); err != nil {
-		return fmt.Errorf("name: %w", err)
-	}
-	if p.Value, err = valueOf(o.Get("value")); err != nil {
-		return fmt.Errorf("value: %w", err)
-	}
-	return nil
-}
-
-// valueOf reads an accessibility.Value, an object whose "value" is the
-// value; nil for a missing or null one.
-func valueOf(v *fastjson.Value) (*axValue, error) {
-	if v == nil || v.Type() == fastjson.TypeNull {
-		return nil, nil
-	}
-	o, err := v.Object()
-	if err != nil {
-		return nil, err
-	}
-	out := &axValue{}
-	switch x := o.Get("value"); {
-	case x == nil:
-	case x.Type() == fastjson.TypeString:
-		out.s = string(x.GetStringBytes())
-	case x.Type() == fastjson.TypeNumber, x.Type() == fastjson.TypeTrue, x.Type() == fastjson.TypeFalse:
-		out.other = string(x.MarshalTo(nil))
-	}
-	return out, nil
-}
-
-// errType is a JSON value of another type than the field's.
-var errType = errors.New("a value of the wrong type")
-
-// stringOf reads a string; a missing or null one is "".
-func stringOf[S ~string](v *fastjson.Value) (S, error) {
-	switch {
-	case v == nil || v.Type() == fastjson.TypeNull:
-		return "", nil
-	case v.Type() != fastjson.TypeString:
-		return "", errType
-	}
-	return S(v.GetStringBytes()), nil
-}
-
-// boolOf reads a boolean; a missing or null one is false.
-func boolOf(v *fastjson.Value) (bool, error) {
-	switch {
-	case v == nil || v.Type() == fastjson.TypeNull:
-		return false, nil
-	case v.Type() == fastjson.TypeTrue:
-		return true, nil
-	case v.Type() == fastjson.TypeFalse:
-		return false, nil
-	}
-	return false, errType
-}
-
-// intOf reads an integer; a missing or null one is 0.
-func intOf(v *fastjson.Value) (int64, error) {
-	if v == nil || v.Type() == fastjson.TypeNull {
-		return 0, nil
-	}
-	return v.Int64()
-}
-
-// array reads an array; a missing or null one is empty.
-func array(v *fastjson.Value) ([]*fastjson.Value, error) {
-	if v == nil || v.Type() == fastjson.TypeNull {
-		return nil, nil
-	}
-	return v.Array()
 }
 
 // role is the node's AX role.

@@ -18,7 +18,7 @@ import (
 )
 
 // refTree is the AX reply as the JSON package decodes it into structs:
-// the reference DecodeResult is checked against, and the plain
+// the reference the decoders are checked against, and the plain
 // alternative it is measured against.
 type refTree struct {
 	Nodes []*refNode `json:"nodes"`
@@ -109,9 +109,9 @@ func describeRef(t *refTree) []string {
 	return out
 }
 
-// agree decodes b, JSON, three ways; where the JSON package reads it,
-// DecodeResult must read it too, and DecodeCBOR its CBOR (as the browser
-// would send it), to the same nodes.
+// agree decodes b, JSON: where the JSON package reads it into structs,
+// DecodeCBOR must read its CBOR (as the browser would send it), and
+// UnmarshalJSON b itself, to the same nodes.
 func agree(t *testing.T, b []byte) {
 	t.Helper()
 	var ref refTree
@@ -120,17 +120,22 @@ func agree(t *testing.T, b []byte) {
 	}
 	want := describeRef(&ref)
 	var got axTree
-	if err := got.DecodeResult(b); err != nil {
-		t.Fatalf("DecodeResult(%.200s): %v, but the JSON package reads it", b, err)
-	}
-	if got := describeAX(&got); !slices.Equal(got, want) {
-		t.Fatalf("DecodeResult(%.200s) =\n%v\nthe JSON package:\n%v", b, got, want)
-	}
 	c, err := cdpcbor.AppendCBOR(nil, b)
 	if err != nil {
-		return // duplicate keys, which the JSON package allows here
+		// Duplicate keys, which the JSON package allows here and the
+		// browser never sends.
+		if got.UnmarshalJSON(b) == nil {
+			t.Fatalf("UnmarshalJSON(%.200s) read what does not convert: %v", b, err)
+		}
+		return
 	}
 	agreeCBOR(t, c, want)
+	if err := got.UnmarshalJSON(b); err != nil {
+		t.Fatalf("UnmarshalJSON(%.200s): %v, but the JSON package reads it", b, err)
+	}
+	if got := describeAX(&got); !slices.Equal(got, want) {
+		t.Fatalf("UnmarshalJSON(%.200s) =\n%v\nthe JSON package:\n%v", b, got, want)
+	}
 }
 
 // agreeCBOR checks that DecodeCBOR reads c as the nodes want describes.
@@ -192,7 +197,7 @@ func rawAX(tb testing.TB, html string) (cbor, json []byte) {
 	return raw, j
 }
 
-// TestDecodeAXAgrees checks DecodeResult and DecodeCBOR against the JSON
+// TestDecodeAXAgrees checks UnmarshalJSON and DecodeCBOR against the JSON
 // package on real replies: the benchmark's page and the form of TestForm.
 func TestDecodeAXAgrees(t *testing.T) {
 	page, err := os.ReadFile("../../bench/playwright/page2000.html")
@@ -212,8 +217,8 @@ func TestDecodeAXAgrees(t *testing.T) {
 
 // BenchmarkDecodeAX decodes the AX reply of the page of about 2,000
 // elements: as the browser sends it (1.7 MB of CBOR) with DecodeCBOR; as
-// JSON (1.8 MB) with DecodeResult and, the plain alternative, with the
-// JSON package into structs.
+// and, the plain alternative, as JSON (1.8 MB) with the JSON package into
+// structs.
 func BenchmarkDecodeAX(b *testing.B) {
 	page, err := os.ReadFile("../../bench/playwright/page2000.html")
 	if err != nil {
@@ -225,15 +230,6 @@ func BenchmarkDecodeAX(b *testing.B) {
 		for b.Loop() {
 			var t axTree
 			if err := t.DecodeCBOR(c); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("fastjson", func(b *testing.B) {
-		b.SetBytes(int64(len(raw)))
-		for b.Loop() {
-			var t axTree
-			if err := t.DecodeResult(raw); err != nil {
 				b.Fatal(err)
 			}
 		}

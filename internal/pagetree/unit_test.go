@@ -7,13 +7,17 @@ import (
 
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/internal/cdpcbor"
 	"github.com/proctor-eval/proctor/observe"
-	"github.com/valyala/fastjson"
 )
 
 // val is an AX value read from its JSON text.
 func val(json string) *axValue {
-	v, err := valueOf(fastjson.MustParse(`{"type":"x","value":` + cmp.Or(json, "null") + `}`))
+	c, err := cdpcbor.AppendCBOR(nil, []byte(`{"type":"x","value":`+cmp.Or(json, "null")+`}`))
+	if err != nil {
+		panic(err)
+	}
+	v, err := valueOfCBOR(cdpcbor.NewDecoder(c))
 	if err != nil {
 		panic(err)
 	}
