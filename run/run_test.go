@@ -23,7 +23,6 @@ import (
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/xdesktop"
-	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -232,33 +231,6 @@ func TestOutcomesOfFaultsAndBudgets(t *testing.T) {
 	}
 	if n := calls.Load(); n < 6 {
 		t.Fatalf("the failing model API was called %d times: transient faults were not retried", n)
-	}
-}
-
-func TestGUIOnlyRefusesCommands(t *testing.T) {
-	acts := []action.Action{
-		{Kind: action.Click, Target: &action.Target{Role: "push button", Name: "OK"}},
-		{Kind: action.Code, Text: "touch ~/x"},
-		{Kind: action.Type, Text: "after"},
-	}
-	tests := []struct {
-		iface   string
-		kept    int
-		refused bool
-	}{
-		{"gui", 1, true},
-		{"gui+cli", 3, false},
-		{"cli", 3, false},
-		{"", 3, false},
-	}
-	for _, tc := range tests {
-		got, err := guiOnly(&task.Task{Interface: tc.iface}, acts)
-		if len(got) != tc.kept || (err != nil) != tc.refused {
-			t.Errorf("interface %q: kept %d, err %v; want %d kept, refused %v", tc.iface, len(got), err, tc.kept, tc.refused)
-		}
-		if err != nil && !errors.Is(err, env.ErrForbidden) {
-			t.Errorf("interface %q: error %v is not ErrForbidden", tc.iface, err)
-		}
 	}
 }
 
@@ -939,33 +911,5 @@ func TestRetriesAreToldAndTimed(t *testing.T) {
 	}
 	if last := lines[len(lines)-1]; !strings.Contains(last, "error        shell-write (0 steps, ") || strings.Contains(last, " 0s)") {
 		t.Errorf("the last line %q should report the error and its time", last)
-	}
-}
-
-// shotEnv takes a screenshot of one byte.
-type shotEnv struct{ fakeEnv }
-
-func (shotEnv) Screenshot(context.Context, env.ShotOptions) (env.Shot, error) {
-	return env.Shot{Data: []byte{1}, Format: "png"}, nil
-}
-
-// tabbedEnv is a shotEnv with a browser's tabs.
-type tabbedEnv struct{ shotEnv }
-
-func (tabbedEnv) Tabs(context.Context) ([]observe.Tab, error) {
-	return []observe.Tab{{Title: "Orders", URL: "http://127.0.0.1/orders", Active: true}}, nil
-}
-
-// TestObservationTabs: an environment with tabs shows them in every
-// observation; one without has none.
-func TestObservationTabs(t *testing.T) {
-	cfg := Config{Obs: ObsScreenshot}
-	screen := action.Size{W: 1280, H: 800}
-	obs, err := observeEnv(context.Background(), cfg, tabbedEnv{}, screen)
-	if err != nil || len(obs.Tabs) != 1 || obs.Tabs[0].URL != "http://127.0.0.1/orders" || !obs.Tabs[0].Active {
-		t.Fatalf("with tabs: %+v %v", obs.Tabs, err)
-	}
-	if obs, err := observeEnv(context.Background(), cfg, shotEnv{}, screen); err != nil || obs.Tabs != nil {
-		t.Fatalf("without tabs: %+v %v", obs.Tabs, err)
 	}
 }
