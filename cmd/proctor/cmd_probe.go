@@ -9,17 +9,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
-	"sync"
-	"time"
 	"unicode/utf8"
 
-	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
-	"github.com/proctor-eval/proctor/observe"
-	"github.com/proctor-eval/proctor/run"
+	"github.com/proctor-eval/proctor/episode"
+	"github.com/proctor-eval/proctor/service"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
 	"github.com/spf13/cobra"
@@ -110,14 +108,14 @@ func runProbe(ctx context.Context, o probeOptions, suite, id, src string, stdout
 	if err != nil {
 		return err
 	}
-	e, traj, err := prepareDesktop(ctx, s, t, o.gold, sources, stderr)
+	prep, err := prepareDesktop(ctx, s, t, o.gold, sources, stderr)
 	if err != nil {
 		return err
 	}
-	defer e.Close()
-	rctx, cancel := context.WithTimeout(ctx, run.DefaultJudgeTimeout)
+	defer prep.close()
+	rctx, cancel := context.WithTimeout(ctx, episode.DefaultJudgeTimeout)
 	defer cancel()
-	val, found, reason, err := readProbe(rctx, *p, &liveEvidence{e: e, traj: traj, suite: s})
+	val, found, reason, err := readProbe(rctx, *p, prep.ev)
 	if err != nil {
 		return err
 	}
@@ -214,142 +212,120 @@ func indentLines(s, prefix string) string {
 	return b.String()
 }
 
-// prepareDesktop resets a desktop of the pool with the task's setup, as an
-// episode of a run does (the runner itself does it), replaying the gold
+// prepared is an environment as an episode of a task left it, with what
+// its checks would read.
+type prepared struct {
+	ev    *episode.Evidence
+	close func()
+}
+
+// prepareDesktop resets an environment of the pool with the task's setup
+// through package episode, as an episode of a run does, replaying the gold
 // solution with gold or saying DONE at once without it, and returns the
-// desktop as the episode left it, with the trajectory its checks saw.
-func prepareDesktop(ctx context.Context, s *task.Suite, t *task.Task, gold bool, sources []env.Source, stderr io.Writer) (env.Env, check.Trajectory, error) {
-	var k keeper
-	held := make([]env.Source, len(sources))
-	for i, src := range sources {
-		start := src.Start
-		src.Start = func(ctx context.Context, size action.Size) (env.Env, error) {
-			e, err := start(ctx, size)
-			if err != nil {
-				return nil, err
-			}
-			k.set(e)
-			return heldEnv{e}, nil
+// environment as the episode left it, with the trajectory its checks saw
+// and the suite's command services still running.
+func prepareDesktop(ctx context.Context, s *task.Suite, t *task.Task, gold bool, sources []env.Source, stderr io.Writer) (*prepared, error) {
+	var closers []func()
+	p := &prepared{close: func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
 		}
-		held[i] = src
+	}}
+	fail := func(err error) (*prepared, error) {
+		p.close()
+		return nil, err
 	}
+	src, ok := sourceFor(sources, t)
+	if !ok {
+		return nil, fmt.Errorf("%s: no environment of the pool serves its %s environment", t.ID, t.Environment.TypeOrDefault())
+	}
+	var svc *service.Instances
+	if len(s.Services) > 0 {
+		set, err := service.Start(ctx, s.Dir, s.Services)
+		if err != nil {
+			return nil, err
+		}
+		closers = append(closers, func() { set.Close() })
+		filled, err := set.Fill([]*task.Task{t})
+		if err != nil {
+			return fail(err)
+		}
+		t = filled[0]
+		svc = service.NewInstances(s)
+		closers = append(closers, func() { svc.Close() })
+	}
+	size, _ := t.Environment.Size()
+	sctx, cancel := context.WithTimeout(ctx, episode.DefaultResetTimeout)
+	e, err := src.Start(sctx, size)
+	cancel()
+	if err != nil {
+		return fail(fmt.Errorf("environment %s does not start: %w", src.Name, err))
+	}
+	closers = append(closers, func() { e.Close() })
 	dir, err := os.MkdirTemp("", "proctor-probe-")
 	if err != nil {
-		return nil, check.Trajectory{}, err
+		return fail(err)
 	}
-	defer os.RemoveAll(dir)
+	closers = append(closers, func() { os.RemoveAll(dir) })
 	st, err := store.Open(dir)
 	if err != nil {
-		return nil, check.Trajectory{}, err
+		return fail(err)
 	}
-	defer st.Close()
+	closers = append(closers, func() { st.Close() })
 	name := "noop"
 	if gold {
 		name = "replay"
 	}
-	ag, _ := agent.Lookup(name)
-	results, err := run.Run(ctx, run.Config{Suite: s, Tasks: []*task.Task{t}, Agent: ag, AgentName: name,
-		Obs: run.ObsScreenshot, Sources: held, Parallel: 1, Store: st})
-	e := k.take()
-	fail := func(err error) (env.Env, check.Trajectory, error) {
-		if e != nil {
-			e.Close()
+	mk, _ := agent.Lookup(name)
+	ag, err := mk()
+	if err != nil {
+		return fail(err)
+	}
+	ep, err := episode.Start(ctx, e, svc, episode.Config{Suite: s, Obs: episode.ObsScreenshot, Store: st}, t, 0)
+	if err != nil {
+		return fail(fmt.Errorf("%s: the environment could not be prepared: %w", t.ID, err))
+	}
+	if err := ag.Start(ctx, ep.AgentTask()); err != nil {
+		ep.Abort(ctx, err)
+	}
+	ep.AgentStarted()
+	for ep.Next(ctx) {
+		obs, err := ep.Observe(ctx)
+		if err != nil {
+			break
 		}
-		return nil, check.Trajectory{}, err
+		turn, err := ag.Next(ctx, obs, ep.History())
+		if err != nil {
+			ep.Abort(ctx, err)
+			break
+		}
+		ep.Act(ctx, turn)
+	}
+	r, err := ep.Finish(ctx)
+	if err == nil && r.Outcome == string(check.Error) {
+		err = errors.New(r.Reason)
 	}
 	if err != nil {
-		return fail(err)
-	}
-	if len(results) != 1 {
-		return fail(fmt.Errorf("%s: the episode was not recorded", t.ID))
-	}
-	r := results[0]
-	if r.Outcome == string(check.Error) {
-		return fail(fmt.Errorf("%s: the desktop could not be prepared: %s", t.ID, r.Reason))
-	}
-	if e == nil {
-		return fail(fmt.Errorf("%s: no desktop was started", t.ID))
-	}
-	ev, err := st.Evidence(t.ID, 0)
-	if err != nil {
-		return fail(err)
+		return fail(fmt.Errorf("%s: the environment could not be prepared: %w", t.ID, err))
 	}
 	if gold {
 		fmt.Fprintf(stderr, "%s: gold solution replayed (%d steps): %s\n", t.ID, r.Steps, r.Outcome)
 	}
-	return e, ev.Steps, nil
+	p.ev = &episode.Evidence{Env: e, Traj: ep.Trajectory(), Suite: s, Services: svc}
+	return p, nil
 }
 
-// keeper holds the last environment the runner started, which outlives the
-// run; an earlier one (replaced after it died) is closed.
-type keeper struct {
-	mu sync.Mutex
-	e  env.Env
-}
-
-func (k *keeper) set(e env.Env) {
-	k.mu.Lock()
-	old := k.e
-	k.e = e
-	k.mu.Unlock()
-	if old != nil {
-		old.Close()
+// sourceFor is the first source of the pool that serves t's environment
+// type.
+func sourceFor(sources []env.Source, t *task.Task) (env.Source, bool) {
+	typ := t.Environment.TypeOrDefault()
+	for _, src := range sources {
+		if src.Type == typ || slices.Contains(src.Also, typ) {
+			return src, true
+		}
 	}
+	return env.Source{}, false
 }
-
-func (k *keeper) take() env.Env {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	e := k.e
-	k.e = nil
-	return e
-}
-
-// heldEnv is an environment whose Close is left to the keeper.
-type heldEnv struct{ env.Env }
-
-func (heldEnv) Close() error { return nil }
-
-// Unwrap gives the environment's page and loopback to the probes.
-func (h heldEnv) Unwrap() env.Env { return h.Env }
-
-// liveEvidence lets a probe read a desktop, as the runner's checks do.
-type liveEvidence struct {
-	e     env.Env
-	traj  check.Trajectory
-	suite *task.Suite
-}
-
-func (v *liveEvidence) Command(ctx context.Context, cmd string, timeout time.Duration) (observe.CommandResult, error) {
-	return v.e.Run(ctx, cmd, timeout)
-}
-func (v *liveEvidence) ReadFile(ctx context.Context, p string) ([]byte, error) {
-	return v.e.ReadFile(ctx, p)
-}
-func (v *liveEvidence) Elements(ctx context.Context, q observe.ElementQuery) ([]observe.Element, error) {
-	return v.e.Elements(ctx, q)
-}
-func (v *liveEvidence) Windows(ctx context.Context) ([]string, error) {
-	ws, err := v.e.Windows(ctx)
-	titles := make([]string, len(ws))
-	for i, w := range ws {
-		titles[i] = w.Title
-	}
-	return titles, err
-}
-func (v *liveEvidence) Clipboard(ctx context.Context) (string, error) { return v.e.Clipboard(ctx) }
-func (v *liveEvidence) Page(ctx context.Context, q observe.PageQuery) (string, bool, error) {
-	return env.ReadPage(ctx, v.e, q)
-}
-func (v *liveEvidence) Service(ctx context.Context, q check.ServiceQuery) (string, bool, error) {
-	if q.Port() != 0 {
-		return env.CallLoopback(ctx, v.e, q)
-	}
-	return "", false, fmt.Errorf("%s: proctor probe does not keep a suite's command services running after the setup; "+
-		"read the application's pristine data under %s, or try the check with proctor validate", q.Describe(), v.suite.DataDir())
-}
-func (v *liveEvidence) Asset(name string) ([]byte, error) { return v.suite.ReadAsset(name) }
-func (v *liveEvidence) Trajectory() check.Trajectory      { return v.traj }
 
 // readProbe reads p's value from ev with the checks' own reader, through
 // a check.Recorder so that the environment is asked exactly what a check
