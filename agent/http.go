@@ -58,6 +58,7 @@ func (h *HTTP) post(ctx context.Context, path string, in, out any) error {
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	b, err := json.Marshal(in)
@@ -75,6 +76,11 @@ func (h *HTTP) post(ctx context.Context, path string, in, out any) error {
 	}
 	resp, err := c.Do(req)
 	if err != nil {
+		if parent.Err() != nil {
+			// The caller's deadline (an episode's wall time) or an
+			// interrupt: not the service's fault, not to be retried.
+			return fmt.Errorf("agent at %s%s: %w", h.URL, path, err)
+		}
 		var ne net.Error
 		if errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "connection refused") {
 			return Transient(fmt.Errorf("agent at %s%s: %w", h.URL, path, err))
@@ -83,6 +89,9 @@ func (h *HTTP) post(ctx context.Context, path string, in, out any) error {
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxReply+1))
+	if err != nil && parent.Err() != nil {
+		return fmt.Errorf("agent at %s%s: %w", h.URL, path, err)
+	}
 	if err != nil {
 		return Transient(err)
 	}

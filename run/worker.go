@@ -136,7 +136,7 @@ func runJobs(ctx context.Context, cfg Config, jobs []job, pr *progress) error {
 // runEpisode runs one episode, rerunning it after infrastructure faults on
 // a healthy environment (the place's, started again if it died). A non-nil
 // error means the place left the pool; the episode was not recorded.
-func runEpisode(ctx context.Context, cfg Config, s *place, j job, p *progress) (store.Result, error) {
+func runEpisode(ctx context.Context, cfg Config, pl *place, j job, p *progress) (store.Result, error) {
 	var last error
 	wait := cfg.Backoff
 	attempts := 0
@@ -153,17 +153,17 @@ func runEpisode(ctx context.Context, cfg Config, s *place, j job, p *progress) (
 		if ctx.Err() != nil {
 			break
 		}
-		e := s.env()
+		e := pl.env()
 		if e == nil {
 			return store.Result{}, ErrNoEnvironment
 		}
 		attempts++
-		res, err := play(ctx, cfg, e, s.svc, j, p)
+		res, err := play(ctx, cfg, e, pl.svc, j, p)
 		if err == nil {
 			res.Attempts = attempts
-			s.mu.Lock()
-			res.Env = s.info.Kind
-			s.mu.Unlock()
+			pl.mu.Lock()
+			res.Env = pl.info.Kind
+			pl.mu.Unlock()
 			return res, nil
 		}
 		last = err
@@ -173,7 +173,7 @@ func runEpisode(ctx context.Context, cfg Config, s *place, j job, p *progress) (
 		if attempt < n {
 			p.notef("retry: %s: infrastructure fault (%v): episode attempt %d of %d, retrying in %s", j.label(cfg.Repeat), err, attempt, n, wait)
 		}
-		if err := s.heal(ctx, p); err != nil {
+		if err := pl.heal(ctx, p); err != nil {
 			return store.Result{}, err
 		}
 	}
