@@ -238,7 +238,11 @@ func (x Executor) run(ctx context.Context, st task.Run) error {
 			return fmt.Errorf("start `%s` in the background: %w", st.Command, err)
 		}
 	default:
-		if err := exited(runIn(ctx, st.Command, limit)); err != nil {
+		res, err := runIn(ctx, st.Command, limit)
+		if err != nil {
+			return fmt.Errorf("`%s`: %w", st.Command, err)
+		}
+		if err := exited(res, nil); err != nil {
 			return fmt.Errorf("`%s` %w", st.Command, err)
 		}
 	}

@@ -240,7 +240,7 @@ func TestSteps(t *testing.T) {
 				return observe.CommandResult{}, fmt.Errorf("%w: no shell", env.ErrBadAction)
 			},
 			calls: []string{fmt.Sprintf(`run "x" %s`, def)},
-			err:   "setup[0] run: `x` ", is: env.ErrBadAction},
+			err:   "setup[0] run: `x`: action not possible: no shell", is: env.ErrBadAction},
 		{name: "run in the background through the hook",
 			steps: []task.Step{{Run: &task.Run{Command: "serve", Background: true}}},
 			calls: []string{`start "serve" ""`}},
