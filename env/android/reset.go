@@ -4,19 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/input"
+	"github.com/proctor-eval/proctor/env/setup"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
 )
-
-// DefaultWait bounds a setup step that waits, when it gives no timeout.
-const DefaultWait = 30 * time.Second
 
 // pollEvery is how often a waiting setup step looks again.
 const pollEvery = 250 * time.Millisecond
@@ -87,27 +85,12 @@ func (p *Phone) Reset(ctx context.Context, s env.Setup) error {
 	p.mu.Lock()
 	p.base, p.apps, p.marks = base, nil, nil
 	p.mu.Unlock()
-	var launched []string
-	for i, st := range s.Steps {
-		pkg, err := p.step(ctx, s, st)
-		if pkg != "" {
-			launched = append(launched, pkg)
-		}
-		if err != nil {
-			kind := "step"
-			if spec := st.Spec(); spec != nil {
-				kind = spec.Kind()
-			}
-			p.mu.Lock()
-			p.apps = launched
-			p.mu.Unlock()
-			return fmt.Errorf("setup[%d] %s: %w", i, kind, err)
-		}
-	}
+	h := &setupHook{p: p}
+	err := setup.Executor{Env: p, Hook: h, PollEvery: pollEvery}.Run(ctx, s)
 	p.mu.Lock()
-	p.apps = launched
+	p.apps = h.launched
 	p.mu.Unlock()
-	return nil
+	return err
 }
 
 // clean removes the files and folders under Home that the baseline does
@@ -170,117 +153,101 @@ func packageOf(s env.Setup, app string) string {
 	return pkg
 }
 
-// step runs one setup step; it returns the package a launch started.
-func (p *Phone) step(ctx context.Context, s env.Setup, st task.Step) (string, error) {
-	switch {
-	case st.Launch != nil:
-		l := st.Launch
-		target := l.App
-		if spec, ok := s.App(l.App); ok && spec.Command != "" {
-			target = spec.Command
-		}
-		pkg := packageOf(s, l.App)
-		cmd := OpenCommand(target)
-		switch {
-		case strings.ContainsAny(strings.TrimSpace(target), " \t"):
-			cmd = withHome(target) // the app's own command: am start -a ...
-		case pkg == "":
-			return "", fmt.Errorf("%q names no Android package (give the package, such as com.android.settings, or an app whose command starts it)", l.App)
-		}
-		if len(l.Args) > 0 {
-			if !strings.Contains(target, "/") {
-				return pkg, fmt.Errorf("args apply to an activity (PACKAGE/.Activity), not to the package %s", pkg)
-			}
-			for _, a := range l.Args {
-				cmd += " " + Quote(a)
-			}
-		}
-		if _, err := p.shell(ctx, cmd); err != nil {
-			return pkg, err
-		}
-		if l.WaitWindow != "" {
-			return pkg, p.waitWindow(ctx, l.WaitWindow, time.Duration(l.Timeout))
-		}
-		return pkg, nil
-	case st.Run != nil:
-		r := st.Run
-		cmd := r.Command
-		if r.Background {
-			cmd = "nohup sh -c " + Quote(withHome(cmd)) + " >/dev/null 2>&1 &"
-		}
-		ctx, cancel := context.WithTimeout(ctx, orDefault(time.Duration(r.Timeout), 2*time.Minute))
-		defer cancel()
-		if _, err := p.shell(ctx, withHome(cmd)); err != nil {
-			return "", err
-		}
-		if r.Until != "" {
-			return "", p.poll(ctx, "until `"+r.Until+"`", func() (bool, error) {
-				res, err := p.dev.Shell(ctx, withHome(r.Until))
-				return err == nil && res.ExitCode == 0, err
-			})
-		}
-		return "", nil
-	case st.Write != nil:
-		w := st.Write
-		if err := p.WriteFile(ctx, w.Path, []byte(w.Content)); err != nil {
-			return "", err
-		}
-		if w.Mode != "" {
-			if _, err := strconv.ParseUint(w.Mode, 8, 32); err != nil {
-				return "", fmt.Errorf("mode %q is not octal", w.Mode)
-			}
-			dst, _ := Resolve(w.Path)
-			if _, err := p.shell(ctx, "chmod "+w.Mode+" "+Quote(dst)); err != nil {
-				return "", err
-			}
-		}
-		return "", nil
-	case st.Copy != nil:
-		b, ok := s.Assets[st.Copy.Asset]
-		if !ok {
-			return "", fmt.Errorf("the suite has no asset %q", st.Copy.Asset)
-		}
-		return "", p.WriteFile(ctx, st.Copy.To, b)
-	case st.Open != nil:
-		o := st.Open
-		if o.URL == "" {
-			return "", fmt.Errorf("%w: an Android setup opens a URL; open a file with a run step (am start -d content://...)", env.ErrBadAction)
-		}
-		cmd := "am start -W -a android.intent.action.VIEW -d " + Quote(o.URL)
-		pkg := ""
-		if o.App != "" {
-			if pkg = packageOf(s, o.App); pkg == "" {
-				return "", fmt.Errorf("%q names no Android package", o.App)
-			}
-			cmd += " -p " + Quote(pkg)
-		}
-		_, err := p.shell(ctx, cmd)
-		return pkg, err
-	case st.WaitWindow != nil:
-		return "", p.waitWindow(ctx, st.WaitWindow.Title, time.Duration(st.WaitWindow.Timeout))
-	case st.Focus != nil:
-		return "", p.waitWindow(ctx, st.Focus.Title, time.Duration(st.Focus.Timeout))
-	case st.WaitElement != nil:
-		q := st.WaitElement.Element
-		ctx, cancel := context.WithTimeout(ctx, orDefault(time.Duration(st.WaitElement.Timeout), DefaultWait))
-		defer cancel()
-		return "", p.poll(ctx, "an element "+q.Describe(), func() (bool, error) {
-			els, err := p.Elements(ctx, q)
-			if errors.Is(err, ErrDump) {
-				return false, nil // the screen is changing
-			}
-			return len(els) > 0, err
-		})
-	case st.Sleep != nil:
-		return "", input.Sleep(ctx, time.Duration(*st.Sleep))
+// setupHook runs a phone's own setup steps for package setup, which runs
+// the rest through the Env, and keeps the packages the steps started.
+type setupHook struct {
+	p        *Phone
+	launched []string
+}
+
+// Launch starts an app: its package's launcher activity, the activity it
+// names, or the suite's command for it.
+func (h *setupHook) Launch(ctx context.Context, s env.Setup, l task.Launch) error {
+	p := h.p
+	target := l.App
+	if spec, ok := s.App(l.App); ok && spec.Command != "" {
+		target = spec.Command
 	}
-	return "", fmt.Errorf("%w: no step kind set", env.ErrBadAction)
+	pkg := packageOf(s, l.App)
+	cmd := OpenCommand(target)
+	switch {
+	case strings.ContainsAny(strings.TrimSpace(target), " \t"):
+		cmd = withHome(target) // the app's own command: am start -a ...
+	case pkg == "":
+		return fmt.Errorf("%q names no Android package (give the package, such as com.android.settings, or an app whose command starts it)", l.App)
+	}
+	h.started(pkg)
+	if len(l.Args) > 0 {
+		if !strings.Contains(target, "/") {
+			return fmt.Errorf("args apply to an activity (PACKAGE/.Activity), not to the package %s", pkg)
+		}
+		for _, a := range l.Args {
+			cmd += " " + Quote(a)
+		}
+	}
+	if _, err := p.shell(ctx, cmd); err != nil {
+		return err
+	}
+	if l.WaitWindow != "" {
+		return p.waitWindow(ctx, l.WaitWindow, time.Duration(l.Timeout))
+	}
+	return nil
+}
+
+// Open opens a URL, with the app it names if any.
+func (h *setupHook) Open(ctx context.Context, s env.Setup, o task.Open) error {
+	if o.URL == "" {
+		return fmt.Errorf("%w: an Android setup opens a URL; open a file with a run step (am start -d content://...)", env.ErrBadAction)
+	}
+	cmd := "am start -W -a android.intent.action.VIEW -d " + Quote(o.URL)
+	if o.App != "" {
+		pkg := packageOf(s, o.App)
+		if pkg == "" {
+			return fmt.Errorf("%q names no Android package", o.App)
+		}
+		h.started(pkg)
+		cmd += " -p " + Quote(pkg)
+	}
+	_, err := h.p.shell(ctx, cmd)
+	return err
+}
+
+// WaitWindow waits for the focused window's title to hold the step's.
+func (h *setupHook) WaitWindow(ctx context.Context, st task.WaitWindow) error {
+	return h.p.waitWindow(ctx, st.Title, time.Duration(st.Timeout))
+}
+
+// Focus waits for the focused window's title to hold the step's: the
+// window in front is the only one a phone shows.
+func (h *setupHook) Focus(ctx context.Context, st task.Focus) error {
+	return h.p.waitWindow(ctx, st.Title, time.Duration(st.Timeout))
+}
+
+// WriteFileMode writes a file and sets its mode with chmod.
+func (h *setupHook) WriteFileMode(ctx context.Context, name string, data []byte, mode fs.FileMode) error {
+	if err := h.p.WriteFile(ctx, name, data); err != nil {
+		return err
+	}
+	dst, _ := Resolve(name)
+	_, err := h.p.shell(ctx, fmt.Sprintf("chmod %o %s", mode, Quote(dst)))
+	return err
+}
+
+// Transient reports a failed window dump: the screen is changing.
+func (h *setupHook) Transient(err error) bool { return errors.Is(err, ErrDump) }
+
+// started notes a package the setup started, which the next reset stops
+// and clears.
+func (h *setupHook) started(pkg string) {
+	if pkg != "" {
+		h.launched = append(h.launched, pkg)
+	}
 }
 
 // waitWindow waits until the focused window's title (PACKAGE/ACTIVITY)
 // holds title.
 func (p *Phone) waitWindow(ctx context.Context, title string, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, orDefault(timeout, DefaultWait))
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	return p.poll(ctx, fmt.Sprintf("a focused window titled %q", title), func() (bool, error) {
 		ws, err := p.Windows(ctx)
@@ -319,11 +286,4 @@ func (p *Phone) poll(ctx context.Context, what string, f func() (bool, error)) e
 // command is shared storage as in its paths.
 func withHome(cmd string) string {
 	return "export HOME=" + Home + "; cd " + Home + " 2>/dev/null; " + cmd
-}
-
-func orDefault(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
 }

@@ -38,6 +38,7 @@ import (
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/input"
+	"github.com/proctor-eval/proctor/env/setup"
 	"github.com/proctor-eval/proctor/internal/cdppipe"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
@@ -615,48 +616,38 @@ func (b *Browser) Reset(ctx context.Context, s env.Setup) error {
 		return err
 	}
 	b.use() // the setup starts using it, whatever its steps
-	for i, st := range s.Steps {
-		spec := st.Spec()
-		if spec == nil {
-			return fmt.Errorf("setup[%d]: a step needs exactly one kind", i)
-		}
-		if err := b.step(ctx, s, spec); err != nil {
-			return fmt.Errorf("setup[%d] %s: %w", i, spec.Kind(), err)
-		}
-	}
-	return nil
+	return setup.Executor{Env: b, Hook: newSetupHook(b)}.Run(ctx, s)
 }
 
-// step runs one setup step.
-func (b *Browser) step(ctx context.Context, s env.Setup, spec task.StepSpec) error {
-	switch st := spec.(type) {
-	case task.Write:
-		return b.WriteFile(ctx, st.Path, []byte(st.Content))
-	case task.Copy:
-		data, ok := s.Assets[st.Asset]
-		if !ok {
-			return fmt.Errorf("no asset %q", st.Asset)
-		}
-		return b.WriteFile(ctx, st.To, data)
-	case task.Open:
-		if st.App != "" {
-			return fmt.Errorf("%w: the browser opens URLs and files itself, with no app", env.ErrBadAction)
-		}
-		u := st.URL
-		if u == "" {
-			u = b.expandURL(st.Path)
-		}
-		pctx, err := b.page(ctx)
-		if err != nil {
-			return err
-		}
-		return b.navigate(ctx, pctx, u)
-	case task.WaitElement:
-		return b.waitElement(ctx, st)
-	case task.Sleep:
-		return input.Sleep(ctx, time.Duration(st.For))
+// setupHook opens the browser's pages for package setup, which runs the
+// other steps through the Env; the browser refuses launching apps and
+// waiting for or focusing windows.
+type setupHook struct {
+	setup.Refuse
+	b *Browser
+}
+
+// newSetupHook is b's hook, whose refusals say what a browser's setup
+// does instead.
+func newSetupHook(b *Browser) setupHook {
+	return setupHook{Refuse: setup.Refuse{Why: "the browser has no shell, applications or windows to set up; open a URL, write or copy files, wait for an element"}, b: b}
+}
+
+// Open opens a URL, or a file of the episode's folder, in the active tab.
+func (h setupHook) Open(ctx context.Context, _ env.Setup, st task.Open) error {
+	b := h.b
+	if st.App != "" {
+		return fmt.Errorf("%w: the browser opens URLs and files itself, with no app", env.ErrBadAction)
 	}
-	return fmt.Errorf("%w: the browser has no shell, applications or windows to set up; open a URL, write or copy files, wait for an element", env.ErrBadAction)
+	u := st.URL
+	if u == "" {
+		u = b.expandURL(st.Path)
+	}
+	pctx, err := b.page(ctx)
+	if err != nil {
+		return err
+	}
+	return b.navigate(ctx, pctx, u)
 }
 
 // expandURL turns a path in the episode's folder (~/page.html) into a
@@ -669,31 +660,6 @@ func (b *Browser) expandURL(u string) string {
 		}
 	}
 	return u
-}
-
-// waitElement waits until an element the step names shows.
-func (b *Browser) waitElement(ctx context.Context, st task.WaitElement) error {
-	timeout := time.Duration(st.Timeout)
-	if timeout <= 0 {
-		timeout = task.DefaultStepTimeout
-	}
-	deadline := time.Now().Add(timeout)
-	for {
-		t, err := b.Tree(ctx)
-		if err != nil {
-			return err
-		}
-		q := st.Element
-		if len(t.Find(q.App, q.Role, q.Name, q.Text, q.Contains)) > 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("gave up waiting for the element %+v after %s", q, timeout)
-		}
-		if err := input.Sleep(ctx, 100*time.Millisecond); err != nil {
-			return err
-		}
-	}
 }
 
 // Run refuses: the browser has no shell.

@@ -36,6 +36,7 @@ import (
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/input"
+	"github.com/proctor-eval/proctor/env/setup"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -404,14 +405,9 @@ func (e *Env) Reset(ctx context.Context, s env.Setup) error {
 			return err
 		}
 	}
-	for i, st := range s.Steps {
-		if st.Sleep != nil {
-			if err := input.Sleep(ctx, time.Duration(*st.Sleep)); err != nil {
-				return fmt.Errorf("setup[%d] sleep: %w", i, err)
-			}
-		}
-	}
-	return nil
+	// What is left to run needs nothing of the desktop: package setup
+	// runs it, and has no hook for the steps a desktop runs itself.
+	return setup.Executor{Env: e}.Run(ctx, s)
 }
 
 // runReset runs the reset command on this machine within its time limit.

@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/env/setup"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -50,16 +49,7 @@ func (d *Desktop) Reset(ctx context.Context, s env.Setup) error {
 	if err := os.MkdirAll(d.s.tmp, 0o700); err != nil {
 		return err
 	}
-	for i, st := range s.Steps {
-		spec := st.Spec()
-		if spec == nil {
-			return fmt.Errorf("setup[%d]: a step needs exactly one kind", i)
-		}
-		if err := d.step(ctx, s, spec); err != nil {
-			return fmt.Errorf("setup[%d] %s: %w", i, spec.Kind(), err)
-		}
-	}
-	return nil
+	return setup.Executor{Env: d, Hook: setupHook{d}, PollEvery: pollEvery}.Run(ctx, s)
 }
 
 // endStrayClients kills the programs still connected to the display that
@@ -84,13 +74,6 @@ func (d *Desktop) endStrayClients(infra map[int]bool) {
 	}
 }
 
-func timeoutOr(d check.Duration) time.Duration {
-	if d > 0 {
-		return time.Duration(d)
-	}
-	return task.DefaultStepTimeout
-}
-
 func (d *Desktop) expand(p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		return d.s.home + strings.TrimPrefix(p, "~")
@@ -98,111 +81,97 @@ func (d *Desktop) expand(p string) string {
 	return p
 }
 
-func (d *Desktop) step(ctx context.Context, s env.Setup, spec task.StepSpec) error {
-	switch st := spec.(type) {
-	case task.Launch:
-		app, ok := s.App(st.App)
+// setupHook runs the desktop's own setup steps (package setup runs the
+// rest through the Env): launching and opening with the desktop's apps,
+// window waits and focus, file modes, background commands as the
+// desktop's applications, and commands in its private network.
+type setupHook struct{ d *Desktop }
+
+// Launch prepares the app, starts it with the step's arguments and waits
+// for its window when the step names one.
+func (h setupHook) Launch(ctx context.Context, s env.Setup, st task.Launch) error {
+	d := h.d
+	app, ok := s.App(st.App)
+	if !ok {
+		return fmt.Errorf("unknown app %q", st.App)
+	}
+	if err := d.prepare(app); err != nil {
+		return err
+	}
+	argv := appArgv(app)
+	for _, a := range st.Args {
+		argv = append(argv, d.expand(a))
+	}
+	if err := d.launchApp(app, argv); err != nil {
+		return err
+	}
+	if st.WaitWindow != "" {
+		return d.waitWindow(ctx, st.WaitWindow, time.Duration(st.Timeout))
+	}
+	return nil
+}
+
+// Open opens a file or URL with the step's app, with Chromium for a
+// browser task, or else with xdg-open.
+func (h setupHook) Open(_ context.Context, s env.Setup, st task.Open) error {
+	d := h.d
+	target := st.URL
+	if target == "" {
+		target = d.expand(st.Path)
+	}
+	name := st.App
+	browserTask := s.Type == "browser"
+	if browserTask {
+		if name != "" && name != "chromium" {
+			return fmt.Errorf("a browser task opens its pages in Chromium, not %q", name)
+		}
+		name = "chromium"
+	}
+	if name != "" {
+		app, ok := s.App(name)
 		if !ok {
-			return fmt.Errorf("unknown app %q", st.App)
+			return fmt.Errorf("unknown app %q", name)
 		}
 		if err := d.prepare(app); err != nil {
 			return err
 		}
 		argv := appArgv(app)
-		for _, a := range st.Args {
-			argv = append(argv, d.expand(a))
-		}
-		if err := d.launchApp(app, argv); err != nil {
-			return err
-		}
-		if st.WaitWindow != "" {
-			return d.waitWindow(ctx, st.WaitWindow, timeoutOr(st.Timeout))
-		}
-		return nil
-	case task.Run:
-		private := st.Network == task.NetworkPrivate
-		if st.Background {
-			if err := d.launchApp(task.AppSpec{Network: st.Network}, []string{"/bin/bash", "-c", st.Command}); err != nil {
-				return err
-			}
-		} else {
-			res, err := d.run(ctx, st.Command, timeoutOr(st.Timeout), private)
-			if err != nil {
-				return err
-			}
-			if res.ExitCode != 0 {
-				return fmt.Errorf("`%s` exited %d: %s", st.Command, res.ExitCode, strings.TrimSpace(res.Stderr))
-			}
-		}
-		if st.Until != "" {
-			return d.poll(ctx, timeoutOr(st.Timeout), "`"+st.Until+"` to succeed", func() (bool, error) {
-				res, err := d.run(ctx, st.Until, 5*time.Second, private)
-				return err == nil && res.ExitCode == 0, nil
-			})
-		}
-		return nil
-	case task.Write:
-		var mode *os.FileMode
-		if st.Mode != "" {
-			m, err := strconv.ParseUint(st.Mode, 8, 32)
-			if err != nil {
-				return fmt.Errorf("mode %q is not octal", st.Mode)
-			}
-			mode = new(os.FileMode(m))
-		}
-		_, err := d.writeFile(st.Path, []byte(st.Content), mode, false)
-		return err
-	case task.Copy:
-		b, ok := s.Assets[st.Asset]
-		if !ok {
-			return fmt.Errorf("asset %q was not given", st.Asset)
-		}
-		return d.WriteFile(ctx, st.To, b)
-	case task.Open:
-		target := st.URL
-		if target == "" {
-			target = d.expand(st.Path)
-		}
-		name := st.App
-		browserTask := s.Type == "browser"
 		if browserTask {
-			if name != "" && name != "chromium" {
-				return fmt.Errorf("a browser task opens its pages in Chromium, not %q", name)
-			}
-			name = "chromium"
+			argv = append(argv, d.devtoolsFlags()...)
 		}
-		if name != "" {
-			app, ok := s.App(name)
-			if !ok {
-				return fmt.Errorf("unknown app %q", name)
-			}
-			if err := d.prepare(app); err != nil {
-				return err
-			}
-			argv := appArgv(app)
-			if browserTask {
-				argv = append(argv, d.devtoolsFlags()...)
-			}
-			return d.launchApp(app, append(argv, target))
-		}
-		return d.Launch("xdg-open", target)
-	case task.WaitWindow:
-		return d.waitWindow(ctx, st.Title, timeoutOr(st.Timeout))
-	case task.Focus:
-		return d.focus(ctx, st.Title, timeoutOr(st.Timeout))
-	case task.WaitElement:
-		return d.poll(ctx, timeoutOr(st.Timeout), "element "+describeQuery(st.Element), func() (bool, error) {
-			els, err := d.Elements(ctx, st.Element)
-			return len(els) > 0, err
-		})
-	case task.Sleep:
-		return sleep(ctx, time.Duration(st.For))
+		return d.launchApp(app, append(argv, target))
 	}
-	return fmt.Errorf("unknown step %T", spec)
+	return d.Launch("xdg-open", target)
 }
 
-func describeQuery(q observe.ElementQuery) string {
-	return strings.TrimSpace(fmt.Sprintf("%s %q", q.Role, q.Name))
+// WaitWindow waits for a steady window whose title holds the step's.
+func (h setupHook) WaitWindow(ctx context.Context, st task.WaitWindow) error {
+	return h.d.waitWindow(ctx, st.Title, time.Duration(st.Timeout))
+}
+
+// Focus makes the window whose title holds the step's the active one.
+func (h setupHook) Focus(ctx context.Context, st task.Focus) error {
+	return h.d.focus(ctx, st.Title, time.Duration(st.Timeout))
+}
+
+// WriteFileMode writes a file with the given mode.
+func (h setupHook) WriteFileMode(_ context.Context, p string, data []byte, mode os.FileMode) error {
+	_, err := h.d.writeFile(p, data, &mode, false)
+	return err
+}
+
+// Start starts a background command as one of the desktop's
+// applications, which a reset ends.
+func (h setupHook) Start(_ context.Context, command, network string) error {
+	return h.d.launchApp(task.AppSpec{Network: network}, []string{"/bin/bash", "-c", command})
+}
+
+// RunIn runs a command in the desktop's private network namespace.
+func (h setupHook) RunIn(ctx context.Context, network, command string, timeout time.Duration) (observe.CommandResult, error) {
+	if network != task.NetworkPrivate {
+		return observe.CommandResult{}, fmt.Errorf("%w: network %q: a desktop has only its private network", env.ErrBadAction, network)
+	}
+	return h.d.run(ctx, command, timeout, true)
 }
 
 // waitWindow waits for a window whose title contains title.
