@@ -737,6 +737,38 @@ func pyKeyList(v pyVal, what string) ([]string, error) {
 	return keys, nil
 }
 
+// pyFunc reads the arguments of one pyautogui function (fn, its name
+// without the module) into its actions and says how many positional
+// arguments the function takes.
+type pyFunc func(fn string, a *pyArgs, o Options, unit Unit) ([]Action, int, error)
+
+// pyFuncs are the functions of the unified space, by name.
+var pyFuncs = map[string]pyFunc{
+	"moveTo":      pyMoveTo,
+	"moveRel":     pyMoveRel,
+	"move":        pyMoveRel,
+	"click":       pyClick,
+	"doubleClick": pyClick,
+	"rightClick":  pyClick,
+	"middleClick": pyClick,
+	"tripleClick": pyClick,
+	"dragTo":      pyDrag,
+	"dragRel":     pyDrag,
+	"drag":        pyDrag,
+	"mouseDown":   pyMouseButton,
+	"mouseUp":     pyMouseButton,
+	"scroll":      pyScroll,
+	"vscroll":     pyScroll,
+	"hscroll":     pyScroll,
+	"typewrite":   pyWrite,
+	"write":       pyWrite,
+	"press":       pyPress,
+	"hotkey":      pyHotkey,
+	"keyDown":     pyKeyHold,
+	"keyUp":       pyKeyHold,
+	"sleep":       pySleep,
+}
+
 func pyAction(c pyCall, o Options) ([]Action, error) {
 	fn := strings.TrimPrefix(c.fn, "pyautogui.")
 	if c.fn == "time.sleep" {
@@ -744,258 +776,318 @@ func pyAction(c pyCall, o Options) ([]Action, error) {
 	} else if fn == c.fn {
 		return nil, fmt.Errorf("unknown function %s: only pyautogui.* and time.sleep are accepted", c.fn)
 	}
-	a := &pyArgs{c: c, used: map[string]bool{}}
-	unit := unitOr(o, Pixels)
-	var act Action
-	maxPos := 0
-	switch fn {
-	case "moveTo", "moveRel", "move", "click", "doubleClick", "rightClick", "middleClick", "tripleClick",
-		"dragTo", "dragRel", "drag", "mouseDown", "mouseUp":
-		relative := fn == "moveRel" || fn == "move" || fn == "dragRel" || fn == "drag"
-		u := unit
-		if relative {
-			u = Pixels
-			a.used["xOffset"], a.used["yOffset"] = true, true
-			if v, ok := c.kw["xOffset"]; ok {
-				c.kw["x"] = v
-			}
-			if v, ok := c.kw["yOffset"]; ok {
-				c.kw["y"] = v
-			}
-		}
-		pt, tg, n, err := a.position(o, u)
-		if err != nil {
-			return nil, err
-		}
-		maxPos = n
-		act.Point, act.Target = pt, tg
-		if d, ok, err := a.num(-1, "duration"); err != nil {
-			return nil, err
-		} else if ok {
-			act.Duration = d
-		}
-		a.used["tween"], a.used["logScreenshot"], a.used["_pause"], a.used["interval"] = true, true, true, true
-		switch fn {
-		case "moveTo":
-			act.Kind = Move
-			if pt == nil && tg == nil {
-				return nil, fmt.Errorf("moveTo needs a position")
-			}
-		case "moveRel", "move":
-			act.Kind = MoveRel
-			if tg != nil || pt == nil {
-				return nil, fmt.Errorf("%s needs an x and y offset", fn)
-			}
-		case "dragTo", "dragRel", "drag":
-			act.Kind = Drag
-			if relative {
-				act.Kind = DragRel
-			}
-			if pt == nil && tg == nil {
-				return nil, fmt.Errorf("%s needs a position", fn)
-			}
-			if relative && tg != nil {
-				return nil, fmt.Errorf("%s needs an x and y offset, not a tag", fn)
-			}
-			act.To, act.Point = pt, nil
-			b, err := pyButton(a, n+2, Left) // dragTo(x, y, duration, tween, button)
-			if err != nil {
-				return nil, err
-			}
-			if b != Left {
-				act.Button = b
-			}
-			maxPos = n + 3
-		case "mouseDown", "mouseUp":
-			act.Kind = MouseDown
-			if fn == "mouseUp" {
-				act.Kind = MouseUp
-			}
-			b, err := pyButton(a, n, Left)
-			if err != nil {
-				return nil, err
-			}
-			if b != Left {
-				act.Button = b
-			}
-			maxPos = n + 1
-		default:
-			act.Kind = Click
-			def := map[string]Button{"rightClick": Right, "middleClick": Middle}[fn]
-			if def == "" {
-				def = Left
-			}
-			count := map[string]int{"doubleClick": 2, "tripleClick": 3}[fn]
-			if fn == "click" {
-				cl, ok, err := a.num(n, "clicks")
-				if err != nil {
-					return nil, err
-				}
-				if ok {
-					if cl != math.Trunc(cl) || cl < 1 || cl > 3 {
-						return nil, fmt.Errorf("clicks must be 1, 2 or 3, not %g", cl)
-					}
-					count = int(cl)
-				}
-				b, err := pyButton(a, n+2, def)
-				if err != nil {
-					return nil, err
-				}
-				def = b
-				maxPos = n + 4
-			} else if fn == "doubleClick" || fn == "tripleClick" {
-				b, err := pyButton(a, n+1, def)
-				if err != nil {
-					return nil, err
-				}
-				def = b
-				maxPos = n + 3
-			} else {
-				maxPos = n + 2
-			}
-			if count > 1 {
-				act.Count = count
-			}
-			if def != Left {
-				act.Button = def
-			}
-		}
-	case "scroll", "vscroll", "hscroll":
-		cl, ok, err := a.num(0, "clicks")
-		if err != nil {
-			return nil, err
-		}
-		if !ok || cl == 0 {
-			return nil, fmt.Errorf("%s needs a non-zero number of clicks", fn)
-		}
-		act.Kind = Scroll
-		// pyautogui: positive scrolls up (or right for hscroll); Proctor: DY positive is down.
-		if fn == "hscroll" {
-			act.DX = int(math.Round(cl))
-		} else {
-			act.DY = -int(math.Round(cl))
-		}
-		if act.DX == 0 && act.DY == 0 {
-			return nil, fmt.Errorf("%s needs a whole number of clicks", fn)
-		}
-		xv, hasX := a.get(1, "x")
-		if hasX && xv.kind != vNone {
-			if xv.kind == vTag {
-				act.Target = &Target{Tag: xv.tag}
-			} else {
-				x, _, err := a.num(1, "x")
-				if err != nil {
-					return nil, err
-				}
-				y, oky, err := a.num(2, "y")
-				if err != nil {
-					return nil, err
-				}
-				if !oky {
-					return nil, fmt.Errorf("x given without y")
-				}
-				act.Point = &Point{X: x, Y: y, Unit: unit}
-			}
-		}
-		maxPos = 3
-	case "typewrite", "write":
-		v, ok := a.get(0, "message")
-		a.used["interval"], a.used["_pause"] = true, true
-		if !ok {
-			return nil, fmt.Errorf("%s needs a message", fn)
-		}
-		maxPos = 2
-		if v.kind == vSeq { // a list of key names
-			keys, err := pyKeyList(v, "keys")
-			if err != nil {
-				return nil, err
-			}
-			if err := a.unknown(maxPos); err != nil {
-				return nil, err
-			}
-			return []Action{{Kind: Key, Keys: keys}}, nil
-		}
-		if v.kind != vStr {
-			return nil, fmt.Errorf("message must be a string, not %s", v.describe())
-		}
-		act = Action{Kind: Type, Text: v.str}
-	case "press":
-		v, ok := a.get(0, "keys")
-		if !ok {
-			return nil, fmt.Errorf("press needs a key")
-		}
-		keys, err := pyKeyList(v, "keys")
-		if err != nil {
-			return nil, err
-		}
-		n, ok, err := a.num(1, "presses")
-		if err != nil {
-			return nil, err
-		}
-		a.used["interval"], a.used["_pause"] = true, true
-		reps := 1
-		if ok {
-			if n < 1 || n > 100 || n != math.Trunc(n) {
-				return nil, fmt.Errorf("presses must be a whole number from 1 to 100")
-			}
-			reps = int(n)
-		}
-		all := make([]string, 0, len(keys)*reps)
-		for range reps {
-			all = append(all, keys...)
-		}
-		act = Action{Kind: Key, Keys: all}
-		maxPos = 3
-	case "hotkey":
-		var names []string
-		for _, v := range c.pos {
-			ks, err := pyKeyList(v, "hotkey keys")
-			if err != nil {
-				return nil, err
-			}
-			names = append(names, ks...)
-		}
-		if len(names) == 0 {
-			return nil, fmt.Errorf("hotkey needs keys")
-		}
-		a.used["interval"], a.used["_pause"] = true, true
-		act = Action{Kind: Hotkey, Keys: names}
-		maxPos = len(c.pos)
-	case "keyDown", "keyUp":
-		v, ok := a.get(0, "key")
-		if !ok {
-			return nil, fmt.Errorf("%s needs a key", fn)
-		}
-		keys, err := pyKeyList(v, "key")
-		if err != nil {
-			return nil, err
-		}
-		if len(keys) != 1 {
-			return nil, fmt.Errorf("%s takes one key", fn)
-		}
-		act = Action{Kind: KeyDown, Keys: keys}
-		if fn == "keyUp" {
-			act.Kind = KeyUp
-		}
-		maxPos = 1
-	case "sleep":
-		d, ok, err := a.num(0, "secs")
-		if err != nil {
-			return nil, err
-		}
-		if !ok || d < 0 {
-			return nil, fmt.Errorf("sleep needs a non-negative number of seconds")
-		}
-		act = Action{Kind: Wait, Duration: d}
-		if d == 0 {
-			return nil, a.unknown(1)
-		}
-		maxPos = 1
-	default:
+	f, ok := pyFuncs[fn]
+	if !ok {
 		return nil, fmt.Errorf("unknown function pyautogui.%s", fn)
+	}
+	a := &pyArgs{c: c, used: map[string]bool{}}
+	acts, maxPos, err := f(fn, a, o, unitOr(o, Pixels))
+	if err != nil {
+		return nil, err
 	}
 	if err := a.unknown(maxPos); err != nil {
 		return nil, err
 	}
-	return []Action{act}, nil
+	return acts, nil
+}
+
+// pyPointer reads what the pointer functions share: the position (an
+// offset in pixels for the relative ones: xOffset, yOffset stand for x,
+// y) and the duration. n is the number of positional arguments the
+// position took.
+func pyPointer(a *pyArgs, o Options, unit Unit, relative bool) (act Action, n int, err error) {
+	c := a.c
+	u := unit
+	if relative {
+		u = Pixels
+		a.used["xOffset"], a.used["yOffset"] = true, true
+		if v, ok := c.kw["xOffset"]; ok {
+			c.kw["x"] = v
+		}
+		if v, ok := c.kw["yOffset"]; ok {
+			c.kw["y"] = v
+		}
+	}
+	pt, tg, n, err := a.position(o, u)
+	if err != nil {
+		return Action{}, 0, err
+	}
+	act.Point, act.Target = pt, tg
+	if d, ok, err := a.num(-1, "duration"); err != nil {
+		return Action{}, 0, err
+	} else if ok {
+		act.Duration = d
+	}
+	a.used["tween"], a.used["logScreenshot"], a.used["_pause"], a.used["interval"] = true, true, true, true
+	return act, n, nil
+}
+
+// pyMoveTo reads moveTo.
+func pyMoveTo(fn string, a *pyArgs, o Options, unit Unit) ([]Action, int, error) {
+	act, n, err := pyPointer(a, o, unit, false)
+	if err != nil {
+		return nil, 0, err
+	}
+	act.Kind = Move
+	if act.Point == nil && act.Target == nil {
+		return nil, 0, fmt.Errorf("moveTo needs a position")
+	}
+	return []Action{act}, n, nil
+}
+
+// pyMoveRel reads moveRel and move.
+func pyMoveRel(fn string, a *pyArgs, o Options, unit Unit) ([]Action, int, error) {
+	act, n, err := pyPointer(a, o, unit, true)
+	if err != nil {
+		return nil, 0, err
+	}
+	act.Kind = MoveRel
+	if act.Target != nil || act.Point == nil {
+		return nil, 0, fmt.Errorf("%s needs an x and y offset", fn)
+	}
+	return []Action{act}, n, nil
+}
+
+// pyDrag reads dragTo, and dragRel and drag (by an offset).
+func pyDrag(fn string, a *pyArgs, o Options, unit Unit) ([]Action, int, error) {
+	relative := fn == "dragRel" || fn == "drag"
+	act, n, err := pyPointer(a, o, unit, relative)
+	if err != nil {
+		return nil, 0, err
+	}
+	pt, tg := act.Point, act.Target
+	act.Kind = Drag
+	if relative {
+		act.Kind = DragRel
+	}
+	if pt == nil && tg == nil {
+		return nil, 0, fmt.Errorf("%s needs a position", fn)
+	}
+	if relative && tg != nil {
+		return nil, 0, fmt.Errorf("%s needs an x and y offset, not a tag", fn)
+	}
+	act.To, act.Point = pt, nil
+	b, err := pyButton(a, n+2, Left) // dragTo(x, y, duration, tween, button)
+	if err != nil {
+		return nil, 0, err
+	}
+	if b != Left {
+		act.Button = b
+	}
+	return []Action{act}, n + 3, nil
+}
+
+// pyMouseButton reads mouseDown and mouseUp.
+func pyMouseButton(fn string, a *pyArgs, o Options, unit Unit) ([]Action, int, error) {
+	act, n, err := pyPointer(a, o, unit, false)
+	if err != nil {
+		return nil, 0, err
+	}
+	act.Kind = MouseDown
+	if fn == "mouseUp" {
+		act.Kind = MouseUp
+	}
+	b, err := pyButton(a, n, Left)
+	if err != nil {
+		return nil, 0, err
+	}
+	if b != Left {
+		act.Button = b
+	}
+	return []Action{act}, n + 1, nil
+}
+
+// pyClick reads click and its kin: doubleClick, tripleClick, rightClick,
+// middleClick.
+func pyClick(fn string, a *pyArgs, o Options, unit Unit) ([]Action, int, error) {
+	act, n, err := pyPointer(a, o, unit, false)
+	if err != nil {
+		return nil, 0, err
+	}
+	var maxPos int
+	act.Kind = Click
+	def := map[string]Button{"rightClick": Right, "middleClick": Middle}[fn]
+	if def == "" {
+		def = Left
+	}
+	count := map[string]int{"doubleClick": 2, "tripleClick": 3}[fn]
+	if fn == "click" {
+		cl, ok, err := a.num(n, "clicks")
+		if err != nil {
+			return nil, 0, err
+		}
+		if ok {
+			if cl != math.Trunc(cl) || cl < 1 || cl > 3 {
+				return nil, 0, fmt.Errorf("clicks must be 1, 2 or 3, not %g", cl)
+			}
+			count = int(cl)
+		}
+		b, err := pyButton(a, n+2, def)
+		if err != nil {
+			return nil, 0, err
+		}
+		def = b
+		maxPos = n + 4
+	} else if fn == "doubleClick" || fn == "tripleClick" {
+		b, err := pyButton(a, n+1, def)
+		if err != nil {
+			return nil, 0, err
+		}
+		def = b
+		maxPos = n + 3
+	} else {
+		maxPos = n + 2
+	}
+	if count > 1 {
+		act.Count = count
+	}
+	if def != Left {
+		act.Button = def
+	}
+	return []Action{act}, maxPos, nil
+}
+
+// pyScroll reads scroll, vscroll and hscroll.
+func pyScroll(fn string, a *pyArgs, o Options, unit Unit) ([]Action, int, error) {
+	var act Action
+	cl, ok, err := a.num(0, "clicks")
+	if err != nil {
+		return nil, 0, err
+	}
+	if !ok || cl == 0 {
+		return nil, 0, fmt.Errorf("%s needs a non-zero number of clicks", fn)
+	}
+	act.Kind = Scroll
+	// pyautogui: positive scrolls up (or right for hscroll); Proctor: DY positive is down.
+	if fn == "hscroll" {
+		act.DX = int(math.Round(cl))
+	} else {
+		act.DY = -int(math.Round(cl))
+	}
+	if act.DX == 0 && act.DY == 0 {
+		return nil, 0, fmt.Errorf("%s needs a whole number of clicks", fn)
+	}
+	xv, hasX := a.get(1, "x")
+	if hasX && xv.kind != vNone {
+		if xv.kind == vTag {
+			act.Target = &Target{Tag: xv.tag}
+		} else {
+			x, _, err := a.num(1, "x")
+			if err != nil {
+				return nil, 0, err
+			}
+			y, oky, err := a.num(2, "y")
+			if err != nil {
+				return nil, 0, err
+			}
+			if !oky {
+				return nil, 0, fmt.Errorf("x given without y")
+			}
+			act.Point = &Point{X: x, Y: y, Unit: unit}
+		}
+	}
+	return []Action{act}, 3, nil
+}
+
+// pyWrite reads typewrite and write: a message to type, or a list of key
+// names to press.
+func pyWrite(fn string, a *pyArgs, o Options, unit Unit) ([]Action, int, error) {
+	v, ok := a.get(0, "message")
+	a.used["interval"], a.used["_pause"] = true, true
+	if !ok {
+		return nil, 0, fmt.Errorf("%s needs a message", fn)
+	}
+	if v.kind == vSeq { // a list of key names
+		keys, err := pyKeyList(v, "keys")
+		if err != nil {
+			return nil, 0, err
+		}
+		return []Action{{Kind: Key, Keys: keys}}, 2, nil
+	}
+	if v.kind != vStr {
+		return nil, 0, fmt.Errorf("message must be a string, not %s", v.describe())
+	}
+	return []Action{{Kind: Type, Text: v.str}}, 2, nil
+}
+
+// pyPress reads press: keys, pressed one after another, presses times.
+func pyPress(fn string, a *pyArgs, o Options, unit Unit) ([]Action, int, error) {
+	v, ok := a.get(0, "keys")
+	if !ok {
+		return nil, 0, fmt.Errorf("press needs a key")
+	}
+	keys, err := pyKeyList(v, "keys")
+	if err != nil {
+		return nil, 0, err
+	}
+	n, ok, err := a.num(1, "presses")
+	if err != nil {
+		return nil, 0, err
+	}
+	a.used["interval"], a.used["_pause"] = true, true
+	reps := 1
+	if ok {
+		if n < 1 || n > 100 || n != math.Trunc(n) {
+			return nil, 0, fmt.Errorf("presses must be a whole number from 1 to 100")
+		}
+		reps = int(n)
+	}
+	all := make([]string, 0, len(keys)*reps)
+	for range reps {
+		all = append(all, keys...)
+	}
+	return []Action{{Kind: Key, Keys: all}}, 3, nil
+}
+
+// pyHotkey reads hotkey: its positional arguments are the keys.
+func pyHotkey(fn string, a *pyArgs, o Options, unit Unit) ([]Action, int, error) {
+	var names []string
+	for _, v := range a.c.pos {
+		ks, err := pyKeyList(v, "hotkey keys")
+		if err != nil {
+			return nil, 0, err
+		}
+		names = append(names, ks...)
+	}
+	if len(names) == 0 {
+		return nil, 0, fmt.Errorf("hotkey needs keys")
+	}
+	a.used["interval"], a.used["_pause"] = true, true
+	return []Action{{Kind: Hotkey, Keys: names}}, len(a.c.pos), nil
+}
+
+// pyKeyHold reads keyDown and keyUp.
+func pyKeyHold(fn string, a *pyArgs, o Options, unit Unit) ([]Action, int, error) {
+	v, ok := a.get(0, "key")
+	if !ok {
+		return nil, 0, fmt.Errorf("%s needs a key", fn)
+	}
+	keys, err := pyKeyList(v, "key")
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(keys) != 1 {
+		return nil, 0, fmt.Errorf("%s takes one key", fn)
+	}
+	act := Action{Kind: KeyDown, Keys: keys}
+	if fn == "keyUp" {
+		act.Kind = KeyUp
+	}
+	return []Action{act}, 1, nil
+}
+
+// pySleep reads time.sleep (or pyautogui.sleep): a wait, or no action for
+// no time.
+func pySleep(fn string, a *pyArgs, o Options, unit Unit) ([]Action, int, error) {
+	d, ok, err := a.num(0, "secs")
+	if err != nil {
+		return nil, 0, err
+	}
+	if !ok || d < 0 {
+		return nil, 0, fmt.Errorf("sleep needs a non-negative number of seconds")
+	}
+	if d == 0 {
+		return nil, 1, nil
+	}
+	return []Action{{Kind: Wait, Duration: d}}, 1, nil
 }
