@@ -21,39 +21,32 @@ func ParseAnthropic(reply string, o Options) ([]Action, error) {
 		}
 		act := j.str("action")
 		pt := j.pair("coordinate", unit)
-		f, ok := anthropicFuncs[act]
-		if !ok {
-			if act == "" {
-				return nil, fmt.Errorf("action is missing")
-			}
-			return nil, fmt.Errorf("unknown action %q", act)
+		switch act {
+		case "key":
+			return anthropicKey(act, j, pt, unit)
+		case "type":
+			return anthropicType(act, j, pt, unit)
+		case "mouse_move":
+			return anthropicMouseMove(act, j, pt, unit)
+		case "left_click", "right_click", "middle_click", "double_click", "triple_click":
+			return anthropicClick(act, j, pt, unit)
+		case "left_click_drag":
+			return anthropicDrag(act, j, pt, unit)
+		case "left_mouse_down", "left_mouse_up":
+			return anthropicMouseButton(act, j, pt, unit)
+		case "scroll":
+			return anthropicScroll(act, j, pt, unit)
+		case "hold_key":
+			return anthropicHoldKey(act, j, pt, unit)
+		case "wait":
+			return anthropicWait(act, j, pt, unit)
+		case "screenshot", "cursor_position":
+			return anthropicObserve(act, j, pt, unit)
+		case "":
+			return nil, fmt.Errorf("action is missing")
 		}
-		return f(act, j, pt, unit)
+		return nil, fmt.Errorf("unknown action %q", act)
 	})
-}
-
-// anthropicFunc reads one action (act) of the computer-use tool from its
-// input j; pt is its coordinate, unit the convention of its coordinates.
-type anthropicFunc func(act string, j *jobj, pt *Point, unit Unit) ([]Action, error)
-
-// anthropicFuncs are the computer-use tool's actions, by name.
-var anthropicFuncs = map[string]anthropicFunc{
-	"key":             anthropicKey,
-	"type":            anthropicType,
-	"mouse_move":      anthropicMouseMove,
-	"left_click":      anthropicClick,
-	"right_click":     anthropicClick,
-	"middle_click":    anthropicClick,
-	"double_click":    anthropicClick,
-	"triple_click":    anthropicClick,
-	"left_click_drag": anthropicDrag,
-	"left_mouse_down": anthropicMouseButton,
-	"left_mouse_up":   anthropicMouseButton,
-	"scroll":          anthropicScroll,
-	"hold_key":        anthropicHoldKey,
-	"wait":            anthropicWait,
-	"screenshot":      anthropicObserve,
-	"cursor_position": anthropicObserve,
 }
 
 // anthropicHeld wraps a in the modifier keys that j's text names (a click

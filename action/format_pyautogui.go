@@ -186,38 +186,6 @@ func pyKeyList(v pyVal, what string) ([]string, error) {
 	return keys, nil
 }
 
-// pyFunc reads the arguments of one pyautogui function (fn, its name
-// without the module) into its actions and says how many positional
-// arguments the function takes.
-type pyFunc func(fn string, a *pyArgs, o Options, unit Unit) ([]Action, int, error)
-
-// pyFuncs are the functions of the unified space, by name.
-var pyFuncs = map[string]pyFunc{
-	"moveTo":      pyMoveTo,
-	"moveRel":     pyMoveRel,
-	"move":        pyMoveRel,
-	"click":       pyClick,
-	"doubleClick": pyClick,
-	"rightClick":  pyClick,
-	"middleClick": pyClick,
-	"tripleClick": pyClick,
-	"dragTo":      pyDrag,
-	"dragRel":     pyDrag,
-	"drag":        pyDrag,
-	"mouseDown":   pyMouseButton,
-	"mouseUp":     pyMouseButton,
-	"scroll":      pyScroll,
-	"vscroll":     pyScroll,
-	"hscroll":     pyScroll,
-	"typewrite":   pyWrite,
-	"write":       pyWrite,
-	"press":       pyPress,
-	"hotkey":      pyHotkey,
-	"keyDown":     pyKeyHold,
-	"keyUp":       pyKeyHold,
-	"sleep":       pySleep,
-}
-
 func pyAction(c pyCall, o Options) ([]Action, error) {
 	fn := strings.TrimPrefix(c.fn, "pyautogui.")
 	if c.fn == "time.sleep" {
@@ -225,12 +193,39 @@ func pyAction(c pyCall, o Options) ([]Action, error) {
 	} else if fn == c.fn {
 		return nil, fmt.Errorf("unknown function %s: only pyautogui.* and time.sleep are accepted", c.fn)
 	}
-	f, ok := pyFuncs[fn]
-	if !ok {
+	a := &pyArgs{c: c, used: map[string]bool{}}
+	unit := unitOr(o, Pixels)
+	var acts []Action
+	var maxPos int
+	var err error
+	// Each function reads its arguments into its actions and says how
+	// many positional arguments it takes.
+	switch fn {
+	case "moveTo":
+		acts, maxPos, err = pyMoveTo(fn, a, o, unit)
+	case "moveRel", "move":
+		acts, maxPos, err = pyMoveRel(fn, a, o, unit)
+	case "click", "doubleClick", "rightClick", "middleClick", "tripleClick":
+		acts, maxPos, err = pyClick(fn, a, o, unit)
+	case "dragTo", "dragRel", "drag":
+		acts, maxPos, err = pyDrag(fn, a, o, unit)
+	case "mouseDown", "mouseUp":
+		acts, maxPos, err = pyMouseButton(fn, a, o, unit)
+	case "scroll", "vscroll", "hscroll":
+		acts, maxPos, err = pyScroll(fn, a, o, unit)
+	case "typewrite", "write":
+		acts, maxPos, err = pyWrite(fn, a, o, unit)
+	case "press":
+		acts, maxPos, err = pyPress(fn, a, o, unit)
+	case "hotkey":
+		acts, maxPos, err = pyHotkey(fn, a, o, unit)
+	case "keyDown", "keyUp":
+		acts, maxPos, err = pyKeyHold(fn, a, o, unit)
+	case "sleep":
+		acts, maxPos, err = pySleep(fn, a, o, unit)
+	default:
 		return nil, fmt.Errorf("unknown function pyautogui.%s", fn)
 	}
-	a := &pyArgs{c: c, used: map[string]bool{}}
-	acts, maxPos, err := f(fn, a, o, unitOr(o, Pixels))
 	if err != nil {
 		return nil, err
 	}

@@ -106,42 +106,39 @@ func uitarsPoint(v pyVal, ok bool, name string, unit Unit) (*Point, error) {
 	return nil, fmt.Errorf("%s must hold a point (x,y) or a box (x1,y1,x2,y2), found %d numbers", name, len(nums))
 }
 
-// uitarsFunc reads the arguments of one UI-TARS action (fn) into actions;
-// unit is the convention of its boxes.
-type uitarsFunc func(fn string, a *pyArgs, unit Unit) ([]Action, error)
-
-// uitarsFuncs are the UI-TARS actions, by name.
-var uitarsFuncs = map[string]uitarsFunc{
-	"click":        uitarsClick,
-	"left_single":  uitarsClick,
-	"left_double":  uitarsClick,
-	"right_single": uitarsClick,
-	"hover":        uitarsHover,
-	"moveTo":       uitarsHover,
-	"long_press":   uitarsLongPress,
-	"drag":         uitarsDrag,
-	"select":       uitarsDrag,
-	"swipe":        uitarsDrag,
-	"hotkey":       uitarsHotkey,
-	"press":        uitarsHotkey,
-	"keydown":      uitarsKeyHold,
-	"keyup":        uitarsKeyHold,
-	"type":         uitarsType,
-	"scroll":       uitarsScroll,
-	"wait":         uitarsWait,
-	"finished":     uitarsFinished,
-	"call_user":    uitarsCallUser,
-	"press_back":   uitarsPressBack,
-	"press_home":   uitarsPressHome,
-	"open_app":     uitarsOpenApp,
-}
-
 func uitarsAction(c pyCall, unit Unit) ([]Action, error) {
-	f, ok := uitarsFuncs[c.fn]
-	if !ok {
-		return nil, fmt.Errorf("unknown UI-TARS action %s", c.fn)
+	a := &pyArgs{c: c, used: map[string]bool{}}
+	switch c.fn {
+	case "click", "left_single", "left_double", "right_single":
+		return uitarsClick(c.fn, a, unit)
+	case "hover", "moveTo":
+		return uitarsHover(c.fn, a, unit)
+	case "long_press":
+		return uitarsLongPress(c.fn, a, unit)
+	case "drag", "select", "swipe":
+		return uitarsDrag(c.fn, a, unit)
+	case "hotkey", "press":
+		return uitarsHotkey(c.fn, a, unit)
+	case "keydown", "keyup":
+		return uitarsKeyHold(c.fn, a, unit)
+	case "type":
+		return uitarsType(c.fn, a, unit)
+	case "scroll":
+		return uitarsScroll(c.fn, a, unit)
+	case "wait":
+		return uitarsWait(c.fn, a, unit)
+	case "finished":
+		return uitarsFinished(c.fn, a, unit)
+	case "call_user":
+		return uitarsCallUser(c.fn, a, unit)
+	case "press_back":
+		return uitarsPressBack(c.fn, a, unit)
+	case "press_home":
+		return uitarsPressHome(c.fn, a, unit)
+	case "open_app":
+		return uitarsOpenApp(c.fn, a, unit)
 	}
-	return f(c.fn, &pyArgs{c: c, used: map[string]bool{}}, unit)
+	return nil, fmt.Errorf("unknown UI-TARS action %s", c.fn)
 }
 
 // uitarsArgBox reads the box argument name (start_box), or its 1.5 name
