@@ -1,6 +1,7 @@
 package action
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -127,4 +128,16 @@ func splitCombo(s string) []string {
 		out = append(out, p)
 	}
 	return out
+}
+
+// comboAction turns "ctrl+c" (or ["ctrl", "c"]) into a Key or Hotkey action.
+func comboAction(names []string) (Action, error) {
+	keys, bad, ok := normalizeKeys(names)
+	if !ok {
+		return Action{}, fmt.Errorf("unknown key %q", bad)
+	}
+	if len(keys) == 1 {
+		return Action{Kind: Key, Keys: keys}, nil
+	}
+	return Action{Kind: Hotkey, Keys: keys}, nil
 }

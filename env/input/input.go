@@ -208,222 +208,286 @@ func (in *Interpreter) Do(ctx context.Context, a action.Action) (action.Step, er
 	if err := ctx.Err(); err != nil {
 		return st, err
 	}
-	dev := in.Device
-	at := func(x, y int) { st.At = &[2]int{x, y} }
+	var err error
 	switch a.Kind {
 	case action.Move:
-		x, y, _, err := in.point(ctx, a, &st)
-		if err != nil {
-			return st, err
-		}
-		at(x, y)
-		return st, dev.Move(x, y)
+		err = in.doMove(ctx, a, &st)
 	case action.MoveRel, action.DragRel:
-		fx, fy, err := dev.Pointer()
-		if err != nil {
-			return st, err
-		}
-		off := a.Point
-		if a.Kind == action.DragRel {
-			off = a.To
-		}
-		tx, ty := fx+int(math.Round(off.X)), fy+int(math.Round(off.Y))
-		if err := in.onScreen(tx, ty); err != nil {
-			return st, err
-		}
-		at(tx, ty)
-		if a.Kind == action.MoveRel {
-			return st, dev.Move(tx, ty)
-		}
-		return st, in.drag(ctx, fx, fy, tx, ty, a)
+		err = in.doRelative(ctx, a, &st)
 	case action.Click:
-		x, y, _, err := in.point(ctx, a, &st)
-		if err != nil {
-			return st, err
-		}
-		at(x, y)
-		if err := dev.Move(x, y); err != nil {
-			return st, err
-		}
-		// The element under the point is read while the pointer rests
-		// before the press, so that the record costs no time of its own
-		// up to that gap; the press waits for it.
-		rec := make(chan string, 1)
-		go func() { rec <- in.Place.Describe(ctx, x, y) }()
-		b := ButtonNumber(a.Button)
-		for i := 0; i < a.Clicks(); i++ {
-			gap := in.pressGap()
-			if i > 0 {
-				gap = ClickGap
-			}
-			if err := Sleep(ctx, gap); err != nil {
-				if i == 0 {
-					<-rec
-				}
-				return st, err
-			}
-			if i == 0 {
-				st.Element = <-rec
-			}
-			if err := dev.Button(b, true); err != nil {
-				return st, err
-			}
-			if err := Sleep(ctx, in.pressGap()); err != nil {
-				dev.Button(b, false)
-				return st, err
-			}
-			if err := dev.Button(b, false); err != nil {
-				return st, err
-			}
-		}
-		return st, nil
+		err = in.doClick(ctx, a, &st)
 	case action.Drag:
-		fx, fy, _, err := in.point(ctx, action.Action{Point: a.Point}, &st)
-		if err != nil {
-			return st, err
-		}
-		var tx, ty int
-		if a.Target != nil {
-			tx, ty, err = in.target(ctx, a.Target, &st)
-		} else {
-			tx, ty, _, err = in.point(ctx, action.Action{Point: a.To}, &st)
-		}
-		if err != nil {
-			return st, err
-		}
-		at(tx, ty)
-		return st, in.drag(ctx, fx, fy, tx, ty, a)
+		err = in.doDrag(ctx, a, &st)
 	case action.Scroll:
-		x, y, ok, err := in.point(ctx, a, &st)
-		if err != nil {
-			return st, err
-		}
-		if ok {
-			at(x, y)
-			if err := dev.Move(x, y); err != nil {
-				return st, err
-			}
-		}
-		dx, dy := a.DX, a.DY
-		if a.Pages != 0 {
-			dy = int(math.Round(a.Pages * NotchPerPage))
-		}
-		for _, s := range []struct{ n, neg, pos int }{{dy, WheelUp, WheelDown}, {dx, WheelLeft, WheelRite}} {
-			b := s.pos
-			if s.n < 0 {
-				b = s.neg
-			}
-			for range abs(s.n) {
-				if err := ctx.Err(); err != nil {
-					return st, err
-				}
-				if err := dev.Button(b, true); err != nil {
-					return st, err
-				}
-				if err := dev.Button(b, false); err != nil {
-					return st, err
-				}
-			}
-		}
-		return st, nil
+		err = in.doScroll(ctx, a, &st)
 	case action.MouseDown, action.MouseUp:
-		x, y, ok, err := in.point(ctx, a, &st)
-		if err != nil {
-			return st, err
-		}
-		if ok {
-			at(x, y)
-			if a.Kind == action.MouseDown {
-				st.Element = in.Place.Describe(ctx, x, y)
-			}
-			if err := dev.Move(x, y); err != nil {
-				return st, err
-			}
-		}
-		return st, dev.Button(ButtonNumber(a.Button), a.Kind == action.MouseDown)
+		err = in.doButton(ctx, a, &st)
 	case action.Type:
-		if a.Target != nil {
-			x, y, err := in.target(ctx, a.Target, &st)
-			if err != nil {
-				return st, err
-			}
-			at(x, y)
-			st.Element = in.Place.Describe(ctx, x, y)
-			if err := dev.Move(x, y); err != nil {
-				return st, err
-			}
-			if err := dev.Button(Left, true); err != nil {
-				return st, err
-			}
-			if err := dev.Button(Left, false); err != nil {
-				return st, err
-			}
-			// As a person does: the field takes the focus, then the keys
-			// come. An application that moves the focus late (Chromium's
-			// password fields, with their password manager) would otherwise
-			// give the first keys to the field before.
-			if err := Sleep(ctx, FocusPause); err != nil {
-				return st, err
-			}
-		}
-		if a.Clear {
-			if err := in.keys(ctx, []string{"ctrl", "a"}, true); err != nil {
-				return st, err
-			}
-			if err := in.keys(ctx, []string{"delete"}, false); err != nil {
-				return st, err
-			}
-		}
-		for _, r := range a.Text {
-			if err := ctx.Err(); err != nil {
-				return st, err
-			}
-			if err := dev.TypeRune(r); err != nil {
-				return st, err
-			}
-		}
-		return st, nil
+		err = in.doType(ctx, a, &st)
 	case action.Key:
-		return st, in.keys(ctx, a.Keys, false)
+		err = in.keys(ctx, a.Keys, false)
 	case action.Hotkey:
-		return st, in.keys(ctx, a.Keys, true)
+		err = in.keys(ctx, a.Keys, true)
 	case action.KeyDown, action.KeyUp:
-		sym, err := Keysym(a.Keys[0])
-		if err != nil {
-			return st, err
-		}
-		down := a.Kind == action.KeyDown
-		in.hold(sym, down)
-		return st, dev.Key(sym, down)
+		err = in.doKeyHold(a)
 	case action.Wait:
-		if a.Target != nil {
-			return st, in.waitFor(ctx, a.Target, time.Duration(a.WaitSeconds()*float64(time.Second)))
-		}
-		return st, Sleep(ctx, time.Duration(a.WaitSeconds()*float64(time.Second)))
+		err = in.doWait(ctx, a)
 	case action.Code:
-		if a.Lang != "" && a.Lang != "bash" && a.Lang != "sh" && a.Lang != "shell" {
-			return st, fmt.Errorf("%w: code in %q cannot run on %s (bash only)", env.ErrBadAction, a.Lang, in.Name)
-		}
-		out, err := in.Place.Shell(ctx, a.Text)
-		if err != nil {
-			return st, err
-		}
-		st.Output = out
-		return st, nil
+		err = in.doCode(ctx, a, &st)
 	case action.Done, action.Fail, action.Answer, action.Plan, action.Reflect:
-		return st, nil
 	case action.API:
-		return st, fmt.Errorf("%w: no API %q is registered on %s", env.ErrBadAction, a.Name, in.Name)
+		err = fmt.Errorf("%w: no API %q is registered on %s", env.ErrBadAction, a.Name, in.Name)
 	case action.Select:
 		return in.choose(ctx, a, st)
 	case action.ScrollToText:
-		if tp, ok := in.Place.(TextPlace); ok {
-			return st, in.scrollToText(ctx, tp, a.Text)
-		}
-		return st, fmt.Errorf("%w: %s cannot read its text to find %q", env.ErrBadAction, in.Name, a.Text)
+		err = in.doScrollToText(ctx, a)
 	default:
-		return st, fmt.Errorf("%w: %s is for browsers or phones, not %s", env.ErrBadAction, a.Kind, in.Name)
+		err = fmt.Errorf("%w: %s is for browsers or phones, not %s", env.ErrBadAction, a.Kind, in.Name)
 	}
+	return st, err
+}
+
+// doMove performs a move.
+func (in *Interpreter) doMove(ctx context.Context, a action.Action, st *action.Step) error {
+	x, y, _, err := in.point(ctx, a, st)
+	if err != nil {
+		return err
+	}
+	st.At = &[2]int{x, y}
+	return in.Device.Move(x, y)
+}
+
+// doRelative performs a move_rel or a drag_rel, by an offset from where
+// the pointer is.
+func (in *Interpreter) doRelative(ctx context.Context, a action.Action, st *action.Step) error {
+	dev := in.Device
+	fx, fy, err := dev.Pointer()
+	if err != nil {
+		return err
+	}
+	off := a.Point
+	if a.Kind == action.DragRel {
+		off = a.To
+	}
+	tx, ty := fx+int(math.Round(off.X)), fy+int(math.Round(off.Y))
+	if err := in.onScreen(tx, ty); err != nil {
+		return err
+	}
+	st.At = &[2]int{tx, ty}
+	if a.Kind == action.MoveRel {
+		return dev.Move(tx, ty)
+	}
+	return in.drag(ctx, fx, fy, tx, ty, a)
+}
+
+// doClick performs a click, double or triple click.
+func (in *Interpreter) doClick(ctx context.Context, a action.Action, st *action.Step) error {
+	dev := in.Device
+	x, y, _, err := in.point(ctx, a, st)
+	if err != nil {
+		return err
+	}
+	st.At = &[2]int{x, y}
+	if err := dev.Move(x, y); err != nil {
+		return err
+	}
+	// The element under the point is read while the pointer rests
+	// before the press, so that the record costs no time of its own
+	// up to that gap; the press waits for it.
+	rec := make(chan string, 1)
+	go func() { rec <- in.Place.Describe(ctx, x, y) }()
+	b := ButtonNumber(a.Button)
+	for i := 0; i < a.Clicks(); i++ {
+		gap := in.pressGap()
+		if i > 0 {
+			gap = ClickGap
+		}
+		if err := Sleep(ctx, gap); err != nil {
+			if i == 0 {
+				<-rec
+			}
+			return err
+		}
+		if i == 0 {
+			st.Element = <-rec
+		}
+		if err := dev.Button(b, true); err != nil {
+			return err
+		}
+		if err := Sleep(ctx, in.pressGap()); err != nil {
+			dev.Button(b, false)
+			return err
+		}
+		if err := dev.Button(b, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// doDrag performs a drag from its point (or where the pointer is) to its
+// target or its To.
+func (in *Interpreter) doDrag(ctx context.Context, a action.Action, st *action.Step) error {
+	fx, fy, _, err := in.point(ctx, action.Action{Point: a.Point}, st)
+	if err != nil {
+		return err
+	}
+	var tx, ty int
+	if a.Target != nil {
+		tx, ty, err = in.target(ctx, a.Target, st)
+	} else {
+		tx, ty, _, err = in.point(ctx, action.Action{Point: a.To}, st)
+	}
+	if err != nil {
+		return err
+	}
+	st.At = &[2]int{tx, ty}
+	return in.drag(ctx, fx, fy, tx, ty, a)
+}
+
+// doScroll turns the wheel, at the action's point when it has one.
+func (in *Interpreter) doScroll(ctx context.Context, a action.Action, st *action.Step) error {
+	dev := in.Device
+	x, y, ok, err := in.point(ctx, a, st)
+	if err != nil {
+		return err
+	}
+	if ok {
+		st.At = &[2]int{x, y}
+		if err := dev.Move(x, y); err != nil {
+			return err
+		}
+	}
+	dx, dy := a.DX, a.DY
+	if a.Pages != 0 {
+		dy = int(math.Round(a.Pages * NotchPerPage))
+	}
+	for _, s := range []struct{ n, neg, pos int }{{dy, WheelUp, WheelDown}, {dx, WheelLeft, WheelRite}} {
+		b := s.pos
+		if s.n < 0 {
+			b = s.neg
+		}
+		for range abs(s.n) {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := dev.Button(b, true); err != nil {
+				return err
+			}
+			if err := dev.Button(b, false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// doButton performs a mouse_down or a mouse_up, at the action's point when
+// it has one.
+func (in *Interpreter) doButton(ctx context.Context, a action.Action, st *action.Step) error {
+	dev := in.Device
+	x, y, ok, err := in.point(ctx, a, st)
+	if err != nil {
+		return err
+	}
+	if ok {
+		st.At = &[2]int{x, y}
+		if a.Kind == action.MouseDown {
+			st.Element = in.Place.Describe(ctx, x, y)
+		}
+		if err := dev.Move(x, y); err != nil {
+			return err
+		}
+	}
+	return dev.Button(ButtonNumber(a.Button), a.Kind == action.MouseDown)
+}
+
+// doType types the action's text, first clicking its target and emptying
+// the field when asked.
+func (in *Interpreter) doType(ctx context.Context, a action.Action, st *action.Step) error {
+	dev := in.Device
+	if a.Target != nil {
+		x, y, err := in.target(ctx, a.Target, st)
+		if err != nil {
+			return err
+		}
+		st.At = &[2]int{x, y}
+		st.Element = in.Place.Describe(ctx, x, y)
+		if err := dev.Move(x, y); err != nil {
+			return err
+		}
+		if err := dev.Button(Left, true); err != nil {
+			return err
+		}
+		if err := dev.Button(Left, false); err != nil {
+			return err
+		}
+		// As a person does: the field takes the focus, then the keys
+		// come. An application that moves the focus late (Chromium's
+		// password fields, with their password manager) would otherwise
+		// give the first keys to the field before.
+		if err := Sleep(ctx, FocusPause); err != nil {
+			return err
+		}
+	}
+	if a.Clear {
+		if err := in.keys(ctx, []string{"ctrl", "a"}, true); err != nil {
+			return err
+		}
+		if err := in.keys(ctx, []string{"delete"}, false); err != nil {
+			return err
+		}
+	}
+	for _, r := range a.Text {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := dev.TypeRune(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// doKeyHold performs a key_down or a key_up, and records the keys held.
+func (in *Interpreter) doKeyHold(a action.Action) error {
+	sym, err := Keysym(a.Keys[0])
+	if err != nil {
+		return err
+	}
+	down := a.Kind == action.KeyDown
+	in.hold(sym, down)
+	return in.Device.Key(sym, down)
+}
+
+// doWait waits the action's time, or until its target shows.
+func (in *Interpreter) doWait(ctx context.Context, a action.Action) error {
+	if a.Target != nil {
+		return in.waitFor(ctx, a.Target, time.Duration(a.WaitSeconds()*float64(time.Second)))
+	}
+	return Sleep(ctx, time.Duration(a.WaitSeconds()*float64(time.Second)))
+}
+
+// doCode runs a bash code action through the place and records its output.
+func (in *Interpreter) doCode(ctx context.Context, a action.Action, st *action.Step) error {
+	if a.Lang != "" && a.Lang != "bash" && a.Lang != "sh" && a.Lang != "shell" {
+		return fmt.Errorf("%w: code in %q cannot run on %s (bash only)", env.ErrBadAction, a.Lang, in.Name)
+	}
+	out, err := in.Place.Shell(ctx, a.Text)
+	if err != nil {
+		return err
+	}
+	st.Output = out
+	return nil
+}
+
+// doScrollToText scrolls until the action's text shows, where the place
+// can read its text.
+func (in *Interpreter) doScrollToText(ctx context.Context, a action.Action) error {
+	if tp, ok := in.Place.(TextPlace); ok {
+		return in.scrollToText(ctx, tp, a.Text)
+	}
+	return fmt.Errorf("%w: %s cannot read its text to find %q", env.ErrBadAction, in.Name, a.Text)
 }
 
 // hold records a key held down by key_down, so that a reset lets go of it.

@@ -1,0 +1,25 @@
+package viewer
+
+import (
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+
+	"github.com/proctor-eval/proctor/store"
+)
+
+func (s *Server) shot(w http.ResponseWriter, r *http.Request) {
+	run, err := s.find(r.PathValue("id"))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	name := r.PathValue("name")
+	if !filepath.IsLocal(name) || strings.ContainsAny(name, `/\`) {
+		s.fail(w, fmt.Errorf("%w: bad screenshot name", errBadRequest))
+		return
+	}
+	w.Header().Set("Cache-Control", "public, max-age=31536000, immutable") // named by content hash
+	http.ServeFile(w, r, filepath.Join(run.Dir, store.ShotDir, name))
+}
