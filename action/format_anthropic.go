@@ -13,40 +13,50 @@ func ParseAnthropic(reply string, o Options) ([]Action, error) {
 		if t := j.str("type"); t != "" && t != "tool_use" {
 			return nil, nil // text and thinking blocks carry no action
 		}
-		if j.has("input") {
-			j = j.obj("input")
-			if j.err != nil {
-				return nil, j.err
-			}
+		if !j.has("input") {
+			return anthropicInput(j, unit)
 		}
-		act := j.str("action")
-		pt := j.pair("coordinate", unit)
-		switch act {
-		case "key":
-			return anthropicKey(act, j, pt, unit)
-		case "type":
-			return anthropicType(act, j, pt, unit)
-		case "mouse_move":
-			return anthropicMouseMove(act, j, pt, unit)
-		case "left_click", "right_click", "middle_click", "double_click", "triple_click":
-			return anthropicClick(act, j, pt, unit)
-		case "left_click_drag":
-			return anthropicDrag(act, j, pt, unit)
-		case "left_mouse_down", "left_mouse_up":
-			return anthropicMouseButton(act, j, pt, unit)
-		case "scroll":
-			return anthropicScroll(act, j, pt, unit)
-		case "hold_key":
-			return anthropicHoldKey(act, j, pt, unit)
-		case "wait":
-			return anthropicWait(act, j, pt, unit)
-		case "screenshot", "cursor_position":
-			return anthropicObserve(act, j, pt, unit)
-		case "":
-			return nil, fmt.Errorf("action is missing")
+		in := j.obj("input")
+		if j.err != nil {
+			return nil, j.err
 		}
-		return nil, fmt.Errorf("unknown action %q", act)
+		acts, err := anthropicInput(in, unit)
+		if err == nil {
+			err = in.err // what went wrong inside the block's input
+		}
+		return acts, err
 	})
+}
+
+// anthropicInput parses one input object of the computer-use tool.
+func anthropicInput(j *jobj, unit Unit) ([]Action, error) {
+	act := j.str("action")
+	pt := j.pair("coordinate", unit)
+	switch act {
+	case "key":
+		return anthropicKey(act, j, pt, unit)
+	case "type":
+		return anthropicType(act, j, pt, unit)
+	case "mouse_move":
+		return anthropicMouseMove(act, j, pt, unit)
+	case "left_click", "right_click", "middle_click", "double_click", "triple_click":
+		return anthropicClick(act, j, pt, unit)
+	case "left_click_drag":
+		return anthropicDrag(act, j, pt, unit)
+	case "left_mouse_down", "left_mouse_up":
+		return anthropicMouseButton(act, j, pt, unit)
+	case "scroll":
+		return anthropicScroll(act, j, pt, unit)
+	case "hold_key":
+		return anthropicHoldKey(act, j, pt, unit)
+	case "wait":
+		return anthropicWait(act, j, pt, unit)
+	case "screenshot", "cursor_position":
+		return anthropicObserve(act, j, pt, unit)
+	case "":
+		return nil, fmt.Errorf("action is missing")
+	}
+	return nil, fmt.Errorf("unknown action %q", act)
 }
 
 // anthropicHeld wraps a in the modifier keys that j's text names (a click

@@ -192,6 +192,10 @@ func TestParseAnthropic(t *testing.T) {
 		{name: "bad coordinate", in: `{"action":"left_click","coordinate":[1]}`, err: "coordinate must be an [x, y] pair"},
 		{name: "bad direction", in: `{"action":"scroll","scroll_direction":"in"}`, err: "unknown scroll_direction"},
 		{name: "bad key", in: `{"action":"key","text":"ctrl+hyper"}`, err: `unknown key "hyper"`},
+		// A tool_use block's input is held to the same rules as a bare
+		// input object.
+		{name: "tool_use bad coordinate", in: `{"type":"tool_use","name":"computer","input":{"action":"left_click","coordinate":"x"}}`, err: "coordinate must be an [x, y] pair"},
+		{name: "tool_use bad modifier", in: `{"type":"tool_use","name":"computer","input":{"action":"left_click","coordinate":[1,2],"text":"hyper"}}`, err: `unknown modifier key "hyper"`},
 	})
 }
 
