@@ -14,9 +14,9 @@ import (
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/android"
 	"github.com/proctor-eval/proctor/env/browser"
+	"github.com/proctor-eval/proctor/env/remote"
 	"github.com/proctor-eval/proctor/env/vnc"
 	"github.com/proctor-eval/proctor/env/xdesktop"
-	"github.com/proctor-eval/proctor/guest"
 	"github.com/proctor-eval/proctor/internal/adb"
 )
 
@@ -62,7 +62,7 @@ var builtin = []Provider{
 			if o.Token == "" {
 				return nil, errors.New("no token for the guest daemon: give --token-file FILE or set $PROCTOR_TOKEN")
 			}
-			target, err := guest.ParseTarget(arg)
+			target, err := remote.ParseTarget(arg)
 			if err != nil {
 				return nil, err
 			}
@@ -70,7 +70,7 @@ var builtin = []Provider{
 			// not hold the run before it starts.
 			dctx, cancel := context.WithTimeout(ctx, dialTimeout)
 			defer cancel()
-			c, err := guest.Dial(dctx, arg, o.Token)
+			c, err := remote.Dial(dctx, arg, o.Token)
 			if err != nil {
 				return nil, err
 			}
@@ -93,7 +93,7 @@ var builtin = []Provider{
 						first = nil
 						return c, nil
 					}
-					return guest.Dial(ctx, arg, o.Token)
+					return remote.Dial(ctx, arg, o.Token)
 				}}}, nil
 		},
 	},
@@ -136,14 +136,14 @@ var builtin = []Provider{
 				if o.Token == "" {
 					return nil, errors.New("no token for the guest daemon of --vnc-guest: give --token-file FILE or set $PROCTOR_TOKEN")
 				}
-				if _, err := guest.ParseTarget(o.VNCGuest); err != nil {
+				if _, err := remote.ParseTarget(o.VNCGuest); err != nil {
 					return nil, fmt.Errorf("--vnc-guest: %w", err)
 				}
 			}
 			dial := func(ctx context.Context) (*vnc.Env, error) {
 				cfg := vnc.Config{Addr: addr, Password: o.VNCPassword, ResetCommand: o.ResetCommand, Log: o.Log}
 				if o.VNCGuest != "" {
-					g, err := guest.Dial(ctx, o.VNCGuest, o.Token)
+					g, err := remote.Dial(ctx, o.VNCGuest, o.Token)
 					if err != nil {
 						return nil, fmt.Errorf("--vnc-guest: %w", err)
 					}
