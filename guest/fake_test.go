@@ -23,6 +23,7 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/env/remote"
 	"github.com/proctor-eval/proctor/observe"
 )
 
@@ -183,25 +184,25 @@ func FuzzHandler(f *testing.F) {
 	for _, seed := range []struct {
 		method, target, ctype, body string
 	}{
-		{"GET", PathHealth, "", ""},
-		{"GET", PathInfo, "", ""},
-		{"GET", PathScreenshot + "?scale=0.5&jpeg=80&cursor=1&marks=1", "", ""},
-		{"GET", PathScreenshot + "?scale=NaN", "", ""},
-		{"GET", PathTree + "?format=text", "", ""},
-		{"POST", PathDo, "application/json", `{"actions":[{"kind":"click","point":{"x":5,"y":5}},{"kind":"type","text":"hi"}]}`},
-		{"POST", PathDo, "application/json", `{"actions":[{"kind":"click","point":{"x":500,"y":5}}]}`},
-		{"POST", PathRun, "application/json", `{"command":"ls","timeout_ms":1000}`},
-		{"GET", PathFile + "?path=~/docs/a.txt", "", ""},
-		{"GET", PathFile + "?path=~/escape", "", ""},
-		{"GET", PathFile + "?path=~/docs", "", ""},
-		{"GET", PathFile + "?path=~/../secret.txt", "", ""},
-		{"PUT", PathFile + "?path=~/new/b.txt", "application/octet-stream", "data"},
-		{"PUT", PathFile + "?path=~/escape", "application/octet-stream", "overwrite"},
-		{"GET", PathWindows, "", ""},
-		{"POST", PathElements, "application/json", `{"role":"push button","name":"OK"}`},
-		{"GET", PathClipboard, "", ""},
-		{"POST", PathReset, "application/json", `{"steps":[{"run":"true"}],"assets":{"a":"aGk="}}`},
-		{"DELETE", PathFile + "?path=~/docs/a.txt", "", ""},
+		{"GET", remote.PathHealth, "", ""},
+		{"GET", remote.PathInfo, "", ""},
+		{"GET", remote.PathScreenshot + "?scale=0.5&jpeg=80&cursor=1&marks=1", "", ""},
+		{"GET", remote.PathScreenshot + "?scale=NaN", "", ""},
+		{"GET", remote.PathTree + "?format=text", "", ""},
+		{"POST", remote.PathDo, "application/json", `{"actions":[{"kind":"click","point":{"x":5,"y":5}},{"kind":"type","text":"hi"}]}`},
+		{"POST", remote.PathDo, "application/json", `{"actions":[{"kind":"click","point":{"x":500,"y":5}}]}`},
+		{"POST", remote.PathRun, "application/json", `{"command":"ls","timeout_ms":1000}`},
+		{"GET", remote.PathFile + "?path=~/docs/a.txt", "", ""},
+		{"GET", remote.PathFile + "?path=~/escape", "", ""},
+		{"GET", remote.PathFile + "?path=~/docs", "", ""},
+		{"GET", remote.PathFile + "?path=~/../secret.txt", "", ""},
+		{"PUT", remote.PathFile + "?path=~/new/b.txt", "application/octet-stream", "data"},
+		{"PUT", remote.PathFile + "?path=~/escape", "application/octet-stream", "overwrite"},
+		{"GET", remote.PathWindows, "", ""},
+		{"POST", remote.PathElements, "application/json", `{"role":"push button","name":"OK"}`},
+		{"GET", remote.PathClipboard, "", ""},
+		{"POST", remote.PathReset, "application/json", `{"steps":[{"run":"true"}],"assets":{"a":"aGk="}}`},
+		{"DELETE", remote.PathFile + "?path=~/docs/a.txt", "", ""},
 		{"GET", "/v2/nothing", "", ""},
 	} {
 		f.Add(seed.method, seed.target, uint8(2), seed.ctype, []byte(seed.body))
@@ -235,7 +236,7 @@ func FuzzHandler(f *testing.F) {
 			t.Fatalf("500 for a client's request: %s", where)
 		}
 		if resp.StatusCode >= 400 {
-			var ae apiError
+			var ae remote.ErrorBody
 			if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
 				t.Fatalf("error with Content-Type %q: %s", ct, where)
 			}
@@ -243,8 +244,8 @@ func FuzzHandler(f *testing.F) {
 				t.Fatalf("error without a JSON body with a kind (%v): %s", err, where)
 			}
 		}
-		if r.URL.Path == PathDo && resp.StatusCode == http.StatusOK {
-			var dr DoResponse
+		if r.URL.Path == remote.PathDo && resp.StatusCode == http.StatusOK {
+			var dr remote.DoResponse
 			if err := json.Unmarshal(got, &dr); err != nil {
 				t.Fatalf("do: %v: %s", err, where)
 			}

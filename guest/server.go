@@ -1,10 +1,11 @@
-// Package guest serves one environment over HTTP (JSON and images) so that
-// a desktop in a VM, a container or a pod is driven exactly like a local
-// one, and provides the client that implements env.Env over that API.
+// Package guest is the daemon that serves one environment over HTTP (JSON
+// and images) so that a desktop in a VM, a container or a pod is driven
+// exactly like a local one. It speaks the wire protocol of package
+// env/remote, whose Client is the environment on the runner's side.
 //
 // Every request needs the bearer token: the daemon runs commands. The
 // daemon serves TLS, and clients pin its certificate by fingerprint
-// (Target), so that the token can cross a network.
+// (remote.Target), so that the token can cross a network.
 package guest
 
 import (
@@ -32,48 +33,14 @@ import (
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/apicall"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/env/remote"
 	"github.com/proctor-eval/proctor/observe"
 )
 
-// API paths, all under /v1.
-const (
-	PathHealth     = "/v1/health"
-	PathInfo       = "/v1/info"
-	PathScreenshot = "/v1/screenshot"
-	PathTree       = "/v1/tree"
-	PathDo         = "/v1/do"
-	PathRun        = "/v1/run"
-	PathFile       = "/v1/file"
-	PathWindows    = "/v1/windows"
-	PathElements   = "/v1/elements"
-	PathClipboard  = "/v1/clipboard"
-	PathReset      = "/v1/reset"
-	PathVersion    = "/v1/version"
-	PathLoopback   = "/v1/loopback"
-)
-
-// APIVersion is the version of the API this package serves and speaks.
-// It changes when a daemon and a client of different versions would
-// misunderstand each other; both refuse to talk across a change.
-const APIVersion = "1"
-
-// APIHeader carries the API version: the daemon sends it on every
-// response, the client on every request.
-const APIHeader = "Proctor-API"
-
-// apiVersion is the version in use, APIVersion but for tests, which set
-// it to play a daemon or a client of another version. A handler takes it
-// when it is made, a client when it is dialled.
-var apiVersion = APIVersion
-
-// VersionInfo is the body of GET /v1/version.
-type VersionInfo struct {
-	API   string `json:"api"`   // the API version
-	Build string `json:"build"` // the daemon's build of proctor
-}
-
-// MarksHeader carries a set-of-mark screenshot's marks as JSON.
-const MarksHeader = "Proctor-Marks"
+// apiVersion is the version the daemon serves, remote.APIVersion but for
+// tests, which set it to play a daemon of another version. A handler
+// takes it when it is made.
+var apiVersion = remote.APIVersion
 
 // MaxBody bounds request bodies (file uploads and setups with assets)
 // unless Server.MaxBody says otherwise.
@@ -104,12 +71,6 @@ const MaxPath = 4096
 
 // MinScale is the smallest screenshot scale the API takes; the largest is 1.
 const MinScale = 0.01
-
-// ErrBadRequest wraps the daemon's answer to a request it refused as the
-// caller's mistake (kinds bad_request and too_large): a malformed
-// parameter, a path that names a folder or is too long, a body over the
-// limit.
-const ErrBadRequest = env.Error("bad request")
 
 // NewToken returns a random bearer token.
 func NewToken() string {
@@ -254,31 +215,44 @@ func (c *limitConn) Close() error {
 // Handler returns the HTTP handler of the API.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+PathHealth, s.health)
-	mux.HandleFunc("GET "+PathInfo, s.info)
-	mux.HandleFunc("GET "+PathScreenshot, s.screenshot)
-	mux.HandleFunc("GET "+PathTree, s.tree)
-	mux.HandleFunc("POST "+PathDo, s.do)
-	mux.HandleFunc("POST "+PathRun, s.run)
-	mux.HandleFunc("GET "+PathFile, s.readFile)
-	mux.HandleFunc("PUT "+PathFile, s.writeFile)
-	mux.HandleFunc("GET "+PathWindows, s.windows)
-	mux.HandleFunc("POST "+PathElements, s.elements)
-	mux.HandleFunc("GET "+PathClipboard, s.clipboard)
-	mux.HandleFunc("POST "+PathReset, s.reset)
-	mux.HandleFunc("POST "+PathLoopback, s.loopback)
 	api := apiVersion
-	mux.HandleFunc("GET "+PathVersion, func(w http.ResponseWriter, r *http.Request) {
-		reply(w, VersionInfo{API: api, Build: orDefault(s.Build, "unknown")})
-	})
+	handlers := map[remote.Route]http.HandlerFunc{
+		{Method: "GET", Path: remote.PathHealth}:     s.health,
+		{Method: "GET", Path: remote.PathInfo}:       s.info,
+		{Method: "GET", Path: remote.PathScreenshot}: s.screenshot,
+		{Method: "GET", Path: remote.PathTree}:       s.tree,
+		{Method: "POST", Path: remote.PathDo}:        s.do,
+		{Method: "POST", Path: remote.PathRun}:       s.run,
+		{Method: "GET", Path: remote.PathFile}:       s.readFile,
+		{Method: "PUT", Path: remote.PathFile}:       s.writeFile,
+		{Method: "GET", Path: remote.PathWindows}:    s.windows,
+		{Method: "POST", Path: remote.PathElements}:  s.elements,
+		{Method: "GET", Path: remote.PathClipboard}:  s.clipboard,
+		{Method: "POST", Path: remote.PathReset}:     s.reset,
+		{Method: "POST", Path: remote.PathLoopback}:  s.loopback,
+		{Method: "GET", Path: remote.PathVersion}: func(w http.ResponseWriter, r *http.Request) {
+			reply(w, remote.VersionInfo{API: api, Build: orDefault(s.Build, "unknown")})
+		},
+	}
+	// The daemon serves the protocol's routes, all of them and no other.
+	if len(handlers) != len(remote.Routes) {
+		panic(fmt.Sprintf("guest: %d handlers for the %d routes of the API", len(handlers), len(remote.Routes)))
+	}
+	for _, rt := range remote.Routes {
+		h, ok := handlers[rt]
+		if !ok {
+			panic("guest: no handler for " + rt.String())
+		}
+		mux.HandleFunc(rt.String(), h)
+	}
 	// Anything else gets a JSON error too, not the mux's text.
 	mux.HandleFunc("/", noRoute)
 	paths := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasPrefix(r.URL.Path, "/") { // "OPTIONS *" and the like: the mux would answer in text
-			writeError(w, http.StatusBadRequest, "bad_request", "the request target must be a path under /v1/")
+			writeError(w, remote.KindBadRequest, "the request target must be a path under /v1/")
 			return
 		}
-		if r.URL.Path != PathTree {
+		if r.URL.Path != remote.PathTree {
 			s.takeMarksTree()
 		}
 		mux.ServeHTTP(w, r)
@@ -286,21 +260,13 @@ func (s *Server) Handler() http.Handler {
 	return s.versioned(api, s.auth(paths))
 }
 
-// routes lists each path's methods, for noRoute's 405.
-var routes = map[string]string{
-	PathHealth: "GET", PathInfo: "GET", PathScreenshot: "GET", PathTree: "GET",
-	PathDo: "POST", PathRun: "POST", PathFile: "GET, PUT", PathWindows: "GET",
-	PathElements: "POST", PathClipboard: "GET", PathReset: "POST", PathVersion: "GET",
-	PathLoopback: "POST",
-}
-
 func noRoute(w http.ResponseWriter, r *http.Request) {
-	if allow, ok := routes[r.URL.Path]; ok {
+	if allow := remote.Allow(r.URL.Path); allow != "" {
 		w.Header().Set("Allow", allow)
-		writeError(w, http.StatusMethodNotAllowed, "bad_method", fmt.Sprintf("%s takes %s, not %s", r.URL.Path, allow, r.Method))
+		writeError(w, remote.KindBadMethod, fmt.Sprintf("%s takes %s, not %s", r.URL.Path, allow, r.Method))
 		return
 	}
-	writeError(w, http.StatusNotFound, "no_route", fmt.Sprintf("no API at %s", r.URL.Path))
+	writeError(w, remote.KindNoRoute, fmt.Sprintf("no API at %s", r.URL.Path))
 }
 
 // versioned declares the API version on every response, and refuses a
@@ -309,27 +275,14 @@ func noRoute(w http.ResponseWriter, r *http.Request) {
 // way. A request that declares none (curl, a script) is served.
 func (s *Server) versioned(api string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set(APIHeader, api)
-		if v := r.Header.Get(APIHeader); v != "" && v != api {
-			writeError(w, http.StatusConflict, "version", fmt.Sprintf("this daemon speaks API version %s; the client speaks %s (upgrade one of them)", api, short(v)))
-			s.logf("%s %s 409 (API version %s)", r.Method, r.URL.Path, short(v))
+		w.Header().Set(remote.APIHeader, api)
+		if v := r.Header.Get(remote.APIHeader); v != "" && v != api {
+			writeError(w, remote.KindVersion, fmt.Sprintf("this daemon speaks API version %s; the client speaks %s (upgrade one of them)", api, remote.ShortVersion(v)))
+			s.logf("%s %s 409 (API version %s)", r.Method, r.URL.Path, remote.ShortVersion(v))
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// short returns a version the other side declared as it is, or quoted
-// when it holds anything but a plain word, cut to a length that fits a
-// message.
-func short(v string) string {
-	if len(v) > 32 {
-		v = v[:32] + "..."
-	}
-	if q := strconv.Quote(v); q[1:len(q)-1] != v || strings.ContainsAny(v, " ;,") {
-		return q
-	}
-	return v
 }
 
 func (s *Server) auth(next http.Handler) http.Handler {
@@ -341,7 +294,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="proctor"`)
 			// A client without the token keeps no connection open.
 			w.Header().Set("Connection", "close")
-			writeError(w, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token")
+			writeError(w, remote.KindUnauthorized, "missing or wrong bearer token")
 			// The log names the path only: never the query, never a header.
 			s.logf("%s %s 401 (%s)", r.Method, r.URL.Path, r.RemoteAddr)
 			return
@@ -365,26 +318,6 @@ func (s *Server) logf(format string, args ...any) {
 	}
 }
 
-// apiError is the body of every error response.
-type apiError struct {
-	Error string `json:"error"`
-	Kind  string `json:"kind"`
-}
-
-// Error kinds and their statuses, first match first; the client turns
-// them back into sentinel errors.
-var errorKinds = []struct {
-	err    error
-	kind   string
-	status int
-}{
-	{env.ErrNotFound, "not_found", http.StatusNotFound},
-	{env.ErrForbidden, "forbidden", http.StatusForbidden},
-	{env.ErrBadAction, "bad_action", http.StatusUnprocessableEntity},
-	{env.ErrClosed, "closed", http.StatusServiceUnavailable},
-	{ErrBadRequest, "bad_request", http.StatusBadRequest},
-}
-
 // pathMistakes are the file system's answers to a path that cannot name a
 // file to read or write: the caller's mistake, not the daemon's.
 var pathMistakes = []struct {
@@ -400,40 +333,39 @@ var pathMistakes = []struct {
 // classify returns err's kind and status: "internal" (500) when it is
 // none of the known ones.
 func classify(err error) (kind string, status int, msg string) {
-	for _, k := range errorKinds {
-		if errors.Is(err, k.err) {
-			return k.kind, k.status, err.Error()
-		}
+	if k := remote.KindOf(err); k.Kind != remote.KindInternal {
+		return k.Kind, k.Status, err.Error()
 	}
 	// Only a *fs.PathError is looked at, so that, say, a process's
 	// ENOTDIR deep in a reset is not blamed on the caller.
 	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 		for _, m := range pathMistakes {
 			if errors.Is(pe.Err, m.errno) {
-				return "bad_request", http.StatusBadRequest, m.why + ": " + err.Error()
+				return remote.KindBadRequest, remote.Status(remote.KindBadRequest), m.why + ": " + err.Error()
 			}
 		}
 	}
-	return "internal", http.StatusInternalServerError, err.Error()
+	return remote.KindInternal, remote.Status(remote.KindInternal), err.Error()
 }
 
-func writeError(w http.ResponseWriter, status int, kind, msg string) {
+// writeError answers an error of a kind, with the kind's status.
+func writeError(w http.ResponseWriter, kind, msg string) {
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(apiError{Error: msg, Kind: kind})
+	w.WriteHeader(remote.Status(kind))
+	json.NewEncoder(w).Encode(remote.ErrorBody{Error: msg, Kind: kind})
 }
 
 func fail(w http.ResponseWriter, err error) {
-	kind, status, msg := classify(err)
-	writeError(w, status, kind, msg)
+	kind, _, msg := classify(err)
+	writeError(w, kind, msg)
 }
 
 func badRequest(w http.ResponseWriter, format string, args ...any) {
-	writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf(format, args...))
+	writeError(w, remote.KindBadRequest, fmt.Sprintf(format, args...))
 }
 
 func tooLarge(w http.ResponseWriter, limit int64) {
-	writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over the limit of %d bytes", limit))
+	writeError(w, remote.KindTooLarge, fmt.Sprintf("the body is over the limit of %d bytes", limit))
 }
 
 // readBody reads the whole body, answering 413 when it is over the limit.
@@ -531,7 +463,7 @@ func (s *Server) screenshot(w http.ResponseWriter, r *http.Request) {
 	}
 	if o.Marks {
 		b, _ := json.Marshal(shot.Marks)
-		w.Header().Set(MarksHeader, string(b))
+		w.Header().Set(remote.MarksHeader, string(b))
 		s.marksMu.Lock()
 		s.marksTree = shot.Tree
 		s.marksMu.Unlock()
@@ -564,31 +496,19 @@ func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
 	reply(w, t)
 }
 
-// DoRequest is the body of POST /v1/do.
-type DoRequest struct {
-	Actions []action.Action `json:"actions"`
-}
-
-// DoResponse is its reply: the steps done, and the error that stopped
-// the rest, if any.
-type DoResponse struct {
-	Steps []action.Step `json:"steps"`
-	Error *apiError     `json:"error,omitempty"`
-}
-
 func (s *Server) do(w http.ResponseWriter, r *http.Request) {
-	var req DoRequest
+	var req remote.DoRequest
 	if !decode(w, r, &req) {
 		return
 	}
 	steps, err := s.Env.Do(r.Context(), req.Actions)
-	resp := DoResponse{Steps: steps}
+	resp := remote.DoResponse{Steps: steps}
 	if err != nil {
 		kind, _, msg := classify(err)
-		if kind == "internal" && len(steps) < len(req.Actions) && s.impossible(r.Context(), req.Actions[len(steps)]) {
-			kind = "bad_action"
+		if kind == remote.KindInternal && len(steps) < len(req.Actions) && s.impossible(r.Context(), req.Actions[len(steps)]) {
+			kind = remote.KindBadAction
 		}
-		resp.Error = &apiError{Error: msg, Kind: kind}
+		resp.Error = &remote.ErrorBody{Error: msg, Kind: kind}
 	}
 	// The status stays 200 whatever the error: the steps done before it
 	// are part of the answer.
@@ -630,14 +550,8 @@ func (s *Server) impossible(ctx context.Context, a action.Action) bool {
 // maxTimeoutMS bounds a command's timeout: a day.
 const maxTimeoutMS = 24 * 60 * 60 * 1000
 
-// RunRequest is the body of POST /v1/run.
-type RunRequest struct {
-	Command   string `json:"command"`
-	TimeoutMS int    `json:"timeout_ms,omitempty"`
-}
-
 func (s *Server) run(w http.ResponseWriter, r *http.Request) {
-	var req RunRequest
+	var req remote.RunRequest
 	if !decode(w, r, &req) {
 		return
 	}
@@ -716,18 +630,13 @@ func (s *Server) elements(w http.ResponseWriter, r *http.Request) {
 	reply(w, els)
 }
 
-// ClipboardResponse is the body of GET /v1/clipboard.
-type ClipboardResponse struct {
-	Text string `json:"text"`
-}
-
 func (s *Server) clipboard(w http.ResponseWriter, r *http.Request) {
 	t, err := s.Env.Clipboard(r.Context())
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	reply(w, ClipboardResponse{Text: t})
+	reply(w, remote.ClipboardResponse{Text: t})
 }
 
 // loopback sends an HTTP request, given whole in the body (as

@@ -18,6 +18,7 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/env/remote"
 	"github.com/proctor-eval/proctor/observe"
 )
 
@@ -153,8 +154,8 @@ func TestClientMistakes(t *testing.T) {
 	e := newRootEnv(t)
 	srv := httptest.NewServer((&Server{Env: e, Token: "tok", MaxBody: 1 << 10}).Handler())
 	t.Cleanup(srv.Close)
-	file := func(p string) string { return PathFile + "?path=" + url.QueryEscape(p) }
-	shot := func(scale string) string { return PathScreenshot + "?scale=" + url.QueryEscape(scale) }
+	file := func(p string) string { return remote.PathFile + "?path=" + url.QueryEscape(p) }
+	shot := func(scale string) string { return remote.PathScreenshot + "?scale=" + url.QueryEscape(scale) }
 	do := func(act string) string { return `{"actions":[` + act + `]}` }
 	big := strings.Repeat("x", 2<<10)
 	tests := []struct {
@@ -185,16 +186,16 @@ func TestClientMistakes(t *testing.T) {
 		{"GET", shot("half"), "", 400, "bad_request", "from 0.01 to 1"},
 		{"GET", shot("0.01"), "", 200, "", ""},
 		{"GET", shot("1"), "", 200, "", ""},
-		{"POST", PathRun, `{"command":"ls","timeout_ms":-1}`, 400, "bad_request", "not 0 to"},
-		{"POST", PathRun, `{"command":"ls","timeout_ms":9223372036854775807}`, 400, "bad_request", "not 0 to"},
+		{"POST", remote.PathRun, `{"command":"ls","timeout_ms":-1}`, 400, "bad_request", "not 0 to"},
+		{"POST", remote.PathRun, `{"command":"ls","timeout_ms":9223372036854775807}`, 400, "bad_request", "not 0 to"},
 		{"PUT", file("~/big"), big, 413, "too_large", "limit of 1024"},
-		{"POST", PathReset, `{"assets":{"a":"` + big + `"}}`, 413, "too_large", "limit of 1024"},
+		{"POST", remote.PathReset, `{"assets":{"a":"` + big + `"}}`, 413, "too_large", "limit of 1024"},
 		{"GET", "/v1/nothing", "", 404, "no_route", ""},
-		{"GET", PathDo, "", 405, "bad_method", "POST"},
+		{"GET", remote.PathDo, "", 405, "bad_method", "POST"},
 		// /v1/do answers 200 with the steps done and the error's kind.
-		{"POST", PathDo, do(`{"kind":"click","point":{"x":150,"y":5}}`), 200, "bad_action", "outside"},
-		{"POST", PathDo, do(`{"kind":"click","point":{"x":5,"y":5}},{"kind":"move","point":{"x":2,"y":2,"unit":"ratio"}}`), 200, "bad_action", "outside"},
-		{"POST", PathDo, do(`{"kind":"click","point":{"x":5,"y":5}}`), 200, "", ""},
+		{"POST", remote.PathDo, do(`{"kind":"click","point":{"x":150,"y":5}}`), 200, "bad_action", "outside"},
+		{"POST", remote.PathDo, do(`{"kind":"click","point":{"x":5,"y":5}},{"kind":"move","point":{"x":2,"y":2,"unit":"ratio"}}`), 200, "bad_action", "outside"},
+		{"POST", remote.PathDo, do(`{"kind":"click","point":{"x":5,"y":5}}`), 200, "", ""},
 	}
 	for _, tc := range tests {
 		req, _ := http.NewRequest(tc.method, srv.URL+tc.path, strings.NewReader(tc.body))
@@ -205,11 +206,11 @@ func TestClientMistakes(t *testing.T) {
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		var e apiError
+		var e remote.ErrorBody
 		if resp.StatusCode >= 400 {
 			json.Unmarshal(b, &e)
-		} else if tc.method == "POST" && tc.path == PathDo {
-			var dr DoResponse
+		} else if tc.method == "POST" && tc.path == remote.PathDo {
+			var dr remote.DoResponse
 			json.Unmarshal(b, &dr)
 			if dr.Error != nil {
 				e = *dr.Error
@@ -230,8 +231,8 @@ func TestClientMistakes(t *testing.T) {
 func TestUnknownLengthBodyTooLarge(t *testing.T) {
 	srv := httptest.NewServer((&Server{Env: newRootEnv(t), Token: "tok", MaxBody: 1 << 10}).Handler())
 	t.Cleanup(srv.Close)
-	for _, path := range []string{PathFile + "?path=~/big", PathRun} {
-		method := map[bool]string{true: "PUT", false: "POST"}[path != PathRun]
+	for _, path := range []string{remote.PathFile + "?path=~/big", remote.PathRun} {
+		method := map[bool]string{true: "PUT", false: "POST"}[path != remote.PathRun]
 		body := io.MultiReader(strings.NewReader(`{"command":"`), strings.NewReader(strings.Repeat("x", 4<<10)), strings.NewReader(`"}`))
 		req, _ := http.NewRequest(method, srv.URL+path, body)
 		req.Header.Set("Authorization", "Bearer tok")
@@ -239,7 +240,7 @@ func TestUnknownLengthBodyTooLarge(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var e apiError
+		var e remote.ErrorBody
 		json.NewDecoder(resp.Body).Decode(&e)
 		resp.Body.Close()
 		if req.ContentLength != -1 && req.ContentLength != 0 {
@@ -258,7 +259,7 @@ func TestClientErrorKinds(t *testing.T) {
 	srv := httptest.NewServer((&Server{Env: newRootEnv(t), Token: "tok", MaxBody: 1 << 10}).Handler())
 	t.Cleanup(srv.Close)
 	ctx := context.Background()
-	c, err := Dial(ctx, srv.URL, "tok")
+	c, err := remote.Dial(ctx, srv.URL, "tok")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,13 +275,13 @@ func TestClientErrorKinds(t *testing.T) {
 		err      error
 		is, isnt []error
 	}{
-		{"reading a folder", readDir, []error{ErrBadRequest}, []error{env.ErrBadAction, env.ErrNotFound}},
+		{"reading a folder", readDir, []error{remote.ErrBadRequest}, []error{env.ErrBadAction, env.ErrNotFound}},
 		{"a point off the screen", offScreen, []error{env.ErrBadAction}, nil},
-		{"actions over the body limit", hugeDo, []error{env.ErrBadAction, ErrBadRequest}, nil},
-		{"writing over the body limit", c.WriteFile(ctx, "~/big", []byte(big)), []error{ErrBadRequest}, []error{env.ErrBadAction}},
-		{"a scale of 2", badScale, []error{ErrBadRequest}, []error{env.ErrBadAction}},
-		{"a missing file", missing, []error{observe.ErrNotFound}, []error{ErrBadRequest}},
-		{"a file outside the roots", outside, []error{env.ErrForbidden}, []error{ErrBadRequest}},
+		{"actions over the body limit", hugeDo, []error{env.ErrBadAction, remote.ErrBadRequest}, nil},
+		{"writing over the body limit", c.WriteFile(ctx, "~/big", []byte(big)), []error{remote.ErrBadRequest}, []error{env.ErrBadAction}},
+		{"a scale of 2", badScale, []error{remote.ErrBadRequest}, []error{env.ErrBadAction}},
+		{"a missing file", missing, []error{observe.ErrNotFound}, []error{remote.ErrBadRequest}},
+		{"a file outside the roots", outside, []error{env.ErrForbidden}, []error{remote.ErrBadRequest}},
 	}
 	for _, tc := range tests {
 		for _, want := range tc.is {
@@ -304,10 +305,10 @@ func TestRequestLogHasNoToken(t *testing.T) {
 	srv := httptest.NewServer((&Server{Env: newRootEnv(t), Token: token, Log: log.New(&buf, "", 0)}).Handler())
 	t.Cleanup(srv.Close)
 	for _, r := range []struct{ path, auth string }{
-		{PathHealth, "Bearer " + token},
-		{PathHealth, "Bearer " + token + "x"},
-		{PathInfo + "?token=" + token, ""},
-		{PathFile + "?path=~/" + token, "Bearer " + token},
+		{remote.PathHealth, "Bearer " + token},
+		{remote.PathHealth, "Bearer " + token + "x"},
+		{remote.PathInfo + "?token=" + token, ""},
+		{remote.PathFile + "?path=~/" + token, "Bearer " + token},
 	} {
 		req, _ := http.NewRequest("GET", srv.URL+r.path, nil)
 		if r.auth != "" {
@@ -364,14 +365,14 @@ func TestMarksTreeServedOnce(t *testing.T) {
 		method, target, body string
 		reads                int // tree reads so far
 	}{
-		{"GET", PathScreenshot + "?marks=1", "", 0},
-		{"GET", PathTree, "", 0}, // the marks' tree
-		{"GET", PathTree, "", 1}, // read again
-		{"GET", PathScreenshot + "?marks=1", "", 1},
-		{"POST", PathDo, `{"actions":[{"kind":"move","point":{"x":1,"y":1}}]}`, 1},
-		{"GET", PathTree, "", 2}, // the screen may have changed
-		{"GET", PathScreenshot, "", 2},
-		{"GET", PathTree, "", 3}, // no marks, no tree kept
+		{"GET", remote.PathScreenshot + "?marks=1", "", 0},
+		{"GET", remote.PathTree, "", 0}, // the marks' tree
+		{"GET", remote.PathTree, "", 1}, // read again
+		{"GET", remote.PathScreenshot + "?marks=1", "", 1},
+		{"POST", remote.PathDo, `{"actions":[{"kind":"move","point":{"x":1,"y":1}}]}`, 1},
+		{"GET", remote.PathTree, "", 2}, // the screen may have changed
+		{"GET", remote.PathScreenshot, "", 2},
+		{"GET", remote.PathTree, "", 3}, // no marks, no tree kept
 	}
 	for i, st := range steps {
 		get(st.method, st.target, st.body)

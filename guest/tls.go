@@ -4,24 +4,17 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/hex"
 	"fmt"
 	"math/big"
 	"net"
 	"slices"
 	"time"
-)
 
-// Fingerprint returns the SHA-256 of a DER certificate in lowercase hex:
-// what a Target pins.
-func Fingerprint(der []byte) string {
-	sum := sha256.Sum256(der)
-	return hex.EncodeToString(sum[:])
-}
+	"github.com/proctor-eval/proctor/env/remote"
+)
 
 // SelfSigned makes a certificate for the daemon's TLS, valid for hosts
 // (names or IP addresses; unspecified ones are skipped) and for
@@ -67,5 +60,5 @@ func SelfSigned(hosts ...string) (tls.Certificate, string, error) {
 	if err != nil {
 		return tls.Certificate{}, "", err
 	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, Fingerprint(der), nil
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, remote.Fingerprint(der), nil
 }

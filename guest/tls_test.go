@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/env/remote"
 )
 
 // serveTLS serves s with a new self-signed certificate, as the daemon
@@ -50,11 +51,11 @@ func TestTLSPinned(t *testing.T) {
 		// The pin is all that is checked: the name is not, nor the CA.
 		"https://localhost:" + port + "#sha256=" + strings.ToUpper(fingerprint),
 	} {
-		c, err := Dial(ctx, target, "tok")
+		c, err := remote.Dial(ctx, target, "tok")
 		if err != nil {
 			t.Fatalf("Dial(%q): %v", target, err)
 		}
-		if v := c.Version(); v.API != APIVersion || v.Build != "v9.9" {
+		if v := c.Version(); v.API != remote.APIVersion || v.Build != "v9.9" {
 			t.Errorf("version %+v", v)
 		}
 		if err := c.WriteFile(ctx, "~/t.txt", []byte("over TLS")); err != nil {
@@ -70,7 +71,7 @@ func TestTLSPinned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fp != Fingerprint(cert.Certificate[0]) || len(fp) != 64 || strings.ToLower(fp) != fp {
+	if fp != remote.Fingerprint(cert.Certificate[0]) || len(fp) != 64 || strings.ToLower(fp) != fp {
 		t.Errorf("fingerprint %q is not the lowercase hex SHA-256 of the certificate", fp)
 	}
 	roots := x509.NewCertPool()
@@ -102,28 +103,28 @@ func TestDialErrors(t *testing.T) {
 	closedAddr := ln.Addr().String()
 	ln.Close()
 	other := strings.Repeat("0", 64)
-	sentinels := []error{ErrUnauthorized, ErrFingerprint, ErrTLSMismatch, ErrVersion, env.ErrClosed}
+	sentinels := []error{remote.ErrUnauthorized, remote.ErrFingerprint, remote.ErrTLSMismatch, remote.ErrVersion, env.ErrClosed}
 	tests := []struct {
 		name, target, token string
 		is                  []error
 		says                []string
 	}{
 		{"a wrong token", "https://" + tlsAddr + "#sha256=" + fingerprint, "wrong-" + token,
-			[]error{ErrUnauthorized}, []string{"guest at https://" + tlsAddr + ": unauthorized"}},
+			[]error{remote.ErrUnauthorized}, []string{"guest at https://" + tlsAddr + ": unauthorized"}},
 		{"a wrong fingerprint", "https://" + tlsAddr + "#sha256=" + other, token,
-			[]error{ErrFingerprint}, []string{"guest at https://" + tlsAddr, "certificate sha256=" + fingerprint, "pinned sha256=" + other}},
+			[]error{remote.ErrFingerprint}, []string{"guest at https://" + tlsAddr, "certificate sha256=" + fingerprint, "pinned sha256=" + other}},
 		{"no pin for a self-signed certificate", "https://" + tlsAddr, token,
-			[]error{ErrFingerprint}, []string{"guest at https://" + tlsAddr, "not one this machine trusts", "#sha256="}},
+			[]error{remote.ErrFingerprint}, []string{"guest at https://" + tlsAddr, "not one this machine trusts", "#sha256="}},
 		{"plain HTTP to TLS", "http://" + tlsAddr, token,
-			[]error{ErrTLSMismatch}, []string{"guest at http://" + tlsAddr + " speaks TLS: use https://" + tlsAddr + "#sha256="}},
+			[]error{remote.ErrTLSMismatch}, []string{"guest at http://" + tlsAddr + " speaks TLS: use https://" + tlsAddr + "#sha256="}},
 		{"TLS to plain HTTP", "https://" + plainAddr + "#sha256=" + other, token,
-			[]error{ErrTLSMismatch}, []string{"guest at https://" + plainAddr + " speaks plain HTTP (started with --insecure?)"}},
+			[]error{remote.ErrTLSMismatch}, []string{"guest at https://" + plainAddr + " speaks plain HTTP (started with --insecure?)"}},
 		{"nobody listening", "https://" + closedAddr + "#sha256=" + other, token,
 			[]error{env.ErrClosed, syscall.ECONNREFUSED}, []string{"guest at https://" + closedAddr + ": cannot reach the daemon", "connection refused"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := Dial(context.Background(), tc.target, tc.token)
+			c, err := remote.Dial(context.Background(), tc.target, tc.token)
 			if err == nil {
 				c.Close()
 				t.Fatal("Dial succeeded")
@@ -156,7 +157,7 @@ func TestDialErrors(t *testing.T) {
 func TestWrongFingerprintSendsNothing(t *testing.T) {
 	var buf lockedBuffer
 	addr, _ := serveTLS(t, &Server{Env: newRootEnv(t), Token: "tok", Log: log.New(&buf, "", 0)})
-	if _, err := Dial(context.Background(), "https://"+addr+"#sha256="+strings.Repeat("1", 64), "tok"); !errors.Is(err, ErrFingerprint) {
+	if _, err := remote.Dial(context.Background(), "https://"+addr+"#sha256="+strings.Repeat("1", 64), "tok"); !errors.Is(err, remote.ErrFingerprint) {
 		t.Fatalf("Dial: %v", err)
 	}
 	// The daemon logs the failed handshake once the client hangs up;
@@ -200,7 +201,8 @@ func setAPIVersion(t *testing.T, v string) {
 
 // TestVersionMismatch checks the handshake both ways: a client refuses a
 // daemon of another version, a daemon refuses a client of another version,
-// and each error names both versions.
+// and each error names both versions. (A client of another version is
+// played in env/remote's TestClientOfAnotherVersion.)
 func TestVersionMismatch(t *testing.T) {
 	ctx := context.Background()
 	t.Run("the daemon speaks 2", func(t *testing.T) {
@@ -209,19 +211,9 @@ func TestVersionMismatch(t *testing.T) {
 		apiVersion = "1"
 		srv := httptest.NewServer(h)
 		defer srv.Close()
-		_, err := Dial(ctx, srv.URL, "tok")
+		_, err := remote.Dial(ctx, srv.URL, "tok")
 		want := "guest at " + srv.URL + " speaks API version 2; this proctor speaks 1 (upgrade one of them)"
-		if !errors.Is(err, ErrVersion) || err.Error() != want {
-			t.Fatalf("Dial: %v, want %q", err, want)
-		}
-	})
-	t.Run("the client speaks 2", func(t *testing.T) {
-		srv := httptest.NewServer((&Server{Env: newRootEnv(t), Token: "tok"}).Handler())
-		defer srv.Close()
-		setAPIVersion(t, "2")
-		_, err := Dial(ctx, srv.URL, "tok")
-		want := "guest at " + srv.URL + " speaks API version 1; this proctor speaks 2 (upgrade one of them)"
-		if !errors.Is(err, ErrVersion) || err.Error() != want {
+		if !errors.Is(err, remote.ErrVersion) || err.Error() != want {
 			t.Fatalf("Dial: %v, want %q", err, want)
 		}
 	})
@@ -239,9 +231,9 @@ func TestVersionMismatch(t *testing.T) {
 			{"", "", http.StatusUnauthorized, "unauthorized"},
 			{"1", "Bearer tok", http.StatusOK, ""},
 		} {
-			req, _ := http.NewRequest("GET", srv.URL+PathVersion, nil)
+			req, _ := http.NewRequest("GET", srv.URL+remote.PathVersion, nil)
 			if tc.declared != "" {
-				req.Header.Set(APIHeader, tc.declared)
+				req.Header.Set(remote.APIHeader, tc.declared)
 			}
 			if tc.auth != "" {
 				req.Header.Set("Authorization", tc.auth)
@@ -250,11 +242,11 @@ func TestVersionMismatch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var e apiError
+			var e remote.ErrorBody
 			json.NewDecoder(resp.Body).Decode(&e)
 			resp.Body.Close()
-			if resp.StatusCode != tc.status || e.Kind != tc.kind || resp.Header.Get(APIHeader) != "1" {
-				t.Errorf("declaring %q: %d %q, %s %q; want %d %q, %s \"1\"", tc.declared, resp.StatusCode, e.Kind, APIHeader, resp.Header.Get(APIHeader), tc.status, tc.kind, APIHeader)
+			if resp.StatusCode != tc.status || e.Kind != tc.kind || resp.Header.Get(remote.APIHeader) != "1" {
+				t.Errorf("declaring %q: %d %q, %s %q; want %d %q, %s \"1\"", tc.declared, resp.StatusCode, e.Kind, remote.APIHeader, resp.Header.Get(remote.APIHeader), tc.status, tc.kind, remote.APIHeader)
 			}
 			if tc.kind == "version" && e.Error != "this daemon speaks API version 1; the client speaks 2 (upgrade one of them)" {
 				t.Errorf("the message %q does not name both versions", e.Error)
@@ -275,16 +267,16 @@ func TestVersionMismatch(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if tc.header != "" {
-					w.Header().Set(APIHeader, tc.header)
+					w.Header().Set(remote.APIHeader, tc.header)
 				}
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(tc.status)
 				w.Write([]byte(`{"api":"2","build":"v2","error":"no API here","kind":"no_route"}`))
 			}))
 			defer srv.Close()
-			_, err := Dial(ctx, srv.URL, "tok")
-			if !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), tc.says) || !strings.Contains(err.Error(), srv.URL) {
-				t.Fatalf("Dial: %v, want %v saying %q", err, ErrVersion, tc.says)
+			_, err := remote.Dial(ctx, srv.URL, "tok")
+			if !errors.Is(err, remote.ErrVersion) || !strings.Contains(err.Error(), tc.says) || !strings.Contains(err.Error(), srv.URL) {
+				t.Fatalf("Dial: %v, want %v saying %q", err, remote.ErrVersion, tc.says)
 			}
 		})
 	}

@@ -2,9 +2,7 @@ package run
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
-	"net"
 	"sort"
 	"testing"
 	"time"
@@ -12,8 +10,9 @@ import (
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/env/remote"
 	"github.com/proctor-eval/proctor/env/xdesktop"
-	"github.com/proctor-eval/proctor/guest"
+	"github.com/proctor-eval/proctor/guest/guesttest"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -37,24 +36,13 @@ func BenchmarkStepOverheadTLSGuest(b *testing.B) {
 		if err != nil {
 			return nil, err
 		}
-		cert, fp, err := guest.SelfSigned("127.0.0.1")
+		g := guesttest.Serve(b, d)
+		c, err := remote.Dial(ctx, g.Target, g.Token)
 		if err != nil {
-			return nil, err
-		}
-		srv := &guest.Server{Env: d, Token: "bench-token", TLS: &tls.Config{Certificates: []tls.Certificate{cert}}}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		sctx, stop := context.WithCancel(context.Background())
-		go srv.Serve(sctx, ln)
-		c, err := guest.Dial(ctx, "https://"+ln.Addr().String()+"#sha256="+fp, "bench-token")
-		if err != nil {
-			stop()
 			d.Close()
 			return nil, err
 		}
-		return closeAll{c, func() { stop(); d.Close() }}, nil
+		return closeAll{c, func() { g.Close(); d.Close() }}, nil
 	}
 	benchSteps(b, map[string]func(context.Context) (env.Env, error){"local": newDesktop, "tls-guest": tlsGuest})
 }

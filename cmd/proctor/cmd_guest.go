@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/proctor-eval/proctor/env/remote"
 	"github.com/proctor-eval/proctor/env/xdesktop"
 	"github.com/proctor-eval/proctor/guest"
 	"github.com/proctor-eval/proctor/task"
@@ -174,7 +175,7 @@ func runGuest(cmd *cobra.Command, o guestOptions) error {
 // serve (nil with --insecure) and the target a runner dials, with the
 // certificate's fingerprint, which it prints. The daemon serves plain
 // HTTP only when --insecure says so, never for want of a certificate.
-func guestListen(o guestOptions, stderr io.Writer) (ln net.Listener, config *tls.Config, target guest.Target, err error) {
+func guestListen(o guestOptions, stderr io.Writer) (ln net.Listener, config *tls.Config, target remote.Target, err error) {
 	switch {
 	case (o.tlsCert == "") != (o.tlsKey == ""):
 		return nil, nil, target, errors.New("--tls-cert and --tls-key go together: give both, or neither for a self-signed certificate")
@@ -191,7 +192,7 @@ func guestListen(o guestOptions, stderr io.Writer) (ln net.Listener, config *tls
 	if ln, err = net.Listen("tcp", o.listen); err != nil {
 		return nil, nil, target, err
 	}
-	target = guest.Target{Scheme: "https", Host: ln.Addr().String()}
+	target = remote.Target{Scheme: "https", Host: ln.Addr().String()}
 	if o.insecure {
 		target.Scheme = "http"
 		if msg := exposure(ln.Addr()); msg != "" {
@@ -205,7 +206,7 @@ func guestListen(o guestOptions, stderr io.Writer) (ln net.Listener, config *tls
 			return nil, nil, target, err
 		}
 	}
-	target.Fingerprint = guest.Fingerprint(cert.Certificate[0])
+	target.Fingerprint = remote.Fingerprint(cert.Certificate[0])
 	fmt.Fprintf(stderr, "fingerprint sha256=%s\n", target.Fingerprint)
 	return ln, &tls.Config{Certificates: []tls.Certificate{cert}}, target, nil
 }

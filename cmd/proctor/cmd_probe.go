@@ -101,7 +101,7 @@ func runProbe(ctx context.Context, o probeOptions, suite, id, src string, stdout
 		// suite do not stop it, but are mentioned.
 		fmt.Fprintf(stderr, "note: the suite has %d problems (see proctor tasks lint %s)\n", len(ps), suite)
 	}
-	if err := preflight(s, []*task.Task{t}, o.envs.hasLocal()); err != nil {
+	if err := preflight(s, []*task.Task{t}, &o.envs); err != nil {
 		return err
 	}
 	sources, err := o.envs.sources(ctx, 1, stderr)

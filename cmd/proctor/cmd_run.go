@@ -21,7 +21,7 @@ import (
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/env"
-	"github.com/proctor-eval/proctor/env/xdesktop"
+	"github.com/proctor-eval/proctor/env/provider"
 	"github.com/proctor-eval/proctor/judge"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/run"
@@ -417,39 +417,13 @@ func dialAgent(ctx context.Context, raw string) error {
 }
 
 // preflight refuses tasks this runner cannot run and apps that are not
-// installed, before anything is scored or written; problems found
-// elsewhere (the agent's) are given with them.
+// installed (as the providers of envs find them), before anything is
+// scored or written; problems found elsewhere (the agent's) are given with
+// them.
 // The runner's own pre-flight then refuses tasks that no environment of
 // the pool can run.
-func preflight(s *task.Suite, tasks []*task.Task, local bool, problems ...string) error {
-	missing := map[string]string{}
-	for _, t := range tasks {
-		if !local || t.Environment.TypeOrDefault() != "x11" {
-			continue // only local desktops' applications can be looked for here
-		}
-		var apps []string
-		for _, st := range t.Setup {
-			if st.Launch != nil {
-				apps = append(apps, st.Launch.App)
-			}
-			if st.Open != nil && st.Open.App != "" {
-				apps = append(apps, st.Open.App)
-			}
-		}
-		for _, a := range apps {
-			spec, ok := s.App(a)
-			if !ok {
-				continue // lint reports it
-			}
-			bin := strings.Fields(spec.Command)[0]
-			if _, err := xdesktop.LookPath(bin); err != nil {
-				missing[bin] = spec.Package
-			}
-		}
-	}
-	for bin, pkg := range missing {
-		problems = append(problems, fmt.Sprintf("%s is not installed (apt-get install %s)", bin, pkg))
-	}
+func preflight(s *task.Suite, tasks []*task.Task, envs *envOptions, problems ...string) error {
+	problems = append(envs.preflight(s, tasks), problems...)
 	sort.Strings(problems)
 	if len(problems) > 0 {
 		return fmt.Errorf("pre-flight refused the run:\n  %s", strings.Join(problems, "\n  "))
@@ -524,7 +498,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	if len(o.envs.specs) == 0 {
 		o.envs.specs = rc.Envs
 	}
-	if err := preflight(s, tasks, o.envs.hasLocal(), agentProblems(ctx, rc)...); err != nil {
+	if err := preflight(s, tasks, &o.envs, agentProblems(ctx, rc)...); err != nil {
 		return err
 	}
 	if st == nil && dir == "" {
@@ -572,9 +546,8 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 			start := src.Start
 			sources[i].Start = func(ctx context.Context, size action.Size) (env.Env, error) {
 				e, err := start(ctx, size)
-				if d, ok := e.(*xdesktop.Desktop); ok && err == nil {
-					fmt.Fprintf(stderr, "the desktop is display %s: view it with `x11vnc -display %s -auth %s -localhost -forever` and a VNC viewer on 127.0.0.1:5900\n",
-						d.Display(), d.Display(), d.XAuthority())
+				if w, ok := e.(provider.Watchable); ok && err == nil {
+					fmt.Fprintln(stderr, w.Watch())
 				}
 				return e, err
 			}

@@ -82,7 +82,7 @@ keeps the other tasks' verdicts.`,
 			if err != nil {
 				return err
 			}
-			if err := preflight(s, tasks, envs.hasLocal()); err != nil {
+			if err := preflight(s, tasks, &envs); err != nil {
 				return err
 			}
 			sources, err := envs.sources(cmd.Context(), parallel, cmd.ErrOrStderr())

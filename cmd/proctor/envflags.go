@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/provider"
-	"github.com/proctor-eval/proctor/env/vnc"
+	_ "github.com/proctor-eval/proctor/env/provider/all" // every environment provider
+	"github.com/proctor-eval/proctor/task"
 	"github.com/spf13/pflag"
 )
 
@@ -42,27 +41,14 @@ func (o *envOptions) sources(ctx context.Context, parallel int, stderr io.Writer
 			return nil, err
 		}
 	}
-	password := os.Getenv("PROCTOR_VNC_PASSWORD")
-	if o.vncPasswordFile != "" {
-		var err error
-		if password, err = vnc.ReadPasswordFile(o.vncPasswordFile, stderr); err != nil {
-			return nil, fmt.Errorf("--vnc-password-file: %w", err)
-		}
-	}
-	return provider.Parse(ctx, o.specs, provider.Options{Parallel: parallel, Token: token,
-		VNCPassword: password, VNCGuest: o.vncGuest, ResetCommand: o.resetCommand})
+	return provider.Parse(ctx, o.specs, provider.Options{Parallel: parallel, Token: token, Warn: stderr,
+		Settings: map[string]string{"vnc.password": os.Getenv("PROCTOR_VNC_PASSWORD"), "vnc.password-file": o.vncPasswordFile,
+			"vnc.guest": o.vncGuest, "vnc.reset-command": o.resetCommand}})
 }
 
-// hasLocal reports whether the pool has local desktops, whose
-// applications the pre-flight looks for on this machine.
-func (o *envOptions) hasLocal() bool {
-	if len(o.specs) == 0 {
-		return true
-	}
-	for _, s := range o.specs {
-		if s == "local" || strings.HasPrefix(s, "local=") {
-			return true
-		}
-	}
-	return false
+// preflight returns the problems the providers of the pool find on this
+// machine with tasks (applications that are not installed), before any
+// place is made.
+func (o *envOptions) preflight(s *task.Suite, tasks []*task.Task) []string {
+	return provider.Preflight(o.specs, s, tasks)
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctor-eval/proctor/env/remote"
 	"github.com/proctor-eval/proctor/env/xdesktop"
 	"github.com/proctor-eval/proctor/guest"
 )
@@ -66,7 +67,7 @@ func TestGuestCrashLeavesNothing(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	c, err := guest.Dial(ctx, addr, "tok")
+	c, err := remote.Dial(ctx, addr, "tok")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +286,7 @@ func TestGuestListen(t *testing.T) {
 				t.Fatalf("target %s, TLS %v; want %s", target, config != nil, tc.scheme)
 			}
 			if tc.scheme == "https" {
-				if !strings.Contains(out, "fingerprint sha256="+target.Fingerprint+"\n") || guest.Fingerprint(config.Certificates[0].Certificate[0]) != target.Fingerprint {
+				if !strings.Contains(out, "fingerprint sha256="+target.Fingerprint+"\n") || remote.Fingerprint(config.Certificates[0].Certificate[0]) != target.Fingerprint {
 					t.Errorf("stderr %q, target %s: not the served certificate's fingerprint", out, target)
 				}
 				if strings.Contains(out, "plain HTTP") {
@@ -299,7 +300,7 @@ func TestGuestListen(t *testing.T) {
 			defer func() { cancel(); <-done }()
 			_, port, _ := net.SplitHostPort(target.Host)
 			target.Host = net.JoinHostPort("127.0.0.1", port)
-			c, err := guest.Dial(ctx, target.String(), "tok")
+			c, err := remote.Dial(ctx, target.String(), "tok")
 			if err != nil {
 				t.Fatalf("Dial(%s): %v", target, err)
 			}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/proctor-eval/proctor/env/xdesktop"
+	"github.com/proctor-eval/proctor/env/provider"
 )
 
 // version is the harness's version, recorded with every run: the value
@@ -61,7 +61,7 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 func main() {
-	xdesktop.Watchdog() // a desktop's watchdog is this binary, run again
+	provider.RunHelpers() // a desktop's watchdog is this binary, run again
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {

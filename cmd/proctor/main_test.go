@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proctor-eval/proctor/env/xdesktop"
+	"github.com/proctor-eval/proctor/env/provider"
 )
 
 // TestMain lets this test binary serve as the watchdog of the desktops
 // its tests start.
 func TestMain(m *testing.M) {
-	xdesktop.Watchdog()
+	provider.RunHelpers()
 	os.Exit(m.Run())
 }
 

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctor-eval/proctor/env/remote"
 	"github.com/proctor-eval/proctor/guest"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -172,7 +173,7 @@ func TestGuestPreflightErrors(t *testing.T) {
 		json.NewEncoder(w).Encode(map[string]any{"api": "99", "ok": true, "version": "99"})
 	}))
 	defer other.Close()
-	otherTarget := other.URL + "#sha256=" + guest.Fingerprint(other.Certificate().Raw)
+	otherTarget := other.URL + "#sha256=" + remote.Fingerprint(other.Certificate().Raw)
 	tests := []struct {
 		name, target, token, want string
 	}{

@@ -10,6 +10,7 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/env/provider"
+	_ "github.com/proctor-eval/proctor/env/provider/all"
 	"github.com/proctor-eval/proctor/env/vnc"
 	"github.com/proctor-eval/proctor/internal/rfb"
 	"github.com/proctor-eval/proctor/task"
@@ -31,7 +32,7 @@ func TestProviderAttaches(t *testing.T) {
 		t.Fatalf("no password: %v; want an error that says so", err)
 	}
 
-	srcs, err := provider.Parse(ctx, []string{"vnc://" + addr}, provider.Options{VNCPassword: "s3cret"})
+	srcs, err := provider.Parse(ctx, []string{"vnc://" + addr}, provider.Options{Settings: map[string]string{"vnc.password": "s3cret"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"slices"
@@ -16,7 +15,8 @@ import (
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
-	"github.com/proctor-eval/proctor/guest"
+	"github.com/proctor-eval/proctor/env/remote"
+	"github.com/proctor-eval/proctor/guest/guesttest"
 	"github.com/proctor-eval/proctor/task"
 )
 
@@ -257,14 +257,8 @@ func rssKB(pid int) int {
 	return 0
 }
 
-// daemonClient serves d through a guest daemon on loopback.
-func daemonClient(b *testing.B, d *Desktop) *guest.Client {
-	token := guest.NewToken()
-	srv := httptest.NewServer((&guest.Server{Env: d, Token: token}).Handler())
-	b.Cleanup(srv.Close)
-	c, err := guest.Dial(context.Background(), srv.URL, token)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return c
+// daemonClient serves d through a guest daemon on loopback, over TLS as
+// the daemon serves by default.
+func daemonClient(b *testing.B, d *Desktop) *remote.Client {
+	return guesttest.Serve(b, d).Dial(b)
 }

@@ -1,4 +1,10 @@
-package guest
+// Package remote is an environment served by a guest daemon ("proctor
+// guest") on another machine, a VM, a container or a pod: Client is an
+// env.Env over the daemon's HTTPS API, reached at a Target that pins the
+// daemon's certificate by fingerprint, so that the bearer token can cross
+// a network. wire.go is the protocol itself, which the daemon (package
+// guest) serves.
+package remote
 
 import (
 	"bufio"
@@ -32,22 +38,10 @@ type Client struct {
 
 var _ env.Env = (*Client)(nil)
 
-// Errors about the daemon as a whole, which Dial returns, each with a
-// message that names the daemon and says what to do.
-const (
-	// ErrUnauthorized is returned when the daemon refuses the token.
-	ErrUnauthorized = env.Error("unauthorized: wrong or missing token")
-	// ErrFingerprint is returned when the daemon's certificate is not
-	// the one the target pins, or, with no pin, not one the system
-	// trusts: another daemon, a restarted one, or someone in between.
-	// The token is not sent.
-	ErrFingerprint = env.Error("the daemon's certificate is not the expected one")
-	// ErrTLSMismatch is returned when the target says https and the
-	// daemon serves plain HTTP, or the other way round.
-	ErrTLSMismatch = env.Error("TLS and plain HTTP mixed up")
-	// ErrVersion is returned when the daemon speaks another API version.
-	ErrVersion = env.Error("API version mismatch")
-)
+// apiVersion is the version a client declares when it is dialled,
+// APIVersion but for tests, which set it to play a client of another
+// version.
+var apiVersion = APIVersion
 
 // daemonError is an error about the daemon as a whole, not about one
 // request: its message names the daemon, and errors.Is finds its sentinel
@@ -170,26 +164,6 @@ var httpToHTTPS = []byte("HTTP request to an HTTPS server")
 
 const httpsToHTTP = "server gave HTTP response to HTTPS client"
 
-// kindErrors turns an error kind back into a sentinel error.
-var kindErrors = map[string]error{
-	"not_found":   env.ErrNotFound,
-	"forbidden":   env.ErrForbidden,
-	"bad_action":  env.ErrBadAction,
-	"closed":      env.ErrClosed,
-	"bad_request": ErrBadRequest,
-	"too_large":   ErrBadRequest,
-}
-
-// kindError is the error of an answer of the given kind. Any other kind
-// (internal, or one from a newer daemon) is a plain error: the daemon's
-// trouble, not the caller's.
-func kindError(kind, msg string) error {
-	if err, ok := kindErrors[kind]; ok {
-		return fmt.Errorf("%w: %s", err, msg)
-	}
-	return fmt.Errorf("guest: %s", msg)
-}
-
 // call sends a request; in is JSON-encoded unless it is []byte, out is
 // JSON-decoded unless it is *[]byte. hdr receives the response headers.
 func (c *Client) call(ctx context.Context, method, path string, in, out any, hdr *http.Header) error {
@@ -225,10 +199,10 @@ func (c *Client) call(ctx context.Context, method, path string, in, out any, hdr
 	}
 	// Checked first: a daemon of another version may answer anything.
 	if v := resp.Header.Get(APIHeader); v != "" && v != c.api {
-		return daemonErrorf(ErrVersion, nil, "guest at %s speaks API version %s; this proctor speaks %s (upgrade one of them)", c.base, short(v), c.api)
+		return daemonErrorf(ErrVersion, nil, "guest at %s speaks API version %s; this proctor speaks %s (upgrade one of them)", c.base, ShortVersion(v), c.api)
 	}
 	if resp.StatusCode >= 300 {
-		var e apiError
+		var e ErrorBody
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		switch {
 		case resp.StatusCode == http.StatusBadRequest && bytes.Contains(b, httpToHTTPS):
@@ -241,12 +215,12 @@ func (c *Client) call(ctx context.Context, method, path string, in, out any, hdr
 				msg = strings.ToValidUTF8(msg[:300], "") + "…"
 			}
 			return fmt.Errorf("guest: %s %s: %s: %s", method, path, resp.Status, msg)
-		case e.Kind == "unauthorized":
+		case e.Kind == KindUnauthorized:
 			return daemonErrorf(ErrUnauthorized, nil, "guest at %s: %v", c.base, ErrUnauthorized)
-		case e.Kind == "version": // without the header: not from this package's daemon
+		case e.Kind == KindVersion: // without the header: not from this package's daemon
 			return daemonErrorf(ErrVersion, nil, "guest at %s: %s", c.base, e.Error)
 		}
-		return kindError(e.Kind, e.Error)
+		return KindError(e.Kind, e.Error)
 	}
 	switch v := out.(type) {
 	case nil:
@@ -314,7 +288,7 @@ func (c *Client) Do(ctx context.Context, acts []action.Action) ([]action.Step, e
 	var resp DoResponse
 	err := c.call(ctx, "POST", PathDo, DoRequest{Actions: acts}, &resp, nil)
 	if err == nil && resp.Error != nil {
-		err = kindError(resp.Error.Kind, resp.Error.Error)
+		err = KindError(resp.Error.Kind, resp.Error.Error)
 	}
 	if errors.Is(err, ErrBadRequest) && !errors.Is(err, env.ErrBadAction) {
 		err = fmt.Errorf("%w: %w", env.ErrBadAction, err)

@@ -1,4 +1,4 @@
-package guest
+package remote
 
 import (
 	"encoding/hex"
