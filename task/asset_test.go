@@ -71,7 +71,7 @@ func TestLintRefusesMissingCapabilities(t *testing.T) {
 	_, ps := Load("../testdata/example/vnc-load-average.yaml")
 	got := ps.Error()
 	for _, want := range []string{
-		"vnc-load-average.yaml:16:11: setup[0]: the launch step needs commands, which a vnc environment does not offer",
+		"vnc-load-average.yaml:16:11: setup[0]: the launch step needs apps, which a vnc environment does not offer",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("problems:\n%s\nwant %q", got, want)

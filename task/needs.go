@@ -17,7 +17,8 @@ type Capability string
 // The capabilities.
 const (
 	CapTree      Capability = "tree"      // the accessibility tree: element probes and checks, role/name targets, set-of-mark
-	CapCommands  Capability = "commands"  // shell commands: command probes and checks, code actions, run and launch steps
+	CapCommands  Capability = "commands"  // shell commands: command probes and checks, code actions, run steps
+	CapApps      Capability = "apps"      // applications started by name: launch and open steps
 	CapFiles     Capability = "files"     // reading and writing files: file probes and checks, write and copy steps
 	CapClipboard Capability = "clipboard" // the clipboard's text
 	CapWindows   Capability = "windows"   // the top-level windows: window probes, checks and waits
@@ -27,11 +28,11 @@ const (
 )
 
 // Capabilities lists every capability.
-var Capabilities = []Capability{CapTree, CapCommands, CapFiles, CapClipboard, CapWindows, CapElements, CapPage, CapLoopback}
+var Capabilities = []Capability{CapTree, CapCommands, CapApps, CapFiles, CapClipboard, CapWindows, CapElements, CapPage, CapLoopback}
 
 // DesktopCapabilities are what an X11 desktop offers: everything but a
 // web page.
-var DesktopCapabilities = []Capability{CapTree, CapCommands, CapFiles, CapClipboard, CapWindows, CapElements, CapLoopback}
+var DesktopCapabilities = []Capability{CapTree, CapCommands, CapApps, CapFiles, CapClipboard, CapWindows, CapElements, CapLoopback}
 
 // TypeCapabilities is what each environment type offers: lint refuses a
 // task that needs more than its type has. A new environment type adds its
@@ -52,7 +53,7 @@ var TypeCapabilities = map[string][]Capability{
 	// files in shared storage and the focused activity as its window; no
 	// clipboard ADB reads everywhere (env/android's Caps, which its tests
 	// compare).
-	"android": {CapTree, CapCommands, CapFiles, CapWindows, CapElements},
+	"android": {CapTree, CapCommands, CapApps, CapFiles, CapWindows, CapElements},
 }
 
 // Need is a capability a task needs, and the place that needs it.
@@ -77,7 +78,9 @@ func (t *Task) Needs() []Need {
 		switch {
 		case st.Open != nil && t.Environment.TypeOrDefault() == "browser":
 			// A browser opens a URL or a page of its folder itself.
-		case st.Launch != nil, st.Open != nil, st.Run != nil:
+		case st.Launch != nil, st.Open != nil:
+			add(CapApps, label, "setup", i)
+		case st.Run != nil:
 			add(CapCommands, label, "setup", i)
 		case st.Write != nil, st.Copy != nil:
 			add(CapFiles, label, "setup", i)

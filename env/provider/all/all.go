@@ -6,6 +6,7 @@ package all
 import (
 	"github.com/proctor-eval/proctor/env/android"
 	"github.com/proctor-eval/proctor/env/browser"
+	"github.com/proctor-eval/proctor/env/mem"
 	"github.com/proctor-eval/proctor/env/provider"
 	"github.com/proctor-eval/proctor/env/remote"
 	"github.com/proctor-eval/proctor/env/vnc"
@@ -19,6 +20,6 @@ func init() {
 		browser.Provider(),  // browser
 		vnc.Provider(),      // vnc://
 		android.Provider(),  // android
-		// The in-memory backend (env/mem) goes here.
+		mem.Provider(),      // mem
 	)
 }
