@@ -14,6 +14,7 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // Task is what an agent learns about a task when it starts.
@@ -45,18 +46,6 @@ type Observation struct {
 	Feedback string `json:"feedback,omitempty"`
 }
 
-// Usage is what a turn cost.
-type Usage struct {
-	InputTokens  int     `json:"input_tokens,omitempty"`
-	OutputTokens int     `json:"output_tokens,omitempty"`
-	Cost         float64 `json:"cost,omitempty"` // dollars
-}
-
-// Add sums two usages.
-func (u Usage) Add(v Usage) Usage {
-	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens, Cost: u.Cost + v.Cost}
-}
-
 // Turn is an agent's answer to one observation.
 type Turn struct {
 	Actions []action.Action `json:"actions"`
@@ -67,7 +56,7 @@ type Turn struct {
 	// ParseError is set when the reply could not be turned into actions;
 	// the step still counts, and the agent hears about it next turn.
 	ParseError string        `json:"parse_error,omitempty"`
-	Usage      Usage         `json:"usage"`
+	Usage      usage.Usage   `json:"usage"`
 	Latency    time.Duration `json:"latency"`
 	// Space is the coordinate space of the turn's points: the size of the
 	// screenshot the model was shown (and so its scale to the screen) and
@@ -85,7 +74,7 @@ type Turn struct {
 type ModelUsage struct {
 	Role  string `json:"role"` // "planner", "grounder"
 	Model string `json:"model"`
-	Usage
+	usage.Usage
 }
 
 // PromptMessage is one message of a model request as a step's record

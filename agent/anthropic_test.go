@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 func message(content ...map[string]any) string {
@@ -53,7 +54,7 @@ func TestAnthropicAgentLoop(t *testing.T) {
 	}))
 	defer srv.Close()
 	t.Setenv("TEST_ANTHROPIC_KEY", "k")
-	a, err := NewAnthropic(ModelConfig{BaseURL: srv.URL, Model: "claude-sonnet-4-5", APIKeyEnv: "TEST_ANTHROPIC_KEY", Prices: DefaultPrices})
+	a, err := NewAnthropic(ModelConfig{BaseURL: srv.URL, Model: "claude-sonnet-4-5", APIKeyEnv: "TEST_ANTHROPIC_KEY", Prices: usage.DefaultPrices})
 	if err != nil {
 		t.Fatal(err)
 	}

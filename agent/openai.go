@@ -11,6 +11,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // ModelConfig configures an agent that calls a model API.
@@ -23,7 +24,7 @@ type ModelConfig struct {
 	MaxTokens   int     // default 1500
 	History     int     // earlier turns kept in the prompt; default 3
 	Prompt      PromptConfig
-	Prices      Prices
+	Prices      usage.Prices
 	Timeout     time.Duration // per request; default DefaultTimeout
 	MaxRetries  int           // retries of 429 and 5xx inside one call (the SDK honours Retry-After); 0: 2, negative: none
 	Display     action.Size   // the display declared to a computer-use tool (openai-computer); zero: the screen
@@ -160,7 +161,7 @@ func (a *OpenAI) view(obs Observation) (Observation, Space, error) {
 // ask sends one chat request: the system prompt, the earlier replies (each
 // after a short user line), then the text and the screenshot of obs.
 // It returns the reply and, for the step's record, the messages sent.
-func (a *OpenAI) ask(ctx context.Context, system string, past []string, text string, obs Observation) (string, Usage, time.Duration, []PromptMessage, error) {
+func (a *OpenAI) ask(ctx context.Context, system string, past []string, text string, obs Observation) (string, usage.Usage, time.Duration, []PromptMessage, error) {
 	msgs := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(system)}
 	sent := []PromptMessage{{Role: "system", Text: system}}
 	for i, p := range past {
@@ -189,7 +190,7 @@ func (a *OpenAI) ask(ctx context.Context, system string, past []string, text str
 		MaxTokens:   openai.Int(int64(a.cfg.MaxTokens)),
 	})
 	if err != nil {
-		return "", Usage{}, 0, sent, classify(err)
+		return "", usage.Usage{}, 0, sent, classify(err)
 	}
 	usage := a.cfg.Prices.Usage(a.cfg.Model, int(resp.Usage.PromptTokens), int(resp.Usage.CompletionTokens))
 	if len(resp.Choices) == 0 {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // standIn is a local server speaking the chat-completions API with
@@ -66,7 +67,7 @@ func newAgent(t *testing.T, url string, cfg ModelConfig) *OpenAI {
 	t.Setenv("TEST_KEY", "test-key")
 	cfg.BaseURL, cfg.APIKeyEnv, cfg.Model = url+"/v1", "TEST_KEY", "gpt-5-mini"
 	if cfg.Prices == nil {
-		cfg.Prices = DefaultPrices
+		cfg.Prices = usage.DefaultPrices
 	}
 	a, err := NewOpenAI(cfg)
 	if err != nil {
@@ -191,22 +192,6 @@ func TestOpenAIRequest(t *testing.T) {
 		if !strings.Contains(string(b), w) {
 			t.Errorf("observation message lacks %q: %s", w, b)
 		}
-	}
-}
-
-func TestPrices(t *testing.T) {
-	p := Prices{"gpt-5*": {Input: 1, Output: 2}, "gpt-5-mini": {Input: 0.1, Output: 0.2}}
-	if pr, _ := p.Lookup("gpt-5-mini"); pr.Input != 0.1 {
-		t.Fatalf("exact name should win: %+v", pr)
-	}
-	if pr, _ := p.Lookup("gpt-5-2026"); pr.Input != 1 {
-		t.Fatalf("prefix: %+v", pr)
-	}
-	if _, ok := p.Lookup("llama"); ok {
-		t.Fatal("unknown model priced")
-	}
-	if u := p.Usage("gpt-5", 1_000_000, 500_000); u.Cost != 2 {
-		t.Fatalf("cost %v", u.Cost)
 	}
 }
 

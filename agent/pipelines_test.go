@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // routed answers by the role named in the system prompt.
@@ -45,7 +46,7 @@ func TestPlannerGrounder(t *testing.T) {
 		"You locate":        {"CLICK <point>[[500, 250]]</point>"},
 	})
 	t.Setenv("TEST_KEY", "test-key")
-	base := ModelConfig{BaseURL: s.srv.URL + "/v1", APIKeyEnv: "TEST_KEY", Prices: DefaultPrices}
+	base := ModelConfig{BaseURL: s.srv.URL + "/v1", APIKeyEnv: "TEST_KEY", Prices: usage.DefaultPrices}
 	planner, grounder := base, base
 	planner.Model, grounder.Model = "gpt-5", "os-atlas"
 	grounder.Prompt = PromptConfig{Format: action.FormatOSAtlas, Unit: action.Thousand}
@@ -186,7 +187,7 @@ func TestPlannerGrounderSmartResize(t *testing.T) {
 		"You locate": {"Thought: the button is in the middle.\nAction: click(start_box='(966,546)')"},
 	})
 	t.Setenv("TEST_KEY", "test-key")
-	base := ModelConfig{BaseURL: s.srv.URL + "/v1", APIKeyEnv: "TEST_KEY", Prices: DefaultPrices}
+	base := ModelConfig{BaseURL: s.srv.URL + "/v1", APIKeyEnv: "TEST_KEY", Prices: usage.DefaultPrices}
 	planner, grounder := base, base
 	planner.Model, grounder.Model = "gpt-5", "ui-tars-1.5-7b"
 	grounder.Prompt = PromptConfig{Format: action.FormatUITARS, Unit: SmartResize}

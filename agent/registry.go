@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // The registry is the one list of agents. Each agent registers itself
@@ -217,9 +218,9 @@ func modelConfig(name string, o Options) (ModelConfig, error) {
 	if m.Model == "" {
 		return ModelConfig{}, fmt.Errorf("--agent %s needs --model", name)
 	}
-	prices := DefaultPrices
+	prices := usage.DefaultPrices
 	if m.Prices != "" {
-		p, err := LoadPrices(m.Prices)
+		p, err := usage.LoadPrices(m.Prices)
 		if err != nil {
 			return ModelConfig{}, fmt.Errorf("--prices: %w", err)
 		}

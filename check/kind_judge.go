@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/judge"
 	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // JudgeKind: a judge model decides whether an expectation, written in
@@ -130,7 +130,7 @@ type JudgeDetail struct {
 	Score    float64                  `json:"score"`
 	Criteria []judge.CriterionVerdict `json:"criteria,omitempty"`
 	Votes    []Vote                   `json:"votes,omitempty"` // a panel's judges
-	Usage    agent.Usage              `json:"usage"`
+	Usage    usage.Usage              `json:"usage"`
 	Cached   bool                     `json:"cached,omitempty"`
 }
 

@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/judge"
 	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // fakeJudge decides in process and keeps what it was asked.
@@ -63,7 +63,7 @@ func episode() Trajectory {
 }
 
 func passAll(req judge.Request) (judge.Verdict, error) {
-	v := judge.Verdict{Pass: true, Score: 1, Reason: "fine", Model: "fake-1", Usage: agent.Usage{InputTokens: 100, OutputTokens: 10, Cost: 0.01}}
+	v := judge.Verdict{Pass: true, Score: 1, Reason: "fine", Model: "fake-1", Usage: usage.Usage{InputTokens: 100, OutputTokens: 10, Cost: 0.01}}
 	for _, c := range req.Criteria {
 		v.Criteria = append(v.Criteria, judge.CriterionVerdict{ID: c.ID, Pass: true, Reason: "ok"})
 	}
@@ -200,7 +200,7 @@ func TestJudgeCriteriaScore(t *testing.T) {
 	partial := &fakeJudge{name: "p", decide: func(req judge.Request) (judge.Verdict, error) {
 		return judge.Verdict{Pass: false, Score: 0.75, Reason: "the title is missing", Model: "m",
 			Criteria: []judge.CriterionVerdict{{ID: "chart", Pass: true}, {ID: "title", Pass: false}},
-			Usage:    agent.Usage{InputTokens: 50, OutputTokens: 5, Cost: 0.002}}, nil
+			Usage:    usage.Usage{InputTokens: 50, OutputTokens: 5, Cost: 0.002}}, nil
 	}}
 	s, err := CompileAll([]Spec{
 		{Kind: JudgeKind, Evidence: FinalScreenshot, Expectation: "a titled chart",

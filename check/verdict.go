@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // Outcome is how a task ended.
@@ -194,7 +194,7 @@ type Verdict struct {
 	MilestoneScore float64           `json:"milestone_score"`
 	// JudgeUsage is what the judge checks' models spent, apart from the
 	// agent's.
-	JudgeUsage agent.Usage `json:"judge_usage"`
+	JudgeUsage usage.Usage `json:"judge_usage"`
 }
 
 // Evaluate evaluates the suite on the evidence of an episode that stopped

@@ -21,7 +21,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/proctor-eval/proctor/agent"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // Error is a sentinel error of the package; the errors returned wrap one
@@ -65,6 +65,10 @@ const (
 // the model what was wrong, before Judge gives up with ErrMalformed.
 const Reasks = 2
 
+// DefaultTimeout bounds one request to the judge's API when
+// Config.Timeout is 0.
+const DefaultTimeout = 2 * time.Minute
+
 // DefaultMaxTokens bounds a reply when Config.MaxTokens is 0.
 const DefaultMaxTokens = 2000
 
@@ -74,10 +78,10 @@ type Config struct {
 	BaseURL    string        // the API's base URL; empty: the provider's own
 	Model      string        // the model's name; required
 	APIKeyEnv  string        // the environment variable holding the key; default OPENAI_API_KEY or ANTHROPIC_API_KEY
-	Timeout    time.Duration // per request (one attempt); default agent.DefaultTimeout
+	Timeout    time.Duration // per request (one attempt); default DefaultTimeout
 	MaxRetries int           // retries of 429, 408 and 5xx inside one ask (the SDK honours Retry-After); 0: 2, negative: none
 	MaxTokens  int           // bound on a reply; default DefaultMaxTokens
-	Prices     agent.Prices  // to price the usage; nil: agent.DefaultPrices
+	Prices     usage.Prices  // to price the usage; nil: usage.DefaultPrices
 	Cache      Cache         // verdicts kept by request; nil: none
 	// Offline answers from Cache only and never asks the model (no key is
 	// needed): a request with no verdict there is ErrNotRecorded. It
@@ -121,7 +125,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("judge: $%s is empty: set it to the %s API key", cfg.APIKeyEnv, cfg.Provider)
 	}
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = agent.DefaultTimeout
+		cfg.Timeout = DefaultTimeout
 	}
 	switch {
 	case cfg.MaxRetries == 0:
@@ -133,7 +137,7 @@ func New(cfg Config) (*Client, error) {
 		cfg.MaxTokens = DefaultMaxTokens
 	}
 	if cfg.Prices == nil {
-		cfg.Prices = agent.DefaultPrices
+		cfg.Prices = usage.DefaultPrices
 	}
 	c := &Client{cfg: cfg}
 	if cfg.Provider == Anthropic {
@@ -207,7 +211,7 @@ type Verdict struct {
 	Model    string             `json:"model"`              // as the API named it (the configured name if it did not)
 	// Usage is what this call spent over all its asks (the re-asks of
 	// malformed replies included); zero for a verdict from the cache.
-	Usage  agent.Usage `json:"usage"`
+	Usage  usage.Usage `json:"usage"`
 	Cached bool        `json:"cached,omitempty"` // from the cache: no model was asked
 	// Votes are a panel's individual verdicts, in its judges' order.
 	Votes []Verdict `json:"votes,omitempty"`
@@ -243,7 +247,7 @@ func (c *Client) Judge(ctx context.Context, req Request) (Verdict, error) {
 	if c.cfg.Cache != nil {
 		key = Key(c.cfg.Provider, c.cfg.Model, req)
 		if v, ok := c.cfg.Cache.Get(key); ok {
-			v.Cached, v.Usage = true, agent.Usage{}
+			v.Cached, v.Usage = true, usage.Usage{}
 			return v, nil
 		}
 	}
@@ -269,19 +273,19 @@ func (offline) ask(context.Context, string, []part, []turn) (answer, error) {
 func (c *Client) judge(ctx context.Context, sys string, req Request) (Verdict, error) {
 	first := userParts(req)
 	var convo []turn
-	var usage agent.Usage
+	var spent usage.Usage
 	for ask := 0; ; ask++ {
 		r, err := c.api.ask(ctx, sys, first, convo)
 		if err != nil {
 			return Verdict{}, err
 		}
-		usage = usage.Add(c.cfg.Prices.Usage(c.cfg.Model, r.in, r.out))
+		spent = spent.Add(c.cfg.Prices.Usage(c.cfg.Model, r.in, r.out))
 		if r.refusal != "" {
 			return Verdict{}, fmt.Errorf("%w (%s %s): %s", ErrRefused, c.cfg.Provider, c.cfg.Model, clip(r.refusal))
 		}
 		v, problem := parseReply(r.text, req.Criteria)
 		if problem == nil {
-			v.Model, v.Usage = c.cfg.Model, usage
+			v.Model, v.Usage = c.cfg.Model, spent
 			if r.model != "" {
 				v.Model = r.model
 			}

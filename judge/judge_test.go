@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proctor-eval/proctor/agent"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 var providers = []string{OpenAI, Anthropic}
@@ -78,7 +78,7 @@ func (f *fake) client(t *testing.T, cfg Config) *Client {
 		cfg.Model = "judge-model"
 	}
 	if cfg.Prices == nil {
-		cfg.Prices = agent.Prices{"judge-model": {Input: 2, Output: 10}}
+		cfg.Prices = usage.Prices{"judge-model": {Input: 2, Output: 10}}
 	}
 	c, err := New(cfg)
 	if err != nil {
@@ -188,8 +188,8 @@ func TestJudge(t *testing.T) {
 			{"id": "saved", "pass": true, "reason": "a"}, {"id": "named", "pass": true, "reason": "b"},
 			{"id": "home", "pass": true, "reason": "c"}]}`
 	)
-	usage := func(asks int) agent.Usage {
-		return agent.Usage{InputTokens: 1000 * asks, OutputTokens: 50 * asks, Cost: float64(asks) * (1000*2 + 50*10) / 1e6}
+	spent := func(asks int) usage.Usage {
+		return usage.Usage{InputTokens: 1000 * asks, OutputTokens: 50 * asks, Cost: float64(asks) * (1000*2 + 50*10) / 1e6}
 	}
 	tests := []struct {
 		name         string
@@ -205,7 +205,7 @@ func TestJudge(t *testing.T) {
 	}{
 		{name: "pass", script: []step{says(pass)}, pass: true, score: 1, calls: 1,
 			check: func(t *testing.T, f *fake, v Verdict, _ error) {
-				if v.Reason != "ls shows report.pdf." || v.Model != "judge-model-2026" || v.Usage != usage(1) || v.Cached {
+				if v.Reason != "ls shows report.pdf." || v.Model != "judge-model-2026" || v.Usage != spent(1) || v.Cached {
 					t.Errorf("verdict %+v", v)
 				}
 			}},
@@ -216,7 +216,7 @@ func TestJudge(t *testing.T) {
 		{name: "criteria all pass", script: []step{says(allPass)}, criteria: threeCriteria, pass: true, score: 1, calls: 1},
 		{name: "malformed then fixed on the retry", script: []step{says("It looks saved to me, so pass."), says(pass)}, pass: true, score: 1, calls: 2,
 			check: func(t *testing.T, f *fake, v Verdict, _ error) {
-				if v.Usage != usage(2) {
+				if v.Usage != spent(2) {
 					t.Errorf("usage %+v, want both asks", v.Usage)
 				}
 				second, _ := json.Marshal(f.body(t, 1)["messages"])
@@ -284,7 +284,7 @@ func TestJudge(t *testing.T) {
 }
 
 func reflectZero(v Verdict) bool {
-	return !v.Pass && v.Score == 0 && v.Reason == "" && v.Criteria == nil && v.Model == "" && v.Usage == (agent.Usage{}) && !v.Cached
+	return !v.Pass && v.Score == 0 && v.Reason == "" && v.Criteria == nil && v.Model == "" && v.Usage == (usage.Usage{}) && !v.Cached
 }
 
 // TestRequestBody inspects what is sent: temperature 0, the model, the
@@ -357,7 +357,7 @@ func TestCacheHitMakesNoCall(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !v.Cached || v.Pass != first.Pass || v.Reason != first.Reason || v.Model != first.Model || v.Usage != (agent.Usage{}) {
+				if !v.Cached || v.Pass != first.Pass || v.Reason != first.Reason || v.Model != first.Model || v.Usage != (usage.Usage{}) {
 					t.Errorf("hit %+v, first %+v", v, first)
 				}
 			}

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/judge"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // Screened is a stored episode's evidence: what its checks read, with
@@ -74,7 +74,7 @@ type JudgeSummary struct {
 	// Decided counts those of them whose outcome in the run's results
 	// the judging replaced (every check decided).
 	Decided int         `json:"decided,omitempty"`
-	Usage   agent.Usage `json:"usage"`
+	Usage   usage.Usage `json:"usage"`
 	// Errors are the undecided episodes' reasons.
 	Errors []string `json:"errors,omitempty"`
 }

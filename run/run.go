@@ -29,6 +29,7 @@ import (
 	"github.com/proctor-eval/proctor/service"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // ObsMode is what the agent observes at each step.
@@ -914,7 +915,7 @@ func episode(ctx context.Context, cfg Config, e env.Env, svc *service.Instances,
 	var history []agent.Turn
 	var traj check.Trajectory
 	shots := map[int]string{} // the screenshot shown at each step
-	var usage agent.Usage
+	var usage usage.Usage
 	end := check.EndBudget
 	reason := fmt.Sprintf("the step budget of %d steps was used up", t.MaxSteps())
 	lastSig, same := "", 0

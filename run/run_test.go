@@ -26,6 +26,7 @@ import (
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // TestMain lets this test binary serve as the watchdog of the desktops
@@ -183,7 +184,7 @@ func TestOutcomesOfFaultsAndBudgets(t *testing.T) {
 			return agent.Turn{Actions: []action.Action{{Kind: action.Click, Point: action.At(float64(step), 5)}}}, nil
 		}), 0, "uncompleted", "budget"},
 		{"cost budget", "dialog-later", scripted(func(step int) (agent.Turn, error) {
-			return agent.Turn{Actions: []action.Action{{Kind: action.Wait, Duration: 0.01 * float64(step)}}, Usage: agent.Usage{Cost: 0.4}}, nil
+			return agent.Turn{Actions: []action.Action{{Kind: action.Wait, Duration: 0.01 * float64(step)}}, Usage: usage.Usage{Cost: 0.4}}, nil
 		}), 1.0, "uncompleted", "budget"},
 		{"malformed replies then a right answer", "count-lines", scripted(func(step int) (agent.Turn, error) {
 			if step < 3 {

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/judge"
 	"github.com/proctor-eval/proctor/store"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // TestViewerShowsJudgeAgreement: a run whose judge checks two judges
@@ -67,7 +67,7 @@ func TestViewerShowsJudgeAgreement(t *testing.T) {
 					Votes: []check.Vote{{Model: "judge-a-2026", Pass: true, Score: 1, Reason: "drawn with the selection tool"},
 						{Model: "judge-c-2026", Pass: true, Score: 0.5, Reason: "a square is on the canvas"},
 						{Model: "judge-d-2026", Pass: false, Score: 0, Reason: "the square looks pasted"}},
-					Usage: agent.Usage{InputTokens: 4200, OutputTokens: 90, Cost: 0.0123}}}}}
+					Usage: usage.Usage{InputTokens: 4200, OutputTokens: 90, Cost: 0.0123}}}}}
 		r.Verdict, _ = json.Marshal(v)
 		r.JudgeInputTokens, r.JudgeOutputTokens, r.JudgeCost = 4200, 90, 0.0123
 		if err := st.SaveResult(r); err != nil {
