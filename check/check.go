@@ -15,9 +15,6 @@ import (
 	"github.com/proctor-eval/proctor/observe"
 )
 
-// DefaultCommandTimeout bounds a check's command when the spec gives none.
-const DefaultCommandTimeout = 30 * time.Second
-
 // Compile validates a spec and prepares it for evaluation. Errors are
 // *FieldError values naming the field at fault.
 func Compile(s Spec) (*Check, error) {
@@ -220,7 +217,7 @@ func (c *Check) timeout() time.Duration {
 	if c.Spec.Timeout > 0 {
 		return time.Duration(c.Spec.Timeout)
 	}
-	return DefaultCommandTimeout
+	return observe.DefaultCommandTimeout
 }
 
 func (c *Check) fold(s string) string {

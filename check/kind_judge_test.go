@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/judge"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/usage"
@@ -241,7 +242,7 @@ func TestCompileJudge(t *testing.T) {
 		{Spec{Evidence: FinalScreenshot}, "expectation: a judge check needs an expectation"},
 		{Spec{Evidence: CommandOutput, Expectation: "x"}, "command: command_output evidence needs the command"},
 		{Spec{Evidence: FinalScreenshot, Expectation: "x", Command: "ls"}, "command: applies to command_output evidence only"},
-		{Spec{Evidence: FinalScreenshot, Expectation: "x", Timeout: Duration(5)}, "timeout: applies to command_output"},
+		{Spec{Evidence: FinalScreenshot, Expectation: "x", Timeout: duration.Duration(5)}, "timeout: applies to command_output"},
 		{Spec{Evidence: FinalScreenshot, Expectation: "x", Images: 4}, "images: applies to expected_flow and process"},
 		{Spec{Evidence: ExpectedFlow, Expectation: "x", Images: 1}, "images: must be at least 2"},
 		{Spec{Evidence: ExpectedFlow, Expectation: "x", Criteria: []Criterion{{Text: "a"}}}, "criteria: criterion 1 has no id"},

@@ -26,6 +26,7 @@ import (
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/judge"
 	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/query"
 	"github.com/proctor-eval/proctor/service"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
@@ -1247,7 +1248,7 @@ func (v *evidence) StepScreen(_ context.Context, turn int) (check.Screen, error)
 	return store.StepScreen(v.store, v.shots[turn])
 }
 
-func (v *evidence) Service(ctx context.Context, q check.ServiceQuery) (string, bool, error) {
+func (v *evidence) Service(ctx context.Context, q query.Service) (string, bool, error) {
 	if q.Port() != 0 {
 		return env.CallLoopback(ctx, v.e, q)
 	}

@@ -20,7 +20,7 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/agent"
-	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/xdesktop"
 	"github.com/proctor-eval/proctor/observe"
@@ -295,7 +295,7 @@ func TestWallTimeBoundsEveryCall(t *testing.T) {
 	need(t)
 	s := only(suite(t), "shell-write")
 	short := *s.Tasks[0]
-	short.TimeLimit = check.Duration(2 * time.Second)
+	short.TimeLimit = duration.Duration(2 * time.Second)
 	s.Tasks = []*task.Task{&short}
 	tests := []struct {
 		name   string
@@ -769,7 +769,7 @@ func TestFailingServiceIsNotTheAgentsFault(t *testing.T) {
 	need(t)
 	s := only(suite(t), "shell-write")
 	short := *s.Tasks[0]
-	short.TimeLimit = check.Duration(2 * time.Second)
+	short.TimeLimit = duration.Duration(2 * time.Second)
 	s.Tasks = []*task.Task{&short}
 	cfg := config(t, s, scripted(func(int) (agent.Turn, error) { return agent.Turn{}, agent.Transient(errors.New("503 overloaded")) }))
 	cfg.Parallel, cfg.Backoff, cfg.Retries = 1, time.Second, -1

@@ -19,6 +19,7 @@ import (
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/query"
 	"github.com/proctor-eval/proctor/run"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
@@ -341,7 +342,7 @@ func (v *liveEvidence) Clipboard(ctx context.Context) (string, error) { return v
 func (v *liveEvidence) Page(ctx context.Context, q observe.PageQuery) (string, bool, error) {
 	return env.ReadPage(ctx, v.e, q)
 }
-func (v *liveEvidence) Service(ctx context.Context, q check.ServiceQuery) (string, bool, error) {
+func (v *liveEvidence) Service(ctx context.Context, q query.Service) (string, bool, error) {
 	if q.Port() != 0 {
 		return env.CallLoopback(ctx, v.e, q)
 	}

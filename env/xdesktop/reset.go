@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
@@ -84,7 +84,7 @@ func (d *Desktop) endStrayClients(infra map[int]bool) {
 	}
 }
 
-func timeoutOr(d check.Duration) time.Duration {
+func timeoutOr(d duration.Duration) time.Duration {
 	if d > 0 {
 		return time.Duration(d)
 	}
