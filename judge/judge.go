@@ -3,8 +3,9 @@
 // steps taken, and screenshots) and an expectation in natural language,
 // optionally split into weighted criteria for partial credit, the model
 // decides whether the expectation holds. It is the client under the
-// "judge" check kind and speaks both OpenAI-compatible chat completions and
-// Anthropic messages, through the official SDKs.
+// "judge" check kind; it asks the model through an API registered by
+// provider (RegisterAPI): package judge/judgeapi registers OpenAI-compatible
+// chat completions and Anthropic messages, through the official SDKs.
 //
 // A Verdict only ever comes from a model's well-formed answer. Everything
 // else - an unreachable or overloaded API, a reply that stays malformed, a
@@ -22,37 +23,6 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/usage"
-)
-
-// Error is a sentinel error of the package; the errors returned wrap one
-// of them with details, so test them with errors.Is.
-type Error string
-
-// Error returns the sentinel's text.
-func (e Error) Error() string { return string(e) }
-
-const (
-	// ErrMalformed: the model's replies could not be parsed as a verdict,
-	// after the re-asks (Reasks).
-	ErrMalformed Error = "judge reply malformed"
-	// ErrRefused: the model declined to judge (Anthropic stop_reason
-	// "refusal", an OpenAI message.refusal or content_filter, or a reply
-	// that plainly declines, such as "I'm sorry, I can't help with that").
-	// A refusal is not re-asked: at temperature 0 it would come again.
-	ErrRefused Error = "judge refused"
-	// ErrUnavailable: no answer from the API - 429 or 5xx after the SDK's
-	// retries, a timeout, a network failure, a cancelled context.
-	ErrUnavailable Error = "judge unavailable"
-	// ErrRejected: the API refused the request itself with a 4xx other
-	// than 408 and 429 (a bad key, an unknown model, an image too large);
-	// asking again will not help.
-	ErrRejected Error = "judge request rejected"
-	// ErrInvalid: the Request (or the Config given to New) is not valid;
-	// no model was asked.
-	ErrInvalid Error = "judge request invalid"
-	// ErrNotRecorded: an offline client (Config.Offline) found no verdict
-	// for the request in its cache, and may not ask the model.
-	ErrNotRecorded Error = "no recorded verdict"
 )
 
 // Providers.
@@ -94,7 +64,7 @@ type Config struct {
 // The temperature is always 0.
 type Client struct {
 	cfg Config
-	api asker
+	api API
 }
 
 // New makes a client; the key is read from cfg.APIKeyEnv now.
@@ -120,6 +90,10 @@ func New(cfg Config) (*Client, error) {
 		}
 		return &Client{cfg: cfg, api: offline{}}, nil
 	}
+	newAPI, ok := apiOf(cfg.Provider)
+	if !ok {
+		return nil, fmt.Errorf("judge: no API is registered for provider %s (package judge/judgeapi registers %s and %s)", cfg.Provider, OpenAI, Anthropic)
+	}
 	key := os.Getenv(cfg.APIKeyEnv)
 	if key == "" {
 		return nil, fmt.Errorf("judge: $%s is empty: set it to the %s API key", cfg.APIKeyEnv, cfg.Provider)
@@ -139,13 +113,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Prices == nil {
 		cfg.Prices = usage.DefaultPrices
 	}
-	c := &Client{cfg: cfg}
-	if cfg.Provider == Anthropic {
-		c.api = newAnthropic(cfg, key)
-	} else {
-		c.api = newOpenAI(cfg, key)
-	}
-	return c, nil
+	return &Client{cfg: cfg, api: newAPI(cfg, key)}, nil
 }
 
 // Provider returns the client's provider.
@@ -263,48 +231,48 @@ func (c *Client) Judge(ctx context.Context, req Request) (Verdict, error) {
 	return v, nil
 }
 
-// offline is the asker of an offline client: it has nothing to ask.
+// offline is the API of an offline client: it has nothing to ask.
 type offline struct{}
 
-func (offline) ask(context.Context, string, []part, []turn) (answer, error) {
-	return answer{}, fmt.Errorf("%w for this request in the cache, and an offline judge asks no model", ErrNotRecorded)
+func (offline) Ask(context.Context, string, []Piece, []Reask) (Answer, error) {
+	return Answer{}, fmt.Errorf("%w for this request in the cache, and an offline judge asks no model", ErrNotRecorded)
 }
 
 func (c *Client) judge(ctx context.Context, sys string, req Request) (Verdict, error) {
 	first := userParts(req)
-	var convo []turn
+	var convo []Reask
 	var spent usage.Usage
 	for ask := 0; ; ask++ {
-		r, err := c.api.ask(ctx, sys, first, convo)
+		r, err := c.api.Ask(ctx, sys, first, convo)
 		if err != nil {
 			return Verdict{}, err
 		}
-		spent = spent.Add(c.cfg.Prices.Usage(c.cfg.Model, r.in, r.out))
-		if r.refusal != "" {
-			return Verdict{}, fmt.Errorf("%w (%s %s): %s", ErrRefused, c.cfg.Provider, c.cfg.Model, clip(r.refusal))
+		spent = spent.Add(c.cfg.Prices.Usage(c.cfg.Model, r.In, r.Out))
+		if r.Refusal != "" {
+			return Verdict{}, fmt.Errorf("%w (%s %s): %s", ErrRefused, c.cfg.Provider, c.cfg.Model, clip(r.Refusal))
 		}
-		v, problem := parseReply(r.text, req.Criteria)
+		v, problem := parseReply(r.Text, req.Criteria)
 		if problem == nil {
 			v.Model, v.Usage = c.cfg.Model, spent
-			if r.model != "" {
-				v.Model = r.model
+			if r.Model != "" {
+				v.Model = r.Model
 			}
 			return v, nil
 		}
-		if declines(r.text) {
-			return Verdict{}, fmt.Errorf("%w (%s %s): %s", ErrRefused, c.cfg.Provider, c.cfg.Model, clip(r.text))
+		if declines(r.Text) {
+			return Verdict{}, fmt.Errorf("%w (%s %s): %s", ErrRefused, c.cfg.Provider, c.cfg.Model, clip(r.Text))
 		}
-		if r.truncated {
+		if r.Truncated {
 			problem = fmt.Errorf("the reply was cut off at %d tokens (%v); keep the reasons short", c.cfg.MaxTokens, problem)
 		}
 		if ask == Reasks {
-			return Verdict{}, fmt.Errorf("%w (%s %s, %d asks): %v; last reply %q", ErrMalformed, c.cfg.Provider, c.cfg.Model, ask+1, problem, clip(r.text))
+			return Verdict{}, fmt.Errorf("%w (%s %s, %d asks): %v; last reply %q", ErrMalformed, c.cfg.Provider, c.cfg.Model, ask+1, problem, clip(r.Text))
 		}
-		said := r.text
+		said := r.Text
 		if strings.TrimSpace(said) == "" {
 			said = "(no reply)" // the Messages API refuses an empty text block
 		}
-		convo = append(convo, turn{assistant: said, user: reaskText(problem)})
+		convo = append(convo, Reask{Assistant: said, User: reaskText(problem)})
 	}
 }
 
@@ -383,14 +351,4 @@ func normalize(req Request) (Request, error) {
 		out.Evidence = append(out.Evidence, p)
 	}
 	return out, nil
-}
-
-// unavailable wraps an SDK error: statuses that asking later may cure
-// (408, 429, 5xx) and failures without a status (timeouts, the network)
-// are ErrUnavailable, other statuses ErrRejected.
-func unavailable(provider string, status int, err error) error {
-	if status == 0 || status == 408 || status == 429 || status >= 500 {
-		return fmt.Errorf("%w (%s): %w", ErrUnavailable, provider, err)
-	}
-	return fmt.Errorf("%w (%s, status %d): %w", ErrRejected, provider, status, err)
 }

@@ -1,4 +1,6 @@
-package judge
+// The tests are outside package judge so that they ask through the APIs
+// that package judge/judgeapi (which imports judge) registers.
+package judge_test
 
 import (
 	"context"
@@ -18,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/proctor-eval/proctor/judge"
+	_ "github.com/proctor-eval/proctor/judge/judgeapi"
 	"github.com/proctor-eval/proctor/usage"
 )
 

@@ -12,6 +12,9 @@ import (
 	"syscall"
 
 	"github.com/proctor-eval/proctor/env/xdesktop"
+
+	// The model APIs register themselves: the judges' (OpenAI, Anthropic).
+	_ "github.com/proctor-eval/proctor/judge/judgeapi"
 )
 
 // version is the harness's version, recorded with every run: the value
