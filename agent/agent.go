@@ -1,9 +1,12 @@
 // Package agent defines what the runner asks of an agent — start a task,
 // propose the next actions from an observation and the history, stop — and
 // the built-in agents that need no model: replay, noop and random, plus
-// the HTTP protocol that lets an agent in any language take part, the
-// model agents and the human one. Every agent is registered by name
-// (Register, New, Names) so that commands keep no list of their own.
+// the HTTP protocol that lets an agent in any language take part and the
+// human one. Every agent is registered by name (Register, New, Names) so
+// that commands keep no list of their own. The agents that call a model
+// API live in agent/openai and agent/anthropic, which register them when
+// imported (cmd/proctor imports both); what they share is here
+// (ModelConfig, ModelConfigOf, Space, the prompt).
 package agent
 
 import (
@@ -86,8 +89,8 @@ type PromptMessage struct {
 	Images []string `json:"images,omitempty"`
 }
 
-// imageNote describes an image of a request: "png 1280x720, 412 KB".
-func imageNote(obs Observation) string {
+// ImageNote describes an image of a request: "png 1280x720, 412 KB".
+func ImageNote(obs Observation) string {
 	format := obs.Format
 	if format == "" {
 		format = "png"

@@ -13,7 +13,9 @@ import (
 
 	"github.com/proctor-eval/proctor/env/xdesktop"
 
-	// The model APIs register themselves: the judges' (OpenAI, Anthropic).
+	// The agents and judges that call a model API register themselves.
+	_ "github.com/proctor-eval/proctor/agent/anthropic"
+	_ "github.com/proctor-eval/proctor/agent/openai"
 	_ "github.com/proctor-eval/proctor/judge/judgeapi"
 )
 
