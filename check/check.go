@@ -11,7 +11,7 @@ import (
 	"unicode"
 
 	"github.com/proctor-eval/proctor/internal/sqlread"
-	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/observe"
 )
 
@@ -112,7 +112,7 @@ func (c *Check) Evaluate(ctx context.Context, ev Evidence, ms MilestoneScores) R
 
 // EvaluateWith runs the check as Evaluate does, with jm deciding a judge
 // check.
-func (c *Check) EvaluateWith(ctx context.Context, ev Evidence, ms MilestoneScores, jm judge.Model) Result {
+func (c *Check) EvaluateWith(ctx context.Context, ev Evidence, ms MilestoneScores, jm judgment.Model) Result {
 	return c.evaluate(ctx, input{ev: ev, ms: ms, judge: jm})
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/usage"
 )
@@ -18,14 +19,14 @@ import (
 // fakeJudge decides in process and keeps what it was asked.
 type fakeJudge struct {
 	name   string
-	decide func(judge.Request) (judge.Verdict, error)
+	decide func(judgment.Request) (judgment.Verdict, error)
 	mu     sync.Mutex
-	asked  []judge.Request
+	asked  []judgment.Request
 }
 
 func (f *fakeJudge) Name() string { return f.name }
 
-func (f *fakeJudge) Judge(_ context.Context, req judge.Request) (judge.Verdict, error) {
+func (f *fakeJudge) Judge(_ context.Context, req judgment.Request) (judgment.Verdict, error) {
 	f.mu.Lock()
 	f.asked = append(f.asked, req)
 	f.mu.Unlock()
@@ -63,10 +64,10 @@ func episode() Trajectory {
 	return Trajectory{Steps: steps}
 }
 
-func passAll(req judge.Request) (judge.Verdict, error) {
-	v := judge.Verdict{Pass: true, Score: 1, Reason: "fine", Model: "fake-1", Usage: usage.Usage{InputTokens: 100, OutputTokens: 10, Cost: 0.01}}
+func passAll(req judgment.Request) (judgment.Verdict, error) {
+	v := judgment.Verdict{Pass: true, Score: 1, Reason: "fine", Model: "fake-1", Usage: usage.Usage{InputTokens: 100, OutputTokens: 10, Cost: 0.01}}
 	for _, c := range req.Criteria {
-		v.Criteria = append(v.Criteria, judge.CriterionVerdict{ID: c.ID, Pass: true, Reason: "ok"})
+		v.Criteria = append(v.Criteria, judgment.CriterionVerdict{ID: c.ID, Pass: true, Reason: "ok"})
 	}
 	return v, nil
 }
@@ -75,7 +76,7 @@ func passAll(req judge.Request) (judge.Verdict, error) {
 func TestJudgeEvidence(t *testing.T) {
 	ev := screened{Recorded: &Recorded{Steps: episode(), Commands: map[string]observe.CommandResult{
 		"cat /root/out.txt": {Stdout: "total 12\n", Stderr: "warning: old\n", ExitCode: 0}}}}
-	labels := func(req judge.Request) []string {
+	labels := func(req judgment.Request) []string {
 		var out []string
 		for _, p := range req.Evidence {
 			out = append(out, p.Label)
@@ -161,8 +162,8 @@ func TestJudgeFlowSkipsMissingScreens(t *testing.T) {
 // and evidence without screens are infrastructure errors.
 func TestJudgeWithoutVerdictIsInfrastructure(t *testing.T) {
 	ev := screened{Recorded: &Recorded{Steps: episode()}}
-	down := &fakeJudge{name: "down", decide: func(judge.Request) (judge.Verdict, error) {
-		return judge.Verdict{}, fmt.Errorf("%w: 503", judge.ErrUnavailable)
+	down := &fakeJudge{name: "down", decide: func(judgment.Request) (judgment.Verdict, error) {
+		return judgment.Verdict{}, fmt.Errorf("%w: 503", judge.ErrUnavailable)
 	}}
 	c, err := Compile(Spec{Kind: JudgeKind, Evidence: FinalScreenshot, Expectation: "x"})
 	if err != nil {
@@ -171,7 +172,7 @@ func TestJudgeWithoutVerdictIsInfrastructure(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		ev   Evidence
-		j    judge.Model
+		j    judgment.Model
 		want string
 	}{
 		{"judge down", ev, down, "judge down: judge unavailable: 503"},
@@ -198,9 +199,9 @@ func TestJudgeWithoutVerdictIsInfrastructure(t *testing.T) {
 // Criteria give partial credit: a task without milestones scores the
 // judge's weighted criteria, and the judge's usage is kept apart.
 func TestJudgeCriteriaScore(t *testing.T) {
-	partial := &fakeJudge{name: "p", decide: func(req judge.Request) (judge.Verdict, error) {
-		return judge.Verdict{Pass: false, Score: 0.75, Reason: "the title is missing", Model: "m",
-			Criteria: []judge.CriterionVerdict{{ID: "chart", Pass: true}, {ID: "title", Pass: false}},
+	partial := &fakeJudge{name: "p", decide: func(req judgment.Request) (judgment.Verdict, error) {
+		return judgment.Verdict{Pass: false, Score: 0.75, Reason: "the title is missing", Model: "m",
+			Criteria: []judgment.CriterionVerdict{{ID: "chart", Pass: true}, {ID: "title", Pass: false}},
 			Usage:    usage.Usage{InputTokens: 50, OutputTokens: 5, Cost: 0.002}}, nil
 	}}
 	s, err := CompileAll([]Spec{
@@ -287,8 +288,8 @@ func TestSample(t *testing.T) {
 // evidence was read, from one whose evidence could not be read.
 func TestUndecidedJudge(t *testing.T) {
 	ev := screened{Recorded: &Recorded{Steps: episode(), Files: map[string][]byte{"/root/out.txt": []byte("hello")}}}
-	down := &fakeJudge{name: "openai:down", decide: func(judge.Request) (judge.Verdict, error) {
-		return judge.Verdict{}, fmt.Errorf("%w (openai): 503 Service Unavailable", judge.ErrUnavailable)
+	down := &fakeJudge{name: "openai:down", decide: func(judgment.Request) (judgment.Verdict, error) {
+		return judgment.Verdict{}, fmt.Errorf("%w (openai): 503 Service Unavailable", judge.ErrUnavailable)
 	}}
 	up := &fakeJudge{name: "openai:up", decide: passAll}
 	judgeSpec := Spec{Kind: JudgeKind, Evidence: FinalScreenshot, Expectation: "saved"}
@@ -297,7 +298,7 @@ func TestUndecidedJudge(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		specs []Spec
-		j     judge.Model
+		j     judgment.Model
 		ev    Evidence
 		want  bool
 		first string // in the error returned

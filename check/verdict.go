@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/usage"
 )
 
@@ -51,7 +51,7 @@ type Suite struct {
 	Milestones []compiledMilestone
 	// Judge decides the judge checks; nil where no judge is configured
 	// (a judge check is then an infrastructure error).
-	Judge judge.Model
+	Judge judgment.Model
 }
 
 // Judged reports whether any check, in a milestone or not, is a judge

@@ -7,9 +7,9 @@
 // provider (RegisterAPI): package judge/judgeapi registers OpenAI-compatible
 // chat completions and Anthropic messages, through the official SDKs.
 //
-// A Verdict only ever comes from a model's well-formed answer. Everything
-// else - an unreachable or overloaded API, a reply that stays malformed, a
-// refusal, a rejected request - is an error (see ErrUnavailable,
+// A verdict (judgment.Verdict) only ever comes from a model's well-formed
+// answer. Everything else - an unreachable or overloaded API, a reply that
+// stays malformed, a refusal, a rejected request - is an error (see ErrUnavailable,
 // ErrMalformed, ErrRefused, ErrRejected, ErrInvalid), never a failing or a
 // passing verdict: a caller must report it as an infrastructure failure.
 package judge
@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/usage"
 )
 
@@ -125,78 +126,9 @@ func (c *Client) Model() string { return c.cfg.Model }
 // Name is "provider:model".
 func (c *Client) Name() string { return c.cfg.Provider + ":" + c.cfg.Model }
 
-// Criterion is one part of the expectation, worth Weight of the score.
-type Criterion struct {
-	ID     string  `json:"id"`     // unique in the request; the model answers by it
-	Weight float64 `json:"weight"` // relative weight; 0 counts as 1, negative is invalid
-	Text   string  `json:"text"`   // what must hold
-}
-
-// Part is one piece of evidence: text or an image, each with a label
-// that tells the model what it is ("the agent's answer", "final screen").
-// Make them with Text and Image.
-type Part struct {
-	Label  string `json:"label"`
-	Text   string `json:"text,omitempty"`
-	Image  []byte `json:"-"`
-	Format string `json:"format,omitempty"` // of the image: "png" or "jpeg"
-}
-
-// Text is a text part.
-func Text(label, text string) Part { return Part{Label: label, Text: text} }
-
-// Image is an image part; format is "png" or "jpeg" ("jpg" is taken as
-// "jpeg"; empty: sniffed from the bytes).
-func Image(label, format string, data []byte) Part {
-	return Part{Label: label, Image: data, Format: format}
-}
-
-// IsImage tells an image part from a text part.
-func (p Part) IsImage() bool { return p.Image != nil }
-
-// Request is what a judge is asked.
-type Request struct {
-	Expectation string      // what must hold, in natural language
-	Criteria    []Criterion // optional, for partial credit; Pass needs every one
-	Evidence    []Part      // what the judge sees
-}
-
-// CriterionVerdict is the judge's decision on one criterion.
-type CriterionVerdict struct {
-	ID     string `json:"id"`
-	Pass   bool   `json:"pass"`
-	Reason string `json:"reason"`
-}
-
-// Verdict is a judge's decision.
-type Verdict struct {
-	Pass bool `json:"pass"`
-	// Score is the passed criteria's weights over the total; without
-	// criteria, 1 for a pass and 0 for a fail.
-	Score    float64            `json:"score"`
-	Reason   string             `json:"reason"`
-	Criteria []CriterionVerdict `json:"criteria,omitempty"` // in the request's order
-	Model    string             `json:"model"`              // as the API named it (the configured name if it did not)
-	// Usage is what this call spent over all its asks (the re-asks of
-	// malformed replies included); zero for a verdict from the cache.
-	Usage  usage.Usage `json:"usage"`
-	Cached bool        `json:"cached,omitempty"` // from the cache: no model was asked
-	// Votes are a panel's individual verdicts, in its judges' order.
-	Votes []Verdict `json:"votes,omitempty"`
-}
-
-// Model is what decides a request: a Client (one model) or a Panel
-// (several, by majority).
-type Model interface {
-	Judge(ctx context.Context, req Request) (Verdict, error)
-	// Name names the judge in reports: "provider:model", or a panel's
-	// names joined by "+".
-	Name() string
-}
-
 var (
-	_ Model = (*Client)(nil)
-	_ Model = Panel{}
+	_ judgment.Model = (*Client)(nil)
+	_ judgment.Model = Panel{}
 )
 
 // Judge asks the model whether req's expectation holds. A malformed
@@ -205,10 +137,10 @@ var (
 // one is stored, and a failure to store it is an error too (a cache that
 // cannot be written is broken infrastructure). Any error comes with a zero
 // Verdict and means there is no verdict: see the package documentation.
-func (c *Client) Judge(ctx context.Context, req Request) (Verdict, error) {
+func (c *Client) Judge(ctx context.Context, req judgment.Request) (judgment.Verdict, error) {
 	req, err := normalize(req)
 	if err != nil {
-		return Verdict{}, err
+		return judgment.Verdict{}, err
 	}
 	sys := systemPrompt(len(req.Criteria) > 0)
 	var key string
@@ -221,11 +153,11 @@ func (c *Client) Judge(ctx context.Context, req Request) (Verdict, error) {
 	}
 	v, err := c.judge(ctx, sys, req)
 	if err != nil {
-		return Verdict{}, err
+		return judgment.Verdict{}, err
 	}
 	if c.cfg.Cache != nil {
 		if err := c.cfg.Cache.Put(key, v); err != nil {
-			return Verdict{}, fmt.Errorf("judge: storing the verdict in the cache: %w", err)
+			return judgment.Verdict{}, fmt.Errorf("judge: storing the verdict in the cache: %w", err)
 		}
 	}
 	return v, nil
@@ -238,18 +170,18 @@ func (offline) Ask(context.Context, string, []Piece, []Reask) (Answer, error) {
 	return Answer{}, fmt.Errorf("%w for this request in the cache, and an offline judge asks no model", ErrNotRecorded)
 }
 
-func (c *Client) judge(ctx context.Context, sys string, req Request) (Verdict, error) {
+func (c *Client) judge(ctx context.Context, sys string, req judgment.Request) (judgment.Verdict, error) {
 	first := userParts(req)
 	var convo []Reask
 	var spent usage.Usage
 	for ask := 0; ; ask++ {
 		r, err := c.api.Ask(ctx, sys, first, convo)
 		if err != nil {
-			return Verdict{}, err
+			return judgment.Verdict{}, err
 		}
 		spent = spent.Add(c.cfg.Prices.Usage(c.cfg.Model, r.In, r.Out))
 		if r.Refusal != "" {
-			return Verdict{}, fmt.Errorf("%w (%s %s): %s", ErrRefused, c.cfg.Provider, c.cfg.Model, clip(r.Refusal))
+			return judgment.Verdict{}, fmt.Errorf("%w (%s %s): %s", ErrRefused, c.cfg.Provider, c.cfg.Model, clip(r.Refusal))
 		}
 		v, problem := parseReply(r.Text, req.Criteria)
 		if problem == nil {
@@ -260,13 +192,13 @@ func (c *Client) judge(ctx context.Context, sys string, req Request) (Verdict, e
 			return v, nil
 		}
 		if declines(r.Text) {
-			return Verdict{}, fmt.Errorf("%w (%s %s): %s", ErrRefused, c.cfg.Provider, c.cfg.Model, clip(r.Text))
+			return judgment.Verdict{}, fmt.Errorf("%w (%s %s): %s", ErrRefused, c.cfg.Provider, c.cfg.Model, clip(r.Text))
 		}
 		if r.Truncated {
 			problem = fmt.Errorf("the reply was cut off at %d tokens (%v); keep the reasons short", c.cfg.MaxTokens, problem)
 		}
 		if ask == Reasks {
-			return Verdict{}, fmt.Errorf("%w (%s %s, %d asks): %v; last reply %q", ErrMalformed, c.cfg.Provider, c.cfg.Model, ask+1, problem, clip(r.Text))
+			return judgment.Verdict{}, fmt.Errorf("%w (%s %s, %d asks): %v; last reply %q", ErrMalformed, c.cfg.Provider, c.cfg.Model, ask+1, problem, clip(r.Text))
 		}
 		said := r.Text
 		if strings.TrimSpace(said) == "" {
@@ -287,9 +219,9 @@ func clip(s string) string {
 
 // normalize checks a request and fills in the defaults: weights of 0
 // become 1, image formats are "png" or "jpeg".
-func normalize(req Request) (Request, error) {
-	bad := func(format string, a ...any) (Request, error) {
-		return Request{}, fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, a...))
+func normalize(req judgment.Request) (judgment.Request, error) {
+	bad := func(format string, a ...any) (judgment.Request, error) {
+		return judgment.Request{}, fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, a...))
 	}
 	if strings.TrimSpace(req.Expectation) == "" {
 		return bad("no expectation")
@@ -297,7 +229,7 @@ func normalize(req Request) (Request, error) {
 	if len(req.Evidence) == 0 {
 		return bad("no evidence")
 	}
-	out := Request{Expectation: req.Expectation}
+	out := judgment.Request{Expectation: req.Expectation}
 	seen := map[string]bool{}
 	for i, cr := range req.Criteria {
 		switch {

@@ -3,6 +3,8 @@ package judge
 import (
 	"fmt"
 	"strings"
+
+	"github.com/proctor-eval/proctor/judgment"
 )
 
 // PromptVersion names the prompt's wording; it is part of the cache key
@@ -40,7 +42,7 @@ func systemPrompt(criteria bool) string {
 // userParts is the first user message: the expectation, the criteria,
 // then each piece of evidence after its label, and a reminder of the
 // reply's form.
-func userParts(req Request) []Piece {
+func userParts(req judgment.Request) []Piece {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Expectation:\n%s\n", strings.TrimSpace(req.Expectation))
 	if len(req.Criteria) > 0 {

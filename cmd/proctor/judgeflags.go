@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/usage"
 	"github.com/spf13/pflag"
 )
@@ -42,7 +43,7 @@ func (o judgeOptions) set() bool { return len(o.Models) > 0 }
 // model makes the judge: one client, or a panel of several. Verdicts are
 // cached under cacheDir (none when empty); offline judges answer from
 // that cache only.
-func (o judgeOptions) model(cacheDir string, offline bool) (judge.Model, error) {
+func (o judgeOptions) model(cacheDir string, offline bool) (judgment.Model, error) {
 	if !o.set() {
 		return nil, nil
 	}
