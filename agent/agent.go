@@ -1,9 +1,12 @@
 // Package agent defines what the runner asks of an agent — start a task,
 // propose the next actions from an observation and the history, stop — and
 // the built-in agents that need no model: replay, noop and random, plus
-// the HTTP protocol that lets an agent in any language take part, the
-// model agents and the human one. Every agent is registered by name
-// (Register, New, Names) so that commands keep no list of their own.
+// the HTTP protocol that lets an agent in any language take part and the
+// human one. Every agent is registered by name (Register, New, Names) so
+// that commands keep no list of their own. The agents that call a model
+// API live in agent/openai and agent/anthropic, which register them when
+// imported (cmd/proctor imports both); what they share is here
+// (ModelConfig, ModelConfigOf, Space, the prompt).
 package agent
 
 import (
@@ -14,6 +17,7 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // Task is what an agent learns about a task when it starts.
@@ -45,18 +49,6 @@ type Observation struct {
 	Feedback string `json:"feedback,omitempty"`
 }
 
-// Usage is what a turn cost.
-type Usage struct {
-	InputTokens  int     `json:"input_tokens,omitempty"`
-	OutputTokens int     `json:"output_tokens,omitempty"`
-	Cost         float64 `json:"cost,omitempty"` // dollars
-}
-
-// Add sums two usages.
-func (u Usage) Add(v Usage) Usage {
-	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens, Cost: u.Cost + v.Cost}
-}
-
 // Turn is an agent's answer to one observation.
 type Turn struct {
 	Actions []action.Action `json:"actions"`
@@ -67,7 +59,7 @@ type Turn struct {
 	// ParseError is set when the reply could not be turned into actions;
 	// the step still counts, and the agent hears about it next turn.
 	ParseError string        `json:"parse_error,omitempty"`
-	Usage      Usage         `json:"usage"`
+	Usage      usage.Usage   `json:"usage"`
 	Latency    time.Duration `json:"latency"`
 	// Space is the coordinate space of the turn's points: the size of the
 	// screenshot the model was shown (and so its scale to the screen) and
@@ -85,7 +77,7 @@ type Turn struct {
 type ModelUsage struct {
 	Role  string `json:"role"` // "planner", "grounder"
 	Model string `json:"model"`
-	Usage
+	usage.Usage
 }
 
 // PromptMessage is one message of a model request as a step's record
@@ -97,8 +89,8 @@ type PromptMessage struct {
 	Images []string `json:"images,omitempty"`
 }
 
-// imageNote describes an image of a request: "png 1280x720, 412 KB".
-func imageNote(obs Observation) string {
+// ImageNote describes an image of a request: "png 1280x720, 412 KB".
+func ImageNote(obs Observation) string {
 	format := obs.Format
 	if format == "" {
 		format = "png"

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // HTTP is an agent behind the HTTP protocol, written in any language:
@@ -49,7 +50,7 @@ type StepResponse struct {
 	Actions []action.Action `json:"actions,omitempty"`
 	Reply   string          `json:"reply,omitempty"`
 	Format  action.Format   `json:"format,omitempty"`
-	Usage   Usage           `json:"usage,omitempty"`
+	Usage   usage.Usage     `json:"usage,omitempty"`
 	Thought string          `json:"thought,omitempty"`
 }
 

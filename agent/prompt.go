@@ -30,7 +30,8 @@ type PromptConfig struct {
 	Demonstrations bool
 }
 
-const pyautoguiRules = `Answer with the Python code of your next actions in one fenced block:
+// PyAutoGUIRules tell a model how to answer in the pyautogui format.
+const PyAutoGUIRules = `Answer with the Python code of your next actions in one fenced block:
 ` + "```python" + `
 pyautogui.click(640, 360)
 pyautogui.write('text to type')
@@ -42,33 +43,12 @@ Instead of code you may answer one special code:
 - WAIT or WAIT n to wait n seconds (5 by default),
 - ANS followed by your answer when the task asks a question.`
 
-const jsonRules = `Answer with a JSON array of your next actions in one fenced block, for example:
+// JSONRules tell a model how to answer in Proctor's JSON format.
+const JSONRules = `Answer with a JSON array of your next actions in one fenced block, for example:
 ` + "```json" + `
 [{"kind": "click", "point": {"x": 640, "y": 360}}, {"kind": "type", "text": "hello"}]
 ` + "```" + `
 Kinds: move, click (button, count), drag (point, to), scroll (dx, dy), type (text), key (keys), hotkey (keys), wait (duration), done, fail, answer (text).`
-
-// screenagentRules is ScreenAgent's acting format: JSON function calls.
-const screenagentRules = `Answer with a JSON list of your next actions in one fenced block, for example:
-` + "```json" + `
-[{"action_type": "MouseAction", "mouse_action_type": "click", "mouse_button": "left", "mouse_position": {"width": 640, "height": 360}},
- {"action_type": "KeyboardAction", "keyboard_action_type": "text", "keyboard_text": "hello"},
- {"action_type": "KeyboardAction", "keyboard_action_type": "press", "keyboard_key": "Control_L+s"}]
-` + "```" + `
-mouse_position is in pixels of the screenshot (width across, height down). mouse_action_type is one of click, double_click, move, drag, down, up, scroll_up, scroll_down (with scroll_repeat); keyboard_action_type is text or press (keys as X keysym names joined by +); {"action_type": "WaitAction", "wait_time": 1} waits.`
-
-// screenagentPlanRules is ScreenAgent's planning format.
-const screenagentPlanRules = `Answer with a JSON list of PlanAction objects in one fenced block, one a sub-task, in order, for example:
-` + "```json" + `
-[{"action_type": "PlanAction", "element": "Open the File menu"}, {"action_type": "PlanAction", "element": "Click Save"}]
-` + "```" + `
-Answer FAIL instead if the task cannot be done.`
-
-// screenagentReflectRules is ScreenAgent's reflecting format.
-const screenagentReflectRules = `Answer with one EvaluateSubTaskAction object in a fenced block: its situation is sub_task_success, need_retry or need_reformulate, its advice what to do differently, for example:
-` + "```json" + `
-{"action_type": "EvaluateSubTaskAction", "situation": "need_retry", "advice": "The menu did not open; click the File label itself."}
-` + "```"
 
 // SystemPrompt is the system message for a task.
 func SystemPrompt(pc PromptConfig, t Task) string {
@@ -103,9 +83,9 @@ func SystemPrompt(pc PromptConfig, t Task) string {
 	}
 	b.WriteString(".\n\nFirst think briefly about what you see and what you did, then give the actions.\n\n")
 	if pc.Format == action.FormatJSON {
-		b.WriteString(jsonRules)
+		b.WriteString(JSONRules)
 	} else {
-		b.WriteString(pyautoguiRules)
+		b.WriteString(PyAutoGUIRules)
 		if pc.Marks {
 			b.WriteString("\nYou may use a mark's number instead of coordinates: pyautogui.click(tag_3).")
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // The registry is the one list of agents. Each agent registers itself
@@ -183,9 +184,9 @@ func PromptHashOf(name string, o Options) string {
 	return PromptHash(o.PromptConfig())
 }
 
-// modelConfig checks the model options shared by the model agents (name
+// ModelConfigOf checks the model options shared by the model agents (name
 // is the agent, for the messages) and turns them into a ModelConfig.
-func modelConfig(name string, o Options) (ModelConfig, error) {
+func ModelConfigOf(name string, o Options) (ModelConfig, error) {
 	m := o.Model
 	switch action.Format(m.Format) {
 	case "", action.FormatPyAutoGUI, action.FormatJSON:
@@ -217,9 +218,9 @@ func modelConfig(name string, o Options) (ModelConfig, error) {
 	if m.Model == "" {
 		return ModelConfig{}, fmt.Errorf("--agent %s needs --model", name)
 	}
-	prices := DefaultPrices
+	prices := usage.DefaultPrices
 	if m.Prices != "" {
-		p, err := LoadPrices(m.Prices)
+		p, err := usage.LoadPrices(m.Prices)
 		if err != nil {
 			return ModelConfig{}, fmt.Errorf("--prices: %w", err)
 		}
@@ -230,9 +231,9 @@ func modelConfig(name string, o Options) (ModelConfig, error) {
 		Timeout: o.Timeout, Display: display}, nil
 }
 
-// checked returns a factory after building one agent with it, so that a
+// Checked returns a factory after building one agent with it, so that a
 // missing key or a bad option shows before the run.
-func checked(f Factory) (Factory, error) {
+func Checked(f Factory) (Factory, error) {
 	if _, err := f(); err != nil {
 		return nil, err
 	}

@@ -379,9 +379,9 @@ func (s Space) View(obs Observation) (Observation, error) {
 	return obs, nil
 }
 
-// screenOf is the screen of an observation, or the task's when the
+// ScreenOf is the screen of an observation, or the task's when the
 // observation names none.
-func screenOf(obs Observation, t Task) (action.Size, error) {
+func ScreenOf(obs Observation, t Task) (action.Size, error) {
 	if obs.Screen != (action.Size{}) {
 		return obs.Screen, nil
 	}

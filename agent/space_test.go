@@ -3,15 +3,13 @@ package agent
 import (
 	"bytes"
 	"image"
-	"image/color"
 	"image/draw"
-	"image/jpeg"
-	"image/png"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/agent/agenttest"
 )
 
 var (
@@ -88,34 +86,6 @@ var spaceCases = []struct {
 		action.Point{X: 960, Y: 540}, [2]int{960, 540}},
 }
 
-// screenshot is a PNG (or JPEG) of a grey screen with a dark box: a
-// button at box.
-func screenshot(t testing.TB, s action.Size, box image.Rectangle, format string) []byte {
-	img := image.NewRGBA(image.Rect(0, 0, s.W, s.H))
-	for i := range img.Pix {
-		img.Pix[i] = 220
-		if i%4 == 3 {
-			img.Pix[i] = 255 // opaque, as screenshots are
-		}
-	}
-	for y := max(box.Min.Y, 0); y < min(box.Max.Y, s.H); y++ {
-		for x := max(box.Min.X, 0); x < min(box.Max.X, s.W); x++ {
-			img.SetRGBA(x, y, color.RGBA{20, 20, 20, 255})
-		}
-	}
-	var buf bytes.Buffer
-	var err error
-	if format == "jpeg" {
-		err = jpeg.Encode(&buf, img, &jpeg.Options{Quality: 95})
-	} else {
-		err = (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 // darkCentre is the centre of the dark pixels of an image, in its pixels.
 func darkCentre(t testing.TB, data []byte) (action.Size, action.Point) {
 	img, _, err := image.Decode(bytes.NewReader(data))
@@ -168,7 +138,7 @@ func TestSpaces(t *testing.T) {
 			}
 			for _, format := range formats {
 				button := image.Rect(x-12, y-8, x+13, y+9)
-				shot, err := sp.Shot(screenshot(t, sp.Screen, button, format), format)
+				shot, err := sp.Shot(agenttest.Screenshot(t, sp.Screen, button, format), format)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -336,7 +306,7 @@ func TestShotKeepsAScreenshotOfTheImageSize(t *testing.T) {
 			t.Errorf("unscaled space: %q %v", got, err)
 		}
 	}
-	shot := screenshot(t, fullHD, image.Rect(0, 0, 1, 1), "png")
+	shot := agenttest.Screenshot(t, fullHD, image.Rect(0, 0, 1, 1), "png")
 	if got, err := sp.Shot(shot, "png"); err != nil || &got[0] != &shot[0] {
 		t.Errorf("a screenshot of the right size was encoded again (%v)", err)
 	}
@@ -394,7 +364,7 @@ func FuzzParseDisplay(f *testing.F) {
 
 // BenchmarkShot resizes a 1920x1080 PNG screenshot to the model's image.
 func BenchmarkShot(b *testing.B) {
-	shot := screenshot(b, fullHD, image.Rect(900, 500, 1000, 560), "png")
+	shot := agenttest.Screenshot(b, fullHD, image.Rect(900, 500, 1000, 560), "png")
 	for _, tc := range []struct {
 		name  string
 		space func() (Space, error)

@@ -1,5 +1,5 @@
 // Package apicall makes the API calls of the checks' service probes: an
-// HTTP request or an XML-RPC call (check.HTTPQuery, check.XMLRPCQuery),
+// HTTP request or an XML-RPC call (query.HTTP, query.XMLRPC),
 // sent through a transport that reaches the API, a command service's
 // origin or an application on an environment's own loopback, and the
 // answer read as the probe's value.
@@ -24,7 +24,7 @@ import (
 
 	"github.com/kolo/xmlrpc"
 
-	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/query"
 )
 
 // MaxBody bounds the answer a call reads.
@@ -35,7 +35,7 @@ const MaxBody = 16 << 20
 // body, found when the status is 2xx; an XML-RPC call's result as JSON,
 // found unless the server answers a fault (whose code and text are the
 // value) or a status other than 2xx. An error means no answer came.
-func Do(ctx context.Context, rt http.RoundTripper, origin string, q check.ServiceQuery) (string, bool, error) {
+func Do(ctx context.Context, rt http.RoundTripper, origin string, q query.Service) (string, bool, error) {
 	req, err := Request(ctx, origin, q)
 	if err != nil {
 		return "", false, err
@@ -62,7 +62,7 @@ func Do(ctx context.Context, rt http.RoundTripper, origin string, q check.Servic
 }
 
 // Request builds q's HTTP request to origin.
-func Request(ctx context.Context, origin string, q check.ServiceQuery) (*http.Request, error) {
+func Request(ctx context.Context, origin string, q query.Service) (*http.Request, error) {
 	origin = strings.TrimSuffix(origin, "/")
 	switch {
 	case q.XMLRPC != nil:

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/query"
 )
 
 // xmlServer answers XML-RPC calls as PyMOL's server does: count_atoms
@@ -54,26 +54,26 @@ func TestDoXMLRPC(t *testing.T) {
 	defer srv.Close()
 	for _, tc := range []struct {
 		name     string
-		q        check.XMLRPCQuery
+		q        query.XMLRPC
 		want     string
 		found    bool
 		wantCall string // a fragment of the methodCall sent
 	}{
-		{name: "an int", q: check.XMLRPCQuery{Method: "count_atoms", Params: []any{"chain A and color red"}},
+		{name: "an int", q: query.XMLRPC{Method: "count_atoms", Params: []any{"chain A and color red"}},
 			want: "107", found: true, wantCall: "<value><string>chain A and color red</string></value>"},
-		{name: "a whole number is sent as int", q: check.XMLRPCQuery{Method: "count_atoms", Params: []any{"all", float64(1)}},
+		{name: "a whole number is sent as int", q: query.XMLRPC{Method: "count_atoms", Params: []any{"all", float64(1)}},
 			want: "107", found: true, wantCall: "<value><int>1</int></value>"},
-		{name: "a fraction is sent as double", q: check.XMLRPCQuery{Method: "count_atoms", Params: []any{2.5, true}},
+		{name: "a fraction is sent as double", q: query.XMLRPC{Method: "count_atoms", Params: []any{2.5, true}},
 			want: "107", found: true, wantCall: "<value><double>2.5</double></value></param><param><value><boolean>1</boolean></value>"},
-		{name: "a list, with an untyped string", q: check.XMLRPCQuery{Method: "get_names"}, want: `["pept","1tii"]`, found: true},
-		{name: "doubles", q: check.XMLRPCQuery{Method: "get_view"}, want: `[1,-63.19]`, found: true},
-		{name: "a struct and a date", q: check.XMLRPCQuery{Method: "get_session"}, want: `{"ok":true,"when":"2026-11-26T08:00:00Z"}`, found: true},
-		{name: "nil", q: check.XMLRPCQuery{Method: "get_none"}, want: `null`, found: true},
-		{name: "a fault is an answer, not found", q: check.XMLRPCQuery{Method: "nosuch"},
+		{name: "a list, with an untyped string", q: query.XMLRPC{Method: "get_names"}, want: `["pept","1tii"]`, found: true},
+		{name: "doubles", q: query.XMLRPC{Method: "get_view"}, want: `[1,-63.19]`, found: true},
+		{name: "a struct and a date", q: query.XMLRPC{Method: "get_session"}, want: `{"ok":true,"when":"2026-11-26T08:00:00Z"}`, found: true},
+		{name: "nil", q: query.XMLRPC{Method: "get_none"}, want: `null`, found: true},
+		{name: "a fault is an answer, not found", q: query.XMLRPC{Method: "nosuch"},
 			want: `fault 1: <class 'Exception'>:method "nosuch" is not supported`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, found, err := Do(context.Background(), http.DefaultTransport, srv.URL, check.ServiceQuery{XMLRPC: &tc.q})
+			got, found, err := Do(context.Background(), http.DefaultTransport, srv.URL, query.Service{XMLRPC: &tc.q})
 			if err != nil || got != tc.want || found != tc.found {
 				t.Fatalf("got %s found %v err %v, want %s found %v", got, found, err, tc.want, tc.found)
 			}
@@ -102,18 +102,18 @@ func TestDoErrors(t *testing.T) {
 	defer srv.Close()
 	for _, tc := range []struct {
 		name  string
-		q     check.ServiceQuery
+		q     query.Service
 		want  string // the value, when no error
 		found bool
 		err   string
 	}{
-		{name: "http 404 is an answer, not found", q: check.ServiceQuery{HTTP: &check.HTTPQuery{Port: 1, Path: "/none"}}, want: "gone\n"},
-		{name: "a redirect is followed", q: check.ServiceQuery{HTTP: &check.HTTPQuery{Port: 1, Path: "/moved"}}, want: "gone\n"},
-		{name: "xml-rpc 404 is an answer, not found", q: check.ServiceQuery{XMLRPC: &check.XMLRPCQuery{Port: 1, Path: "/none", Method: "m"}}, want: "gone\n"},
-		{name: "not a methodResponse", q: check.ServiceQuery{XMLRPC: &check.XMLRPCQuery{Port: 1, Path: "/html", Method: "m"}}, err: "not an XML-RPC methodResponse"},
-		{name: "a value that does not decode", q: check.ServiceQuery{XMLRPC: &check.XMLRPCQuery{Port: 1, Path: "/broken", Method: "m"}}, err: "does not decode"},
-		{name: "too big", q: check.ServiceQuery{HTTP: &check.HTTPQuery{Port: 1, Path: "/big"}}, err: "over 16 MiB"},
-		{name: "not a call", q: check.ServiceQuery{SQL: &check.SQLQuery{Service: "s", DB: "d", Query: "select 1"}}, err: "not an API call"},
+		{name: "http 404 is an answer, not found", q: query.Service{HTTP: &query.HTTP{Port: 1, Path: "/none"}}, want: "gone\n"},
+		{name: "a redirect is followed", q: query.Service{HTTP: &query.HTTP{Port: 1, Path: "/moved"}}, want: "gone\n"},
+		{name: "xml-rpc 404 is an answer, not found", q: query.Service{XMLRPC: &query.XMLRPC{Port: 1, Path: "/none", Method: "m"}}, want: "gone\n"},
+		{name: "not a methodResponse", q: query.Service{XMLRPC: &query.XMLRPC{Port: 1, Path: "/html", Method: "m"}}, err: "not an XML-RPC methodResponse"},
+		{name: "a value that does not decode", q: query.Service{XMLRPC: &query.XMLRPC{Port: 1, Path: "/broken", Method: "m"}}, err: "does not decode"},
+		{name: "too big", q: query.Service{HTTP: &query.HTTP{Port: 1, Path: "/big"}}, err: "over 16 MiB"},
+		{name: "not a call", q: query.Service{SQL: &query.SQL{Service: "s", DB: "d", Query: "select 1"}}, err: "not an API call"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, found, err := Do(context.Background(), http.DefaultTransport, srv.URL, tc.q)
@@ -128,7 +128,7 @@ func TestDoErrors(t *testing.T) {
 			}
 		})
 	}
-	q := check.ServiceQuery{HTTP: &check.HTTPQuery{Port: 1, Path: "/"}}
+	q := query.Service{HTTP: &query.HTTP{Port: 1, Path: "/"}}
 	if _, _, err := Do(context.Background(), http.DefaultTransport, "http://127.0.0.1:1", q); err == nil || !strings.Contains(err.Error(), "GET / of the loopback's port 1") {
 		t.Fatalf("nothing listening: %v", err)
 	}

@@ -10,9 +10,10 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/xdesktop"
+	"github.com/proctor-eval/proctor/query"
 	"github.com/proctor-eval/proctor/task"
 )
 
@@ -51,7 +52,7 @@ func desktop(t *testing.T, setup env.Setup) *xdesktop.Desktop {
 // waitUntil is a setup step that waits, inside the desktop's network
 // namespace, until url answers.
 func waitUntil(url string) task.Step {
-	return task.Step{Run: &task.Run{Command: "true", Network: task.NetworkPrivate, Timeout: check.Duration(90 * time.Second),
+	return task.Step{Run: &task.Run{Command: "true", Network: task.NetworkPrivate, Timeout: duration.Duration(90 * time.Second),
 		Until: `python3 -c 'import urllib.request; urllib.request.urlopen("` + url + `", timeout=5)'`}}
 }
 
@@ -59,14 +60,14 @@ func TestXMLRPCProbeOnPyMOL(t *testing.T) {
 	need(t, "pymol", "python3")
 	pymol := task.AppSpec{Command: "pymol -R", Window: "PyMOL", Network: task.NetworkPrivate, Env: map[string]string{"PYMOL_RPCHOST": "127.0.0.1"}}
 	d := desktop(t, env.Setup{Apps: map[string]task.AppSpec{"pymol": pymol}, Steps: []task.Step{
-		{Launch: &task.Launch{App: "pymol", Args: []string{"/usr/share/pymol/data/demo/pept.pdb"}, WaitWindow: "PyMOL", Timeout: check.Duration(60 * time.Second)}},
-		{Run: &task.Run{Command: "true", Network: task.NetworkPrivate, Timeout: check.Duration(60 * time.Second),
+		{Launch: &task.Launch{App: "pymol", Args: []string{"/usr/share/pymol/data/demo/pept.pdb"}, WaitWindow: "PyMOL", Timeout: duration.Duration(60 * time.Second)}},
+		{Run: &task.Run{Command: "true", Network: task.NetworkPrivate, Timeout: duration.Duration(60 * time.Second),
 			Until: `python3 -c 'import xmlrpc.client as x; x.ServerProxy("http://127.0.0.1:9123").count_atoms("all")'`}},
 	}})
 	ctx := context.Background()
 	call := func(method string, params ...any) (string, bool) {
 		t.Helper()
-		v, found, err := env.CallLoopback(ctx, d, check.ServiceQuery{XMLRPC: &check.XMLRPCQuery{Port: 9123, Method: method, Params: params}})
+		v, found, err := env.CallLoopback(ctx, d, query.Service{XMLRPC: &query.XMLRPC{Port: 9123, Method: method, Params: params}})
 		if err != nil {
 			t.Fatalf("%s: %v", method, err)
 		}
@@ -117,13 +118,13 @@ func TestHTTPProbeOnStellarium(t *testing.T) {
 	stellarium := task.AppSpec{Command: "stellarium", Window: "Stellarium", Network: task.NetworkPrivate}
 	d := desktop(t, env.Setup{Apps: map[string]task.AppSpec{"stellarium": stellarium}, Steps: []task.Step{
 		{Write: &task.Write{Path: "~/.stellarium/config.ini", Content: string(config)}},
-		{Launch: &task.Launch{App: "stellarium", WaitWindow: "Stellarium", Timeout: check.Duration(90 * time.Second)}},
+		{Launch: &task.Launch{App: "stellarium", WaitWindow: "Stellarium", Timeout: duration.Duration(90 * time.Second)}},
 		waitUntil("http://127.0.0.1:8090/api/main/status"),
 	}})
 	ctx := context.Background()
 	get := func(path string) (string, bool) {
 		t.Helper()
-		v, found, err := env.CallLoopback(ctx, d, check.ServiceQuery{HTTP: &check.HTTPQuery{Port: 8090, Path: path}})
+		v, found, err := env.CallLoopback(ctx, d, query.Service{HTTP: &query.HTTP{Port: 8090, Path: path}})
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}

@@ -11,12 +11,9 @@ import (
 	"unicode"
 
 	"github.com/proctor-eval/proctor/internal/sqlread"
-	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/observe"
 )
-
-// DefaultCommandTimeout bounds a check's command when the spec gives none.
-const DefaultCommandTimeout = 30 * time.Second
 
 // Compile validates a spec and prepares it for evaluation. Errors are
 // *FieldError values naming the field at fault.
@@ -115,7 +112,7 @@ func (c *Check) Evaluate(ctx context.Context, ev Evidence, ms MilestoneScores) R
 
 // EvaluateWith runs the check as Evaluate does, with jm deciding a judge
 // check.
-func (c *Check) EvaluateWith(ctx context.Context, ev Evidence, ms MilestoneScores, jm judge.Model) Result {
+func (c *Check) EvaluateWith(ctx context.Context, ev Evidence, ms MilestoneScores, jm judgment.Model) Result {
 	return c.evaluate(ctx, input{ev: ev, ms: ms, judge: jm})
 }
 
@@ -220,7 +217,7 @@ func (c *Check) timeout() time.Duration {
 	if c.Spec.Timeout > 0 {
 		return time.Duration(c.Spec.Timeout)
 	}
-	return DefaultCommandTimeout
+	return observe.DefaultCommandTimeout
 }
 
 func (c *Check) fold(s string) string {

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/observe"
 )
 
@@ -208,13 +208,13 @@ func TestChecks(t *testing.T) {
 }
 
 // says42 is a judge that passes when a text of the evidence holds 42.
-var says42 = &fakeJudge{name: "fake:42", decide: func(req judge.Request) (judge.Verdict, error) {
+var says42 = &fakeJudge{name: "fake:42", decide: func(req judgment.Request) (judgment.Verdict, error) {
 	for _, p := range req.Evidence {
 		if strings.Contains(p.Text, "42") {
-			return judge.Verdict{Pass: true, Score: 1, Reason: "saw 42"}, nil
+			return judgment.Verdict{Pass: true, Score: 1, Reason: "saw 42"}, nil
 		}
 	}
-	return judge.Verdict{Reason: "no 42"}, nil
+	return judgment.Verdict{Reason: "no 42"}, nil
 }}
 
 func TestInfeasiblePassesOnFail(t *testing.T) {

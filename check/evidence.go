@@ -10,6 +10,7 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/query"
 )
 
 // Step is one action of the trajectory with what the environment recorded
@@ -62,9 +63,9 @@ type Evidence interface {
 	// to read (no element matches, no such cookie, a null value).
 	Page(ctx context.Context, q observe.PageQuery) (val string, found bool, err error)
 	// Service reads an application's state through a service of the
-	// suite, or an API on the environment's own loopback (ServiceQuery
+	// suite, or an API on the environment's own loopback (query.Service
 	// says when a value is found).
-	Service(ctx context.Context, q ServiceQuery) (val string, found bool, err error)
+	Service(ctx context.Context, q query.Service) (val string, found bool, err error)
 	// Asset reads a file shipped with the suite (expected outputs).
 	Asset(name string) ([]byte, error)
 	// Trajectory is what the agent did.

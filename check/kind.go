@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/judgment"
 )
 
 // Kind names a check.
@@ -64,7 +64,7 @@ type input struct {
 	ms  MilestoneScores // for milestones checks; nil otherwise
 	val string          // the probe's value, read as the kind's probeUse says
 	// judge decides judge checks; nil where none is configured.
-	judge judge.Model
+	judge judgment.Model
 	// res is the result being made, for a kind that adds to it (a
 	// judge's details); nil when the caller keeps no result.
 	res *Result

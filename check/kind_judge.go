@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/agent"
-	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // JudgeKind: a judge model decides whether an expectation, written in
@@ -123,15 +123,15 @@ type Screens interface {
 // JudgeDetail is what a judge check's Result adds: who judged, on what,
 // and what it decided of each criterion.
 type JudgeDetail struct {
-	Judge    string                   `json:"judge"`    // the judge's name (judge.Model)
-	Model    string                   `json:"model"`    // the model as its API named it
-	Evidence string                   `json:"evidence"` // the evidence kind
-	Images   int                      `json:"images"`   // screens shown
-	Score    float64                  `json:"score"`
-	Criteria []judge.CriterionVerdict `json:"criteria,omitempty"`
-	Votes    []Vote                   `json:"votes,omitempty"` // a panel's judges
-	Usage    agent.Usage              `json:"usage"`
-	Cached   bool                     `json:"cached,omitempty"`
+	Judge    string                      `json:"judge"`    // the judge's name (judgment.Model)
+	Model    string                      `json:"model"`    // the model as its API named it
+	Evidence string                      `json:"evidence"` // the evidence kind
+	Images   int                         `json:"images"`   // screens shown
+	Score    float64                     `json:"score"`
+	Criteria []judgment.CriterionVerdict `json:"criteria,omitempty"`
+	Votes    []Vote                      `json:"votes,omitempty"` // a panel's judges
+	Usage    usage.Usage                 `json:"usage"`
+	Cached   bool                        `json:"cached,omitempty"`
 }
 
 // Vote is one judge's verdict in a panel.
@@ -222,11 +222,11 @@ func evalJudge(ctx context.Context, c *Check, in input) (bool, string, error) {
 
 // judgeRequest gathers the evidence the check names; it returns the
 // number of screens shown.
-func (c *Check) judgeRequest(ctx context.Context, ev Evidence) (judge.Request, int, error) {
+func (c *Check) judgeRequest(ctx context.Context, ev Evidence) (judgment.Request, int, error) {
 	s := c.Spec
-	req := judge.Request{Expectation: s.Expectation}
+	req := judgment.Request{Expectation: s.Expectation}
 	for _, cr := range s.Criteria {
-		req.Criteria = append(req.Criteria, judge.Criterion{ID: cr.ID, Weight: cr.Weight, Text: cr.Text})
+		req.Criteria = append(req.Criteria, judgment.Criterion{ID: cr.ID, Weight: cr.Weight, Text: cr.Text})
 	}
 	images := 0
 	final := func() error {
@@ -238,7 +238,7 @@ func (c *Check) judgeRequest(ctx context.Context, ev Evidence) (judge.Request, i
 		if err != nil {
 			return infraError{fmt.Errorf("the final screen: %w", err)}
 		}
-		req.Evidence = append(req.Evidence, judge.Image("the screen after the agent's last action", shot.Format, shot.Data))
+		req.Evidence = append(req.Evidence, judgment.Image("the screen after the agent's last action", shot.Format, shot.Data))
 		images++
 		return nil
 	}
@@ -253,7 +253,7 @@ func (c *Check) judgeRequest(ctx context.Context, ev Evidence) (judge.Request, i
 		if !ok {
 			answer = "(the agent returned no answer: " + endedWith(traj) + ")"
 		}
-		req.Evidence = append(req.Evidence, judge.Text("the agent's answer", answer))
+		req.Evidence = append(req.Evidence, judgment.Text("the agent's answer", answer))
 		if err := final(); err != nil {
 			return req, 0, err
 		}
@@ -266,7 +266,7 @@ func (c *Check) judgeRequest(ctx context.Context, ev Evidence) (judge.Request, i
 		if res.Stderr != "" {
 			out += "\n[standard error]\n" + res.Stderr
 		}
-		req.Evidence = append(req.Evidence, judge.Text(fmt.Sprintf("the output of `%s` run after the episode (exit status %d)", s.Command, res.ExitCode), out))
+		req.Evidence = append(req.Evidence, judgment.Text(fmt.Sprintf("the output of `%s` run after the episode (exit status %d)", s.Command, res.ExitCode), out))
 	case ExpectedFlow, ProcessInfo:
 		budget := s.Images
 		if budget == 0 {
@@ -283,7 +283,7 @@ func (c *Check) judgeRequest(ctx context.Context, ev Evidence) (judge.Request, i
 		if s.Evidence == ProcessInfo {
 			label = "the process information: each action in order, with the element under each click"
 		}
-		req.Evidence = append(req.Evidence, judge.Text(label, traj.describe(s.Evidence == ProcessInfo, shown)))
+		req.Evidence = append(req.Evidence, judgment.Text(label, traj.describe(s.Evidence == ProcessInfo, shown)))
 		sc, ok := ev.(Screens)
 		if !ok {
 			return req, 0, infraError{errors.New("this evidence holds no screens, which a judge check needs")}
@@ -296,7 +296,7 @@ func (c *Check) judgeRequest(ctx context.Context, ev Evidence) (judge.Request, i
 			if err != nil {
 				return req, 0, infraError{fmt.Errorf("the screen of step %d: %w", t, err)}
 			}
-			req.Evidence = append(req.Evidence, judge.Image(fmt.Sprintf("the screen the agent saw at step %d", t), shot.Format, shot.Data))
+			req.Evidence = append(req.Evidence, judgment.Image(fmt.Sprintf("the screen the agent saw at step %d", t), shot.Format, shot.Data))
 			images++
 		}
 		if err := final(); err != nil {

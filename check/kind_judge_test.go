@@ -9,22 +9,24 @@ import (
 	"testing"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/agent"
+	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // fakeJudge decides in process and keeps what it was asked.
 type fakeJudge struct {
 	name   string
-	decide func(judge.Request) (judge.Verdict, error)
+	decide func(judgment.Request) (judgment.Verdict, error)
 	mu     sync.Mutex
-	asked  []judge.Request
+	asked  []judgment.Request
 }
 
 func (f *fakeJudge) Name() string { return f.name }
 
-func (f *fakeJudge) Judge(_ context.Context, req judge.Request) (judge.Verdict, error) {
+func (f *fakeJudge) Judge(_ context.Context, req judgment.Request) (judgment.Verdict, error) {
 	f.mu.Lock()
 	f.asked = append(f.asked, req)
 	f.mu.Unlock()
@@ -62,10 +64,10 @@ func episode() Trajectory {
 	return Trajectory{Steps: steps}
 }
 
-func passAll(req judge.Request) (judge.Verdict, error) {
-	v := judge.Verdict{Pass: true, Score: 1, Reason: "fine", Model: "fake-1", Usage: agent.Usage{InputTokens: 100, OutputTokens: 10, Cost: 0.01}}
+func passAll(req judgment.Request) (judgment.Verdict, error) {
+	v := judgment.Verdict{Pass: true, Score: 1, Reason: "fine", Model: "fake-1", Usage: usage.Usage{InputTokens: 100, OutputTokens: 10, Cost: 0.01}}
 	for _, c := range req.Criteria {
-		v.Criteria = append(v.Criteria, judge.CriterionVerdict{ID: c.ID, Pass: true, Reason: "ok"})
+		v.Criteria = append(v.Criteria, judgment.CriterionVerdict{ID: c.ID, Pass: true, Reason: "ok"})
 	}
 	return v, nil
 }
@@ -74,7 +76,7 @@ func passAll(req judge.Request) (judge.Verdict, error) {
 func TestJudgeEvidence(t *testing.T) {
 	ev := screened{Recorded: &Recorded{Steps: episode(), Commands: map[string]observe.CommandResult{
 		"cat /root/out.txt": {Stdout: "total 12\n", Stderr: "warning: old\n", ExitCode: 0}}}}
-	labels := func(req judge.Request) []string {
+	labels := func(req judgment.Request) []string {
 		var out []string
 		for _, p := range req.Evidence {
 			out = append(out, p.Label)
@@ -160,8 +162,8 @@ func TestJudgeFlowSkipsMissingScreens(t *testing.T) {
 // and evidence without screens are infrastructure errors.
 func TestJudgeWithoutVerdictIsInfrastructure(t *testing.T) {
 	ev := screened{Recorded: &Recorded{Steps: episode()}}
-	down := &fakeJudge{name: "down", decide: func(judge.Request) (judge.Verdict, error) {
-		return judge.Verdict{}, fmt.Errorf("%w: 503", judge.ErrUnavailable)
+	down := &fakeJudge{name: "down", decide: func(judgment.Request) (judgment.Verdict, error) {
+		return judgment.Verdict{}, fmt.Errorf("%w: 503", judge.ErrUnavailable)
 	}}
 	c, err := Compile(Spec{Kind: JudgeKind, Evidence: FinalScreenshot, Expectation: "x"})
 	if err != nil {
@@ -170,7 +172,7 @@ func TestJudgeWithoutVerdictIsInfrastructure(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		ev   Evidence
-		j    judge.Model
+		j    judgment.Model
 		want string
 	}{
 		{"judge down", ev, down, "judge down: judge unavailable: 503"},
@@ -197,10 +199,10 @@ func TestJudgeWithoutVerdictIsInfrastructure(t *testing.T) {
 // Criteria give partial credit: a task without milestones scores the
 // judge's weighted criteria, and the judge's usage is kept apart.
 func TestJudgeCriteriaScore(t *testing.T) {
-	partial := &fakeJudge{name: "p", decide: func(req judge.Request) (judge.Verdict, error) {
-		return judge.Verdict{Pass: false, Score: 0.75, Reason: "the title is missing", Model: "m",
-			Criteria: []judge.CriterionVerdict{{ID: "chart", Pass: true}, {ID: "title", Pass: false}},
-			Usage:    agent.Usage{InputTokens: 50, OutputTokens: 5, Cost: 0.002}}, nil
+	partial := &fakeJudge{name: "p", decide: func(req judgment.Request) (judgment.Verdict, error) {
+		return judgment.Verdict{Pass: false, Score: 0.75, Reason: "the title is missing", Model: "m",
+			Criteria: []judgment.CriterionVerdict{{ID: "chart", Pass: true}, {ID: "title", Pass: false}},
+			Usage:    usage.Usage{InputTokens: 50, OutputTokens: 5, Cost: 0.002}}, nil
 	}}
 	s, err := CompileAll([]Spec{
 		{Kind: JudgeKind, Evidence: FinalScreenshot, Expectation: "a titled chart",
@@ -241,7 +243,7 @@ func TestCompileJudge(t *testing.T) {
 		{Spec{Evidence: FinalScreenshot}, "expectation: a judge check needs an expectation"},
 		{Spec{Evidence: CommandOutput, Expectation: "x"}, "command: command_output evidence needs the command"},
 		{Spec{Evidence: FinalScreenshot, Expectation: "x", Command: "ls"}, "command: applies to command_output evidence only"},
-		{Spec{Evidence: FinalScreenshot, Expectation: "x", Timeout: Duration(5)}, "timeout: applies to command_output"},
+		{Spec{Evidence: FinalScreenshot, Expectation: "x", Timeout: duration.Duration(5)}, "timeout: applies to command_output"},
 		{Spec{Evidence: FinalScreenshot, Expectation: "x", Images: 4}, "images: applies to expected_flow and process"},
 		{Spec{Evidence: ExpectedFlow, Expectation: "x", Images: 1}, "images: must be at least 2"},
 		{Spec{Evidence: ExpectedFlow, Expectation: "x", Criteria: []Criterion{{Text: "a"}}}, "criteria: criterion 1 has no id"},
@@ -286,8 +288,8 @@ func TestSample(t *testing.T) {
 // evidence was read, from one whose evidence could not be read.
 func TestUndecidedJudge(t *testing.T) {
 	ev := screened{Recorded: &Recorded{Steps: episode(), Files: map[string][]byte{"/root/out.txt": []byte("hello")}}}
-	down := &fakeJudge{name: "openai:down", decide: func(judge.Request) (judge.Verdict, error) {
-		return judge.Verdict{}, fmt.Errorf("%w (openai): 503 Service Unavailable", judge.ErrUnavailable)
+	down := &fakeJudge{name: "openai:down", decide: func(judgment.Request) (judgment.Verdict, error) {
+		return judgment.Verdict{}, fmt.Errorf("%w (openai): 503 Service Unavailable", judge.ErrUnavailable)
 	}}
 	up := &fakeJudge{name: "openai:up", decide: passAll}
 	judgeSpec := Spec{Kind: JudgeKind, Evidence: FinalScreenshot, Expectation: "saved"}
@@ -296,7 +298,7 @@ func TestUndecidedJudge(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		specs []Spec
-		j     judge.Model
+		j     judgment.Model
 		ev    Evidence
 		want  bool
 		first string // in the error returned

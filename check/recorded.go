@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/query"
 )
 
 // Recorded is Evidence captured earlier: the probe results a run stored
@@ -87,7 +88,7 @@ func (r *Recorded) Page(_ context.Context, q observe.PageQuery) (string, bool, e
 }
 
 // Service returns the recorded answer to a service probe.
-func (r *Recorded) Service(_ context.Context, q ServiceQuery) (string, bool, error) {
+func (r *Recorded) Service(_ context.Context, q query.Service) (string, bool, error) {
 	if a, ok := findService(r.Services, q); ok {
 		return a.Value, a.Found, nil
 	}

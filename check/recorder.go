@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/query"
 )
 
 // ErrNotRecorded is the error of a probe that a complete record does not
@@ -178,17 +179,17 @@ func (r *Recorder) Page(ctx context.Context, q observe.PageQuery) (string, bool,
 }
 
 // Service reads a service's state and records the answer to q.
-func (r *Recorder) Service(ctx context.Context, q ServiceQuery) (string, bool, error) {
+func (r *Recorder) Service(ctx context.Context, q query.Service) (string, bool, error) {
 	v, found, err := r.ev.Service(ctx, q)
 	if err != nil {
 		return v, found, err
 	}
 	a := ServiceAnswer{Query: q, Value: v, Found: found}
-	k := q.key()
+	k := queryKey(q)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := range r.services {
-		if r.services[i].Query.key() == k {
+		if queryKey(r.services[i].Query) == k {
 			r.services[i] = a
 			return v, found, nil
 		}

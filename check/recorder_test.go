@@ -15,6 +15,7 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/query"
 )
 
 // live is a fake environment: what the probes of a desktop would answer.
@@ -94,7 +95,7 @@ func (l *live) Page(_ context.Context, q observe.PageQuery) (string, bool, error
 
 // Service answers a count of open tickets by SQL and a ticket by HTTP;
 // other queries find nothing.
-func (l *live) Service(_ context.Context, q ServiceQuery) (string, bool, error) {
+func (l *live) Service(_ context.Context, q query.Service) (string, bool, error) {
 	if l.broken {
 		return "", false, errDead
 	}
@@ -221,8 +222,8 @@ func TestRecorderReproducesVerdict(t *testing.T) {
 
 // The service probes of the recorder's tests.
 var (
-	openTickets = &SQLQuery{Service: "rt", DB: "rt.db", Query: "select count(*) as n from tickets where status = 'open'"}
-	ticket7     = &HTTPQuery{Service: "rt", Path: "/REST/2.0/ticket/7", User: "root", Password: "password"}
+	openTickets = &query.SQL{Service: "rt", DB: "rt.db", Query: "select count(*) as n from tickets where status = 'open'"}
+	ticket7     = &query.HTTP{Service: "rt", Path: "/REST/2.0/ticket/7", User: "root", Password: "password"}
 )
 
 func TestRecordedRejudgesChangedChecks(t *testing.T) {
@@ -252,8 +253,8 @@ func TestRecordedRejudgesChangedChecks(t *testing.T) {
 		{"same http, other test", Spec{Kind: Predicate, Probe: &Probe{HTTP: ticket7}, Expr: `value.Status == "open"`}, Failure, `value.Status == "open" is false`},
 		{"exists on a recorded sql", Spec{Kind: Exists, Probe: &Probe{SQL: openTickets}}, Success, "all checks passed"},
 		{"not_exists on a recorded http", Spec{Kind: NotExists, Probe: &Probe{HTTP: ticket7}}, Failure, "GET /REST/2.0/ticket/7 of rt exists"},
-		{"unrecorded sql", Spec{Kind: Exact, Probe: &Probe{SQL: &SQLQuery{Service: "rt", DB: "rt.db", Query: "select 1"}}, Expected: "1"}, Error, `sql "select 1" on rt's rt.db was not recorded`},
-		{"unrecorded http", Spec{Kind: Exact, Probe: &Probe{HTTP: &HTTPQuery{Service: "rt", Path: "/REST/2.0/ticket/8"}}, Expected: "x"}, Error, "GET /REST/2.0/ticket/8 of rt was not recorded"},
+		{"unrecorded sql", Spec{Kind: Exact, Probe: &Probe{SQL: &query.SQL{Service: "rt", DB: "rt.db", Query: "select 1"}}, Expected: "1"}, Error, `sql "select 1" on rt's rt.db was not recorded`},
+		{"unrecorded http", Spec{Kind: Exact, Probe: &Probe{HTTP: &query.HTTP{Service: "rt", Path: "/REST/2.0/ticket/8"}}, Expected: "x"}, Error, "GET /REST/2.0/ticket/8 of rt was not recorded"},
 	}
 	orig, err := CompileAll(recordedWith, nil)
 	if err != nil {

@@ -7,32 +7,14 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
+	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/internal/odf"
 	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/query"
 
 	"github.com/expr-lang/expr/vm"
 )
-
-// Duration is a time.Duration written as "10s" or "1m30s" in task files.
-type Duration time.Duration
-
-// UnmarshalText parses a Go duration string.
-func (d *Duration) UnmarshalText(b []byte) error {
-	v, err := time.ParseDuration(string(b))
-	if err != nil {
-		return fmt.Errorf("bad duration %q: use a number with a unit, such as 10s or 2m", b)
-	}
-	if v < 0 {
-		return fmt.Errorf("duration %q is negative", b)
-	}
-	*d = Duration(v)
-	return nil
-}
-
-// MarshalText writes the duration as a Go duration string.
-func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
 
 // Strings is a list of strings that also takes numbers and booleans, as
 // people write accepted answers: [42, "forty-two"].
@@ -74,9 +56,9 @@ type Probe struct {
 	Window    bool                  `json:"window,omitempty" yaml:"window,omitempty"`       // the window titles, one a line
 	Clipboard bool                  `json:"clipboard,omitempty" yaml:"clipboard,omitempty"` // the clipboard's text
 	Page      *observe.PageQuery    `json:"page,omitempty" yaml:"page,omitempty"`           // a browser's page: URL, text, selector, JavaScript, cookie, storage
-	SQL       *SQLQuery             `json:"sql,omitempty" yaml:"sql,omitempty"`             // rows of a read-only query of a service's SQLite database, as JSON
-	HTTP      *HTTPQuery            `json:"http,omitempty" yaml:"http,omitempty"`           // the body of an HTTP API's answer (a service's or the loopback's)
-	XMLRPC    *XMLRPCQuery          `json:"xmlrpc,omitempty" yaml:"xmlrpc,omitempty"`       // an XML-RPC call's result as JSON (a service's or the loopback's)
+	SQL       *query.SQL            `json:"sql,omitempty" yaml:"sql,omitempty"`             // rows of a read-only query of a service's SQLite database, as JSON
+	HTTP      *query.HTTP           `json:"http,omitempty" yaml:"http,omitempty"`           // the body of an HTTP API's answer (a service's or the loopback's)
+	XMLRPC    *query.XMLRPC         `json:"xmlrpc,omitempty" yaml:"xmlrpc,omitempty"`       // an XML-RPC call's result as JSON (a service's or the loopback's)
 
 	// Read decodes a file probe: ods and odt give the document as JSON
 	// (see package odf), odt-text its paragraphs one a line, image the
@@ -95,11 +77,11 @@ type Probe struct {
 var probeReads = []string{"ods", "odt", "odt-text", "image", "sqlite"}
 
 // Service is the probe's service query, if it is one.
-func (p Probe) Service() (ServiceQuery, bool) {
+func (p Probe) Service() (query.Service, bool) {
 	if p.SQL == nil && p.HTTP == nil && p.XMLRPC == nil {
-		return ServiceQuery{}, false
+		return query.Service{}, false
 	}
-	return ServiceQuery{SQL: p.SQL, HTTP: p.HTTP, XMLRPC: p.XMLRPC}, true
+	return query.Service{SQL: p.SQL, HTTP: p.HTTP, XMLRPC: p.XMLRPC}, true
 }
 
 func (p Probe) validate() error {
@@ -131,7 +113,7 @@ func (p Probe) validate() error {
 	if (p.Read == "sqlite") != (p.Query != "") {
 		return fmt.Errorf("a file probe read as sqlite takes a query, and only it does")
 	}
-	if p.Query != "" && !readOnlySQL.MatchString(p.Query) {
+	if p.Query != "" && !query.ReadsOnly(p.Query) {
 		return fmt.Errorf("the query must read (SELECT, WITH, VALUES), not %q", shorten(p.Query, 40))
 	}
 	if p.Read != "" && !slices.Contains(probeReads, p.Read) {
@@ -196,7 +178,7 @@ type Spec struct {
 	Asset      string                `json:"asset,omitempty" yaml:"asset,omitempty"` // file_equal
 	Mode       string                `json:"mode,omitempty" yaml:"mode,omitempty"`   // file_equal: text, json, image
 	Command    string                `json:"command,omitempty" yaml:"command,omitempty"`
-	Timeout    Duration              `json:"timeout,omitempty" yaml:"timeout,omitempty"`
+	Timeout    duration.Duration     `json:"timeout,omitempty" yaml:"timeout,omitempty"`
 	ExitCode   *int                  `json:"exit_code,omitempty" yaml:"exit_code,omitempty"`
 	Stdout     *string               `json:"stdout,omitempty" yaml:"stdout,omitempty"`
 	StdoutRE   string                `json:"stdout_regex,omitempty" yaml:"stdout_regex,omitempty"`

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/agent"
-	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/judgment"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // Outcome is how a task ended.
@@ -51,7 +51,7 @@ type Suite struct {
 	Milestones []compiledMilestone
 	// Judge decides the judge checks; nil where no judge is configured
 	// (a judge check is then an infrastructure error).
-	Judge judge.Model
+	Judge judgment.Model
 }
 
 // Judged reports whether any check, in a milestone or not, is a judge
@@ -194,7 +194,7 @@ type Verdict struct {
 	MilestoneScore float64           `json:"milestone_score"`
 	// JudgeUsage is what the judge checks' models spent, apart from the
 	// agent's.
-	JudgeUsage agent.Usage `json:"judge_usage"`
+	JudgeUsage usage.Usage `json:"judge_usage"`
 }
 
 // Evaluate evaluates the suite on the evidence of an episode that stopped

@@ -17,8 +17,8 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/apicall"
-	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/query"
 	"github.com/proctor-eval/proctor/task"
 )
 
@@ -161,7 +161,7 @@ type LoopbackAPI interface {
 
 // CallLoopback makes a loopback probe's API call on e (package apicall
 // reads the answer), or says that e has no loopback of its own.
-func CallLoopback(ctx context.Context, e Env, q check.ServiceQuery) (string, bool, error) {
+func CallLoopback(ctx context.Context, e Env, q query.Service) (string, bool, error) {
 	l, ok := LoopbackOf(e)
 	if !ok {
 		return "", false, fmt.Errorf("%w: %s needs an environment's own loopback (task.CapLoopback)", ErrBadAction, q.Describe())

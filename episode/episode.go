@@ -35,10 +35,11 @@ import (
 	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
-	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/service"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // Defaults.
@@ -64,7 +65,7 @@ type Config struct {
 	ResetTimeout time.Duration // 0: DefaultResetTimeout
 	JudgeTimeout time.Duration // 0: DefaultJudgeTimeout
 	// Judge decides the tasks' judge checks.
-	Judge judge.Model
+	Judge judgment.Model
 	// Store records the steps, screenshots, evidence and judgements.
 	Store *store.Store
 }
@@ -110,7 +111,7 @@ type Episode struct {
 	history  []agent.Turn
 	traj     check.Trajectory
 	shots    map[int]string // the screenshot shown at each step, in the store
-	usage    agent.Usage
+	usage    usage.Usage
 	feedback string
 	final    *action.Action // the terminal action that ended the agent's turn
 	lastSig  string

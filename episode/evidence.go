@@ -9,6 +9,7 @@ import (
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/observe"
+	"github.com/proctor-eval/proctor/query"
 	"github.com/proctor-eval/proctor/service"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
@@ -47,7 +48,7 @@ func (v *Evidence) StepScreen(_ context.Context, turn int) (check.Screen, error)
 	return store.StepScreen(v.Store, v.Shots[turn])
 }
 
-func (v *Evidence) Service(ctx context.Context, q check.ServiceQuery) (string, bool, error) {
+func (v *Evidence) Service(ctx context.Context, q query.Service) (string, bool, error) {
 	if q.Port() != 0 {
 		return env.CallLoopback(ctx, v.Env, q)
 	}

@@ -13,12 +13,13 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/envtest"
 	"github.com/proctor-eval/proctor/env/remote"
 	"github.com/proctor-eval/proctor/env/xdesktop"
 	"github.com/proctor-eval/proctor/guest/guesttest"
+	"github.com/proctor-eval/proctor/query"
 	"github.com/proctor-eval/proctor/task"
 )
 
@@ -125,7 +126,7 @@ func TestLoopbackThroughTheDaemon(t *testing.T) {
 		Steps: []task.Step{
 			{Write: &task.Write{Path: "~/sky.json", Content: `{"fov": 60}`}},
 			{Launch: &task.Launch{App: "server"}},
-			{Run: &task.Run{Command: "true", Network: task.NetworkPrivate, Until: wait, Timeout: check.Duration(20 * time.Second)}},
+			{Run: &task.Run{Command: "true", Network: task.NetworkPrivate, Until: wait, Timeout: duration.Duration(20 * time.Second)}},
 		}}
 	if err := c.Reset(ctx, setup); err != nil {
 		t.Fatal(err)
@@ -134,12 +135,12 @@ func TestLoopbackThroughTheDaemon(t *testing.T) {
 		path, want string
 		found      bool
 	}{{"/sky.json", `{"fov": 60}`, true}, {"/none.json", "", false}} {
-		v, found, err := env.CallLoopback(ctx, c, check.ServiceQuery{HTTP: &check.HTTPQuery{Port: 18766, Path: tc.path}})
+		v, found, err := env.CallLoopback(ctx, c, query.Service{HTTP: &query.HTTP{Port: 18766, Path: tc.path}})
 		if err != nil || found != tc.found || tc.found && v != tc.want {
 			t.Fatalf("%s: %q found %v err %v", tc.path, v, found, err)
 		}
 	}
-	if _, _, err := env.CallLoopback(ctx, c, check.ServiceQuery{HTTP: &check.HTTPQuery{Port: 18767, Path: "/"}}); err == nil || !strings.Contains(err.Error(), "refused") {
+	if _, _, err := env.CallLoopback(ctx, c, query.Service{HTTP: &query.HTTP{Port: 18767, Path: "/"}}); err == nil || !strings.Contains(err.Error(), "refused") {
 		t.Fatalf("a port where nothing listens: %v", err)
 	}
 }

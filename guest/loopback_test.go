@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/remote"
+	"github.com/proctor-eval/proctor/query"
 )
 
 // TestLoopbackRefused: a daemon whose environment has no loopback of its
@@ -25,7 +25,7 @@ func TestLoopbackRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = env.CallLoopback(ctx, c, check.ServiceQuery{HTTP: &check.HTTPQuery{Port: 8090, Path: "/"}})
+	_, _, err = env.CallLoopback(ctx, c, query.Service{HTTP: &query.HTTP{Port: 8090, Path: "/"}})
 	if !errors.Is(err, env.ErrBadAction) || !strings.Contains(err.Error(), "no loopback of its own") {
 		t.Fatalf("an environment without a loopback: %v", err)
 	}

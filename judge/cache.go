@@ -12,13 +12,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/proctor-eval/proctor/judgment"
 )
 
 // Cache keeps verdicts by key (see Key). Get reports a miss for anything
 // it cannot read back; Put's error is returned by Client.Judge.
 type Cache interface {
-	Get(key string) (Verdict, bool)
-	Put(key string, v Verdict) error
+	Get(key string) (judgment.Verdict, bool)
+	Put(key string, v judgment.Verdict) error
 }
 
 // Key is the cache key of a request to a provider's model: the SHA-256,
@@ -28,7 +30,7 @@ type Cache interface {
 // length-prefixed so that no two requests share a key by concatenation.
 // The request is normalized first, as Client.Judge does (a criterion
 // weight of 0 is 1, "jpg" is "jpeg", a missing image format is sniffed).
-func Key(provider, model string, req Request) string {
+func Key(provider, model string, req judgment.Request) string {
 	if n, err := normalize(req); err == nil {
 		req = n
 	}
@@ -85,24 +87,24 @@ func (d DirCache) path(key string) (string, error) {
 
 // Get reads the verdict stored at key; a missing or unreadable file is a
 // miss.
-func (d DirCache) Get(key string) (Verdict, bool) {
+func (d DirCache) Get(key string) (judgment.Verdict, bool) {
 	p, err := d.path(key)
 	if err != nil {
-		return Verdict{}, false
+		return judgment.Verdict{}, false
 	}
 	b, err := os.ReadFile(p)
 	if err != nil {
-		return Verdict{}, false
+		return judgment.Verdict{}, false
 	}
-	var v Verdict
+	var v judgment.Verdict
 	if err := json.Unmarshal(b, &v); err != nil || v.Reason == "" {
-		return Verdict{}, false
+		return judgment.Verdict{}, false
 	}
 	return v, true
 }
 
 // Put stores v at key.
-func (d DirCache) Put(key string, v Verdict) (err error) {
+func (d DirCache) Put(key string, v judgment.Verdict) (err error) {
 	p, err := d.path(key)
 	if err != nil {
 		return err

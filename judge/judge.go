@@ -3,12 +3,13 @@
 // steps taken, and screenshots) and an expectation in natural language,
 // optionally split into weighted criteria for partial credit, the model
 // decides whether the expectation holds. It is the client under the
-// "judge" check kind and speaks both OpenAI-compatible chat completions and
-// Anthropic messages, through the official SDKs.
+// "judge" check kind; it asks the model through an API registered by
+// provider (RegisterAPI): package judge/judgeapi registers OpenAI-compatible
+// chat completions and Anthropic messages, through the official SDKs.
 //
-// A Verdict only ever comes from a model's well-formed answer. Everything
-// else - an unreachable or overloaded API, a reply that stays malformed, a
-// refusal, a rejected request - is an error (see ErrUnavailable,
+// A verdict (judgment.Verdict) only ever comes from a model's well-formed
+// answer. Everything else - an unreachable or overloaded API, a reply that
+// stays malformed, a refusal, a rejected request - is an error (see ErrUnavailable,
 // ErrMalformed, ErrRefused, ErrRejected, ErrInvalid), never a failing or a
 // passing verdict: a caller must report it as an infrastructure failure.
 package judge
@@ -21,38 +22,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/proctor-eval/proctor/agent"
-)
-
-// Error is a sentinel error of the package; the errors returned wrap one
-// of them with details, so test them with errors.Is.
-type Error string
-
-// Error returns the sentinel's text.
-func (e Error) Error() string { return string(e) }
-
-const (
-	// ErrMalformed: the model's replies could not be parsed as a verdict,
-	// after the re-asks (Reasks).
-	ErrMalformed Error = "judge reply malformed"
-	// ErrRefused: the model declined to judge (Anthropic stop_reason
-	// "refusal", an OpenAI message.refusal or content_filter, or a reply
-	// that plainly declines, such as "I'm sorry, I can't help with that").
-	// A refusal is not re-asked: at temperature 0 it would come again.
-	ErrRefused Error = "judge refused"
-	// ErrUnavailable: no answer from the API - 429 or 5xx after the SDK's
-	// retries, a timeout, a network failure, a cancelled context.
-	ErrUnavailable Error = "judge unavailable"
-	// ErrRejected: the API refused the request itself with a 4xx other
-	// than 408 and 429 (a bad key, an unknown model, an image too large);
-	// asking again will not help.
-	ErrRejected Error = "judge request rejected"
-	// ErrInvalid: the Request (or the Config given to New) is not valid;
-	// no model was asked.
-	ErrInvalid Error = "judge request invalid"
-	// ErrNotRecorded: an offline client (Config.Offline) found no verdict
-	// for the request in its cache, and may not ask the model.
-	ErrNotRecorded Error = "no recorded verdict"
+	"github.com/proctor-eval/proctor/judgment"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // Providers.
@@ -65,6 +36,10 @@ const (
 // the model what was wrong, before Judge gives up with ErrMalformed.
 const Reasks = 2
 
+// DefaultTimeout bounds one request to the judge's API when
+// Config.Timeout is 0.
+const DefaultTimeout = 2 * time.Minute
+
 // DefaultMaxTokens bounds a reply when Config.MaxTokens is 0.
 const DefaultMaxTokens = 2000
 
@@ -74,10 +49,10 @@ type Config struct {
 	BaseURL    string        // the API's base URL; empty: the provider's own
 	Model      string        // the model's name; required
 	APIKeyEnv  string        // the environment variable holding the key; default OPENAI_API_KEY or ANTHROPIC_API_KEY
-	Timeout    time.Duration // per request (one attempt); default agent.DefaultTimeout
+	Timeout    time.Duration // per request (one attempt); default DefaultTimeout
 	MaxRetries int           // retries of 429, 408 and 5xx inside one ask (the SDK honours Retry-After); 0: 2, negative: none
 	MaxTokens  int           // bound on a reply; default DefaultMaxTokens
-	Prices     agent.Prices  // to price the usage; nil: agent.DefaultPrices
+	Prices     usage.Prices  // to price the usage; nil: usage.DefaultPrices
 	Cache      Cache         // verdicts kept by request; nil: none
 	// Offline answers from Cache only and never asks the model (no key is
 	// needed): a request with no verdict there is ErrNotRecorded. It
@@ -90,7 +65,7 @@ type Config struct {
 // The temperature is always 0.
 type Client struct {
 	cfg Config
-	api asker
+	api API
 }
 
 // New makes a client; the key is read from cfg.APIKeyEnv now.
@@ -116,12 +91,16 @@ func New(cfg Config) (*Client, error) {
 		}
 		return &Client{cfg: cfg, api: offline{}}, nil
 	}
+	newAPI, ok := apiOf(cfg.Provider)
+	if !ok {
+		return nil, fmt.Errorf("judge: no API is registered for provider %s (package judge/judgeapi registers %s and %s)", cfg.Provider, OpenAI, Anthropic)
+	}
 	key := os.Getenv(cfg.APIKeyEnv)
 	if key == "" {
 		return nil, fmt.Errorf("judge: $%s is empty: set it to the %s API key", cfg.APIKeyEnv, cfg.Provider)
 	}
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = agent.DefaultTimeout
+		cfg.Timeout = DefaultTimeout
 	}
 	switch {
 	case cfg.MaxRetries == 0:
@@ -133,15 +112,9 @@ func New(cfg Config) (*Client, error) {
 		cfg.MaxTokens = DefaultMaxTokens
 	}
 	if cfg.Prices == nil {
-		cfg.Prices = agent.DefaultPrices
+		cfg.Prices = usage.DefaultPrices
 	}
-	c := &Client{cfg: cfg}
-	if cfg.Provider == Anthropic {
-		c.api = newAnthropic(cfg, key)
-	} else {
-		c.api = newOpenAI(cfg, key)
-	}
-	return c, nil
+	return &Client{cfg: cfg, api: newAPI(cfg, key)}, nil
 }
 
 // Provider returns the client's provider.
@@ -153,78 +126,9 @@ func (c *Client) Model() string { return c.cfg.Model }
 // Name is "provider:model".
 func (c *Client) Name() string { return c.cfg.Provider + ":" + c.cfg.Model }
 
-// Criterion is one part of the expectation, worth Weight of the score.
-type Criterion struct {
-	ID     string  `json:"id"`     // unique in the request; the model answers by it
-	Weight float64 `json:"weight"` // relative weight; 0 counts as 1, negative is invalid
-	Text   string  `json:"text"`   // what must hold
-}
-
-// Part is one piece of evidence: text or an image, each with a label
-// that tells the model what it is ("the agent's answer", "final screen").
-// Make them with Text and Image.
-type Part struct {
-	Label  string `json:"label"`
-	Text   string `json:"text,omitempty"`
-	Image  []byte `json:"-"`
-	Format string `json:"format,omitempty"` // of the image: "png" or "jpeg"
-}
-
-// Text is a text part.
-func Text(label, text string) Part { return Part{Label: label, Text: text} }
-
-// Image is an image part; format is "png" or "jpeg" ("jpg" is taken as
-// "jpeg"; empty: sniffed from the bytes).
-func Image(label, format string, data []byte) Part {
-	return Part{Label: label, Image: data, Format: format}
-}
-
-// IsImage tells an image part from a text part.
-func (p Part) IsImage() bool { return p.Image != nil }
-
-// Request is what a judge is asked.
-type Request struct {
-	Expectation string      // what must hold, in natural language
-	Criteria    []Criterion // optional, for partial credit; Pass needs every one
-	Evidence    []Part      // what the judge sees
-}
-
-// CriterionVerdict is the judge's decision on one criterion.
-type CriterionVerdict struct {
-	ID     string `json:"id"`
-	Pass   bool   `json:"pass"`
-	Reason string `json:"reason"`
-}
-
-// Verdict is a judge's decision.
-type Verdict struct {
-	Pass bool `json:"pass"`
-	// Score is the passed criteria's weights over the total; without
-	// criteria, 1 for a pass and 0 for a fail.
-	Score    float64            `json:"score"`
-	Reason   string             `json:"reason"`
-	Criteria []CriterionVerdict `json:"criteria,omitempty"` // in the request's order
-	Model    string             `json:"model"`              // as the API named it (the configured name if it did not)
-	// Usage is what this call spent over all its asks (the re-asks of
-	// malformed replies included); zero for a verdict from the cache.
-	Usage  agent.Usage `json:"usage"`
-	Cached bool        `json:"cached,omitempty"` // from the cache: no model was asked
-	// Votes are a panel's individual verdicts, in its judges' order.
-	Votes []Verdict `json:"votes,omitempty"`
-}
-
-// Model is what decides a request: a Client (one model) or a Panel
-// (several, by majority).
-type Model interface {
-	Judge(ctx context.Context, req Request) (Verdict, error)
-	// Name names the judge in reports: "provider:model", or a panel's
-	// names joined by "+".
-	Name() string
-}
-
 var (
-	_ Model = (*Client)(nil)
-	_ Model = Panel{}
+	_ judgment.Model = (*Client)(nil)
+	_ judgment.Model = Panel{}
 )
 
 // Judge asks the model whether req's expectation holds. A malformed
@@ -233,74 +137,74 @@ var (
 // one is stored, and a failure to store it is an error too (a cache that
 // cannot be written is broken infrastructure). Any error comes with a zero
 // Verdict and means there is no verdict: see the package documentation.
-func (c *Client) Judge(ctx context.Context, req Request) (Verdict, error) {
+func (c *Client) Judge(ctx context.Context, req judgment.Request) (judgment.Verdict, error) {
 	req, err := normalize(req)
 	if err != nil {
-		return Verdict{}, err
+		return judgment.Verdict{}, err
 	}
 	sys := systemPrompt(len(req.Criteria) > 0)
 	var key string
 	if c.cfg.Cache != nil {
 		key = Key(c.cfg.Provider, c.cfg.Model, req)
 		if v, ok := c.cfg.Cache.Get(key); ok {
-			v.Cached, v.Usage = true, agent.Usage{}
+			v.Cached, v.Usage = true, usage.Usage{}
 			return v, nil
 		}
 	}
 	v, err := c.judge(ctx, sys, req)
 	if err != nil {
-		return Verdict{}, err
+		return judgment.Verdict{}, err
 	}
 	if c.cfg.Cache != nil {
 		if err := c.cfg.Cache.Put(key, v); err != nil {
-			return Verdict{}, fmt.Errorf("judge: storing the verdict in the cache: %w", err)
+			return judgment.Verdict{}, fmt.Errorf("judge: storing the verdict in the cache: %w", err)
 		}
 	}
 	return v, nil
 }
 
-// offline is the asker of an offline client: it has nothing to ask.
+// offline is the API of an offline client: it has nothing to ask.
 type offline struct{}
 
-func (offline) ask(context.Context, string, []part, []turn) (answer, error) {
-	return answer{}, fmt.Errorf("%w for this request in the cache, and an offline judge asks no model", ErrNotRecorded)
+func (offline) Ask(context.Context, string, []Piece, []Reask) (Answer, error) {
+	return Answer{}, fmt.Errorf("%w for this request in the cache, and an offline judge asks no model", ErrNotRecorded)
 }
 
-func (c *Client) judge(ctx context.Context, sys string, req Request) (Verdict, error) {
+func (c *Client) judge(ctx context.Context, sys string, req judgment.Request) (judgment.Verdict, error) {
 	first := userParts(req)
-	var convo []turn
-	var usage agent.Usage
+	var convo []Reask
+	var spent usage.Usage
 	for ask := 0; ; ask++ {
-		r, err := c.api.ask(ctx, sys, first, convo)
+		r, err := c.api.Ask(ctx, sys, first, convo)
 		if err != nil {
-			return Verdict{}, err
+			return judgment.Verdict{}, err
 		}
-		usage = usage.Add(c.cfg.Prices.Usage(c.cfg.Model, r.in, r.out))
-		if r.refusal != "" {
-			return Verdict{}, fmt.Errorf("%w (%s %s): %s", ErrRefused, c.cfg.Provider, c.cfg.Model, clip(r.refusal))
+		spent = spent.Add(c.cfg.Prices.Usage(c.cfg.Model, r.In, r.Out))
+		if r.Refusal != "" {
+			return judgment.Verdict{}, fmt.Errorf("%w (%s %s): %s", ErrRefused, c.cfg.Provider, c.cfg.Model, clip(r.Refusal))
 		}
-		v, problem := parseReply(r.text, req.Criteria)
+		v, problem := parseReply(r.Text, req.Criteria)
 		if problem == nil {
-			v.Model, v.Usage = c.cfg.Model, usage
-			if r.model != "" {
-				v.Model = r.model
+			v.Model, v.Usage = c.cfg.Model, spent
+			if r.Model != "" {
+				v.Model = r.Model
 			}
 			return v, nil
 		}
-		if declines(r.text) {
-			return Verdict{}, fmt.Errorf("%w (%s %s): %s", ErrRefused, c.cfg.Provider, c.cfg.Model, clip(r.text))
+		if declines(r.Text) {
+			return judgment.Verdict{}, fmt.Errorf("%w (%s %s): %s", ErrRefused, c.cfg.Provider, c.cfg.Model, clip(r.Text))
 		}
-		if r.truncated {
+		if r.Truncated {
 			problem = fmt.Errorf("the reply was cut off at %d tokens (%v); keep the reasons short", c.cfg.MaxTokens, problem)
 		}
 		if ask == Reasks {
-			return Verdict{}, fmt.Errorf("%w (%s %s, %d asks): %v; last reply %q", ErrMalformed, c.cfg.Provider, c.cfg.Model, ask+1, problem, clip(r.text))
+			return judgment.Verdict{}, fmt.Errorf("%w (%s %s, %d asks): %v; last reply %q", ErrMalformed, c.cfg.Provider, c.cfg.Model, ask+1, problem, clip(r.Text))
 		}
-		said := r.text
+		said := r.Text
 		if strings.TrimSpace(said) == "" {
 			said = "(no reply)" // the Messages API refuses an empty text block
 		}
-		convo = append(convo, turn{assistant: said, user: reaskText(problem)})
+		convo = append(convo, Reask{Assistant: said, User: reaskText(problem)})
 	}
 }
 
@@ -315,9 +219,9 @@ func clip(s string) string {
 
 // normalize checks a request and fills in the defaults: weights of 0
 // become 1, image formats are "png" or "jpeg".
-func normalize(req Request) (Request, error) {
-	bad := func(format string, a ...any) (Request, error) {
-		return Request{}, fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, a...))
+func normalize(req judgment.Request) (judgment.Request, error) {
+	bad := func(format string, a ...any) (judgment.Request, error) {
+		return judgment.Request{}, fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, a...))
 	}
 	if strings.TrimSpace(req.Expectation) == "" {
 		return bad("no expectation")
@@ -325,7 +229,7 @@ func normalize(req Request) (Request, error) {
 	if len(req.Evidence) == 0 {
 		return bad("no evidence")
 	}
-	out := Request{Expectation: req.Expectation}
+	out := judgment.Request{Expectation: req.Expectation}
 	seen := map[string]bool{}
 	for i, cr := range req.Criteria {
 		switch {
@@ -379,14 +283,4 @@ func normalize(req Request) (Request, error) {
 		out.Evidence = append(out.Evidence, p)
 	}
 	return out, nil
-}
-
-// unavailable wraps an SDK error: statuses that asking later may cure
-// (408, 429, 5xx) and failures without a status (timeouts, the network)
-// are ErrUnavailable, other statuses ErrRejected.
-func unavailable(provider string, status int, err error) error {
-	if status == 0 || status == 408 || status == 429 || status >= 500 {
-		return fmt.Errorf("%w (%s): %w", ErrUnavailable, provider, err)
-	}
-	return fmt.Errorf("%w (%s, status %d): %w", ErrRejected, provider, status, err)
 }

@@ -1,4 +1,6 @@
-package judge
+// The tests are outside package judge so that they ask through the APIs
+// that package judge/judgeapi (which imports judge) registers.
+package judge_test
 
 import (
 	"context"
@@ -18,7 +20,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proctor-eval/proctor/agent"
+	. "github.com/proctor-eval/proctor/judge"
+	_ "github.com/proctor-eval/proctor/judge/judgeapi"
+	"github.com/proctor-eval/proctor/judgment"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 var providers = []string{OpenAI, Anthropic}
@@ -78,7 +83,7 @@ func (f *fake) client(t *testing.T, cfg Config) *Client {
 		cfg.Model = "judge-model"
 	}
 	if cfg.Prices == nil {
-		cfg.Prices = agent.Prices{"judge-model": {Input: 2, Output: 10}}
+		cfg.Prices = usage.Prices{"judge-model": {Input: 2, Output: 10}}
 	}
 	c, err := New(cfg)
 	if err != nil {
@@ -159,18 +164,18 @@ func hangs(_ string, _ http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func request() Request {
-	return Request{
+func request() judgment.Request {
+	return judgment.Request{
 		Expectation: "The report was saved as report.pdf in the home folder.",
-		Evidence: []Part{
-			Text("the agent's answer", "I saved it."),
-			Text("ls ~", "report.pdf\nnotes.txt"),
-			Image("final screen", "png", []byte("\x89PNG\r\n\x1a\nfake png")),
+		Evidence: []judgment.Part{
+			judgment.Text("the agent's answer", "I saved it."),
+			judgment.Text("ls ~", "report.pdf\nnotes.txt"),
+			judgment.Image("final screen", "png", []byte("\x89PNG\r\n\x1a\nfake png")),
 		},
 	}
 }
 
-var threeCriteria = []Criterion{
+var threeCriteria = []judgment.Criterion{
 	{ID: "saved", Weight: 2, Text: "report.pdf exists"},
 	{ID: "named", Weight: 1, Text: "it is named report.pdf"},
 	{ID: "home", Text: "it is in the home folder"}, // weight 0: 1
@@ -188,35 +193,35 @@ func TestJudge(t *testing.T) {
 			{"id": "saved", "pass": true, "reason": "a"}, {"id": "named", "pass": true, "reason": "b"},
 			{"id": "home", "pass": true, "reason": "c"}]}`
 	)
-	usage := func(asks int) agent.Usage {
-		return agent.Usage{InputTokens: 1000 * asks, OutputTokens: 50 * asks, Cost: float64(asks) * (1000*2 + 50*10) / 1e6}
+	spent := func(asks int) usage.Usage {
+		return usage.Usage{InputTokens: 1000 * asks, OutputTokens: 50 * asks, Cost: float64(asks) * (1000*2 + 50*10) / 1e6}
 	}
 	tests := []struct {
 		name         string
 		script       []step
-		criteria     []Criterion
+		criteria     []judgment.Criterion
 		cfg          Config
 		pass         bool
 		score        float64
-		criteriaWant []CriterionVerdict
+		criteriaWant []judgment.CriterionVerdict
 		err          error
 		calls        int
-		check        func(t *testing.T, f *fake, v Verdict, err error)
+		check        func(t *testing.T, f *fake, v judgment.Verdict, err error)
 	}{
 		{name: "pass", script: []step{says(pass)}, pass: true, score: 1, calls: 1,
-			check: func(t *testing.T, f *fake, v Verdict, _ error) {
-				if v.Reason != "ls shows report.pdf." || v.Model != "judge-model-2026" || v.Usage != usage(1) || v.Cached {
+			check: func(t *testing.T, f *fake, v judgment.Verdict, _ error) {
+				if v.Reason != "ls shows report.pdf." || v.Model != "judge-model-2026" || v.Usage != spent(1) || v.Cached {
 					t.Errorf("verdict %+v", v)
 				}
 			}},
 		{name: "fail", script: []step{says(fail)}, pass: false, score: 0, calls: 1},
 		{name: "fenced with prose", script: []step{says("Here is my verdict:\n```json\n" + pass + "\n```\n")}, pass: true, score: 1, calls: 1},
 		{name: "criteria partial score", script: []step{says(parts)}, criteria: threeCriteria, pass: false, score: 0.75, calls: 1,
-			criteriaWant: []CriterionVerdict{{"saved", true, "The file exists."}, {"named", true, "The name is right."}, {"home", false, "It is in /tmp."}}},
+			criteriaWant: []judgment.CriterionVerdict{{ID: "saved", Pass: true, Reason: "The file exists."}, {ID: "named", Pass: true, Reason: "The name is right."}, {ID: "home", Pass: false, Reason: "It is in /tmp."}}},
 		{name: "criteria all pass", script: []step{says(allPass)}, criteria: threeCriteria, pass: true, score: 1, calls: 1},
 		{name: "malformed then fixed on the retry", script: []step{says("It looks saved to me, so pass."), says(pass)}, pass: true, score: 1, calls: 2,
-			check: func(t *testing.T, f *fake, v Verdict, _ error) {
-				if v.Usage != usage(2) {
+			check: func(t *testing.T, f *fake, v judgment.Verdict, _ error) {
+				if v.Usage != spent(2) {
 					t.Errorf("usage %+v, want both asks", v.Usage)
 				}
 				second, _ := json.Marshal(f.body(t, 1)["messages"])
@@ -229,7 +234,7 @@ func TestJudge(t *testing.T) {
 		{name: "criteria disagreeing with the verdict, then fixed", criteria: threeCriteria, calls: 2, pass: true, score: 1,
 			script: []step{says(strings.Replace(parts, `"fail"`, `"pass"`, 1)), says(allPass)}},
 		{name: "malformed until the end", script: []step{says(`{"verdict": "probably", "reason": "?"}`)}, err: ErrMalformed, calls: 1 + Reasks,
-			check: func(t *testing.T, _ *fake, _ Verdict, err error) {
+			check: func(t *testing.T, _ *fake, _ judgment.Verdict, err error) {
 				if !strings.Contains(err.Error(), `"verdict" is "probably"`) {
 					t.Errorf("error %v does not say what was wrong", err)
 				}
@@ -283,8 +288,8 @@ func TestJudge(t *testing.T) {
 	}
 }
 
-func reflectZero(v Verdict) bool {
-	return !v.Pass && v.Score == 0 && v.Reason == "" && v.Criteria == nil && v.Model == "" && v.Usage == (agent.Usage{}) && !v.Cached
+func reflectZero(v judgment.Verdict) bool {
+	return !v.Pass && v.Score == 0 && v.Reason == "" && v.Criteria == nil && v.Model == "" && v.Usage == (usage.Usage{}) && !v.Cached
 }
 
 // TestRequestBody inspects what is sent: temperature 0, the model, the
@@ -293,8 +298,8 @@ func reflectZero(v Verdict) bool {
 func TestRequestBody(t *testing.T) {
 	png := []byte("\x89PNG\r\n\x1a\npixels")
 	jpeg := []byte("\xff\xd8\xff\xe0jpeg pixels")
-	req := Request{Expectation: "The dialog is closed.", Criteria: threeCriteria[:1], Evidence: []Part{
-		Text("steps", "1. click Close"), Image("before", "png", png), Image("after", "jpg", jpeg)}}
+	req := judgment.Request{Expectation: "The dialog is closed.", Criteria: threeCriteria[:1], Evidence: []judgment.Part{
+		judgment.Text("steps", "1. click Close"), judgment.Image("before", "png", png), judgment.Image("after", "jpg", jpeg)}}
 	for _, p := range providers {
 		t.Run(p, func(t *testing.T) {
 			f := newFake(t, p, says(`{"verdict":"pass","reason":"closed","criteria":[{"id":"saved","pass":true,"reason":"yes"}]}`))
@@ -357,7 +362,7 @@ func TestCacheHitMakesNoCall(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !v.Cached || v.Pass != first.Pass || v.Reason != first.Reason || v.Model != first.Model || v.Usage != (agent.Usage{}) {
+				if !v.Cached || v.Pass != first.Pass || v.Reason != first.Reason || v.Model != first.Model || v.Usage != (usage.Usage{}) {
 					t.Errorf("hit %+v, first %+v", v, first)
 				}
 			}
@@ -409,10 +414,10 @@ func TestCacheWriteFailureIsAnError(t *testing.T) {
 func TestCacheKey(t *testing.T) {
 	base := request()
 	base.Criteria = threeCriteria
-	key := func(mod func(r *Request)) string {
+	key := func(mod func(r *judgment.Request)) string {
 		r := request()
-		r.Criteria = append([]Criterion(nil), threeCriteria...)
-		r.Evidence = append([]Part(nil), r.Evidence...)
+		r.Criteria = append([]judgment.Criterion(nil), threeCriteria...)
+		r.Evidence = append([]judgment.Part(nil), r.Evidence...)
 		img := append([]byte(nil), r.Evidence[2].Image...)
 		r.Evidence[2].Image = img
 		if mod != nil {
@@ -424,17 +429,19 @@ func TestCacheKey(t *testing.T) {
 	if len(k) != 64 || k != key(nil) {
 		t.Fatalf("key %q is not a stable SHA-256", k)
 	}
-	for name, mod := range map[string]func(r *Request){
-		"an image byte":      func(r *Request) { r.Evidence[2].Image[9] ^= 1 },
-		"an image's format":  func(r *Request) { r.Evidence[2].Format = "jpeg" },
-		"a label":            func(r *Request) { r.Evidence[0].Label += "!" },
-		"a text":             func(r *Request) { r.Evidence[1].Text += "\n" },
-		"the expectation":    func(r *Request) { r.Expectation += "." },
-		"a weight":           func(r *Request) { r.Criteria[0].Weight = 3 },
-		"a criterion's text": func(r *Request) { r.Criteria[1].Text = "x" },
-		"no criteria":        func(r *Request) { r.Criteria = nil },
-		"the parts' order":   func(r *Request) { r.Evidence[0], r.Evidence[1] = r.Evidence[1], r.Evidence[0] },
-		"a boundary":         func(r *Request) { r.Evidence[0].Label, r.Evidence[0].Text = "the agent's answerI", " saved it." },
+	for name, mod := range map[string]func(r *judgment.Request){
+		"an image byte":      func(r *judgment.Request) { r.Evidence[2].Image[9] ^= 1 },
+		"an image's format":  func(r *judgment.Request) { r.Evidence[2].Format = "jpeg" },
+		"a label":            func(r *judgment.Request) { r.Evidence[0].Label += "!" },
+		"a text":             func(r *judgment.Request) { r.Evidence[1].Text += "\n" },
+		"the expectation":    func(r *judgment.Request) { r.Expectation += "." },
+		"a weight":           func(r *judgment.Request) { r.Criteria[0].Weight = 3 },
+		"a criterion's text": func(r *judgment.Request) { r.Criteria[1].Text = "x" },
+		"no criteria":        func(r *judgment.Request) { r.Criteria = nil },
+		"the parts' order":   func(r *judgment.Request) { r.Evidence[0], r.Evidence[1] = r.Evidence[1], r.Evidence[0] },
+		"a boundary": func(r *judgment.Request) {
+			r.Evidence[0].Label, r.Evidence[0].Text = "the agent's answerI", " saved it."
+		},
 	} {
 		if key(mod) == k {
 			t.Errorf("changing %s keeps the key", name)
@@ -456,7 +463,7 @@ func TestDirCache(t *testing.T) {
 	if _, ok := d.Get("k"); ok {
 		t.Fatal("hit in an empty cache")
 	}
-	want := Verdict{Pass: true, Score: 1, Reason: "r", Model: "m", Cached: true}
+	want := judgment.Verdict{Pass: true, Score: 1, Reason: "r", Model: "m", Cached: true}
 	if err := d.Put("k", want); err != nil {
 		t.Fatal(err)
 	}
@@ -555,16 +562,18 @@ func TestNew(t *testing.T) {
 func TestInvalidRequests(t *testing.T) {
 	f := newFake(t, OpenAI, says(`{"verdict":"pass","reason":"ok"}`))
 	c := f.client(t, Config{})
-	for name, mod := range map[string]func(r *Request){
-		"no expectation":       func(r *Request) { r.Expectation = " " },
-		"no evidence":          func(r *Request) { r.Evidence = nil },
-		"criterion without id": func(r *Request) { r.Criteria = []Criterion{{Text: "x"}} },
-		"duplicate criterion":  func(r *Request) { r.Criteria = []Criterion{{ID: "a", Text: "x"}, {ID: "a", Text: "y"}} },
-		"negative weight":      func(r *Request) { r.Criteria = []Criterion{{ID: "a", Text: "x", Weight: -1}} },
-		"gif":                  func(r *Request) { r.Evidence[2].Format = "gif" },
-		"unknown image bytes":  func(r *Request) { r.Evidence[2].Format, r.Evidence[2].Image = "", []byte("GIF89a...") },
-		"empty image":          func(r *Request) { r.Evidence[2].Image = []byte{} },
-		"text and image":       func(r *Request) { r.Evidence[2].Text = "x" },
+	for name, mod := range map[string]func(r *judgment.Request){
+		"no expectation":       func(r *judgment.Request) { r.Expectation = " " },
+		"no evidence":          func(r *judgment.Request) { r.Evidence = nil },
+		"criterion without id": func(r *judgment.Request) { r.Criteria = []judgment.Criterion{{Text: "x"}} },
+		"duplicate criterion": func(r *judgment.Request) {
+			r.Criteria = []judgment.Criterion{{ID: "a", Text: "x"}, {ID: "a", Text: "y"}}
+		},
+		"negative weight":     func(r *judgment.Request) { r.Criteria = []judgment.Criterion{{ID: "a", Text: "x", Weight: -1}} },
+		"gif":                 func(r *judgment.Request) { r.Evidence[2].Format = "gif" },
+		"unknown image bytes": func(r *judgment.Request) { r.Evidence[2].Format, r.Evidence[2].Image = "", []byte("GIF89a...") },
+		"empty image":         func(r *judgment.Request) { r.Evidence[2].Image = []byte{} },
+		"text and image":      func(r *judgment.Request) { r.Evidence[2].Text = "x" },
 	} {
 		r := request()
 		mod(&r)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/proctor-eval/proctor/judgment"
 )
 
 // Panel asks several judges and takes the majority.
@@ -31,19 +33,19 @@ func (p Panel) Name() string {
 // it has no Criteria (see the individual verdicts). Any judge's error is
 // the panel's error, with no verdict: the first to happen is returned and
 // the other asks are cancelled.
-func (p Panel) Judge(ctx context.Context, req Request) (Verdict, error) {
+func (p Panel) Judge(ctx context.Context, req judgment.Request) (judgment.Verdict, error) {
 	n := len(p.Judges)
 	if n == 0 {
-		return Verdict{}, fmt.Errorf("%w: a panel with no judges", ErrInvalid)
+		return judgment.Verdict{}, fmt.Errorf("%w: a panel with no judges", ErrInvalid)
 	}
 	for i, j := range p.Judges {
 		if j == nil {
-			return Verdict{}, fmt.Errorf("%w: judge %d of the panel is nil", ErrInvalid, i+1)
+			return judgment.Verdict{}, fmt.Errorf("%w: judge %d of the panel is nil", ErrInvalid, i+1)
 		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	verdicts := make([]Verdict, n)
+	verdicts := make([]judgment.Verdict, n)
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
@@ -66,14 +68,14 @@ func (p Panel) Judge(ctx context.Context, req Request) (Verdict, error) {
 	}
 	wg.Wait()
 	if first != nil {
-		return Verdict{}, first
+		return judgment.Verdict{}, first
 	}
 	return majority(verdicts), nil
 }
 
 // majority combines the verdicts of a panel.
-func majority(vs []Verdict) Verdict {
-	var out Verdict
+func majority(vs []judgment.Verdict) judgment.Verdict {
+	var out judgment.Verdict
 	passes := 0
 	models := make([]string, len(vs))
 	lines := make([]string, len(vs))

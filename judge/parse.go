@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/proctor-eval/proctor/judgment"
 )
 
 // parseReply reads a model's reply strictly: one JSON object (alone, in
@@ -15,21 +17,21 @@ import (
 // agree with them (pass only if all pass). Keys are matched exactly and
 // must not repeat; other keys are ignored. The error says what is wrong,
 // in words meant for the model.
-func parseReply(text string, criteria []Criterion) (Verdict, error) {
+func parseReply(text string, criteria []judgment.Criterion) (judgment.Verdict, error) {
 	obj, err := extract(text)
 	if err != nil {
-		return Verdict{}, err
+		return judgment.Verdict{}, err
 	}
 	if err := uniqueKeys(obj); err != nil {
-		return Verdict{}, err
+		return judgment.Verdict{}, err
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(obj, &fields); err != nil {
-		return Verdict{}, fmt.Errorf("the reply's JSON is not an object: %v", err)
+		return judgment.Verdict{}, fmt.Errorf("the reply's JSON is not an object: %v", err)
 	}
 	word, err := stringField(fields, "verdict", "")
 	if err != nil {
-		return Verdict{}, err
+		return judgment.Verdict{}, err
 	}
 	var pass bool
 	switch strings.ToLower(strings.TrimSpace(word)) {
@@ -37,17 +39,17 @@ func parseReply(text string, criteria []Criterion) (Verdict, error) {
 		pass = true
 	case "fail":
 	default:
-		return Verdict{}, fmt.Errorf(`"verdict" is %q; it must be "pass" or "fail"`, clipWord(word))
+		return judgment.Verdict{}, fmt.Errorf(`"verdict" is %q; it must be "pass" or "fail"`, clipWord(word))
 	}
 	reason, err := stringField(fields, "reason", "")
 	if err != nil {
-		return Verdict{}, err
+		return judgment.Verdict{}, err
 	}
-	v := Verdict{Pass: pass, Reason: strings.TrimSpace(reason)}
+	v := judgment.Verdict{Pass: pass, Reason: strings.TrimSpace(reason)}
 	raw, has := fields["criteria"]
 	if len(criteria) == 0 {
 		if has && !isNull(raw) && !isEmptyArray(raw) {
-			return Verdict{}, errors.New(`"criteria" was given but no criteria were asked for; leave it out`)
+			return judgment.Verdict{}, errors.New(`"criteria" was given but no criteria were asked for; leave it out`)
 		}
 		if pass {
 			v.Score = 1
@@ -55,13 +57,13 @@ func parseReply(text string, criteria []Criterion) (Verdict, error) {
 		return v, nil
 	}
 	if !has || isNull(raw) {
-		return Verdict{}, errors.New(`"criteria" is missing; list every criterion id exactly once`)
+		return judgment.Verdict{}, errors.New(`"criteria" is missing; list every criterion id exactly once`)
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
-		return Verdict{}, errors.New(`"criteria" is not a list`)
+		return judgment.Verdict{}, errors.New(`"criteria" is not a list`)
 	}
-	byID := map[string]CriterionVerdict{}
+	byID := map[string]judgment.CriterionVerdict{}
 	known := map[string]bool{}
 	for _, c := range criteria {
 		known[c.ID] = true
@@ -69,35 +71,35 @@ func parseReply(text string, criteria []Criterion) (Verdict, error) {
 	for i, item := range items {
 		var f map[string]json.RawMessage
 		if err := json.Unmarshal(item, &f); err != nil || f == nil {
-			return Verdict{}, fmt.Errorf(`criteria entry %d is not an object`, i+1)
+			return judgment.Verdict{}, fmt.Errorf(`criteria entry %d is not an object`, i+1)
 		}
 		where := fmt.Sprintf("criteria entry %d", i+1)
 		id, err := stringField(f, "id", where)
 		if err != nil {
-			return Verdict{}, err
+			return judgment.Verdict{}, err
 		}
 		if !known[id] {
-			return Verdict{}, fmt.Errorf("%s has the unknown id %q", where, clipWord(id))
+			return judgment.Verdict{}, fmt.Errorf("%s has the unknown id %q", where, clipWord(id))
 		}
 		if _, dup := byID[id]; dup {
-			return Verdict{}, fmt.Errorf("criterion %q is listed twice", id)
+			return judgment.Verdict{}, fmt.Errorf("criterion %q is listed twice", id)
 		}
 		where = fmt.Sprintf("criterion %q", id)
 		var ok bool
 		switch p, has := f["pass"]; {
 		case !has:
-			return Verdict{}, fmt.Errorf(`%s has no "pass"`, where)
+			return judgment.Verdict{}, fmt.Errorf(`%s has no "pass"`, where)
 		case bytes.Equal(p, []byte("true")):
 			ok = true
 		case bytes.Equal(p, []byte("false")):
 		default:
-			return Verdict{}, fmt.Errorf(`%s: "pass" is %s; it must be true or false`, where, clipWord(string(p)))
+			return judgment.Verdict{}, fmt.Errorf(`%s: "pass" is %s; it must be true or false`, where, clipWord(string(p)))
 		}
 		r, err := stringField(f, "reason", where)
 		if err != nil {
-			return Verdict{}, err
+			return judgment.Verdict{}, err
 		}
-		byID[id] = CriterionVerdict{ID: id, Pass: ok, Reason: strings.TrimSpace(r)}
+		byID[id] = judgment.CriterionVerdict{ID: id, Pass: ok, Reason: strings.TrimSpace(r)}
 	}
 	var missing []string
 	var total, passed float64
@@ -117,10 +119,10 @@ func parseReply(text string, criteria []Criterion) (Verdict, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return Verdict{}, fmt.Errorf("criteria %s are missing; list every criterion id exactly once", strings.Join(missing, ", "))
+		return judgment.Verdict{}, fmt.Errorf("criteria %s are missing; list every criterion id exactly once", strings.Join(missing, ", "))
 	}
 	if all != pass {
-		return Verdict{}, fmt.Errorf(`the verdict %q disagrees with the criteria: it is "pass" exactly when every criterion passes`, word)
+		return judgment.Verdict{}, fmt.Errorf(`the verdict %q disagrees with the criteria: it is "pass" exactly when every criterion passes`, word)
 	}
 	if total > 0 {
 		v.Score = passed / total

@@ -4,15 +4,17 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/proctor-eval/proctor/judgment"
 )
 
-var twoCriteria = []Criterion{{ID: "a", Weight: 1, Text: "A holds"}, {ID: "b", Weight: 3, Text: "B holds"}}
+var twoCriteria = []judgment.Criterion{{ID: "a", Weight: 1, Text: "A holds"}, {ID: "b", Weight: 3, Text: "B holds"}}
 
 func TestParseReply(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		reply    string
-		criteria []Criterion
+		criteria []judgment.Criterion
 		pass     bool
 		score    float64
 		err      string // a part of the error; empty: accepted
@@ -126,7 +128,7 @@ func FuzzParseReply(f *testing.F) {
 		f.Add(s, true)
 	}
 	f.Fuzz(func(t *testing.T, reply string, withCriteria bool) {
-		var criteria []Criterion
+		var criteria []judgment.Criterion
 		if withCriteria {
 			criteria = twoCriteria
 		}

@@ -3,6 +3,8 @@ package judge
 import (
 	"fmt"
 	"strings"
+
+	"github.com/proctor-eval/proctor/judgment"
 )
 
 // PromptVersion names the prompt's wording; it is part of the cache key
@@ -37,20 +39,10 @@ func systemPrompt(criteria bool) string {
 	return systemBase + formatPlain
 }
 
-// part is one piece of a user message: text, or an image.
-type part struct {
-	text   string
-	image  []byte
-	format string // png or jpeg
-}
-
-// turn is a re-ask: the model's malformed reply and what it was told.
-type turn struct{ assistant, user string }
-
 // userParts is the first user message: the expectation, the criteria,
 // then each piece of evidence after its label, and a reminder of the
 // reply's form.
-func userParts(req Request) []part {
+func userParts(req judgment.Request) []Piece {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Expectation:\n%s\n", strings.TrimSpace(req.Expectation))
 	if len(req.Criteria) > 0 {
@@ -60,20 +52,20 @@ func userParts(req Request) []part {
 		}
 	}
 	b.WriteString("\nEvidence follows.")
-	parts := []part{{text: b.String()}}
+	parts := []Piece{{Text: b.String()}}
 	for i, p := range req.Evidence {
 		label := strings.TrimSpace(p.Label)
 		if label == "" {
 			label = "(no label)"
 		}
 		if p.IsImage() {
-			parts = append(parts, part{text: fmt.Sprintf("Evidence %d: %s (image below)", i+1, label)},
-				part{image: p.Image, format: p.Format})
+			parts = append(parts, Piece{Text: fmt.Sprintf("Evidence %d: %s (image below)", i+1, label)},
+				Piece{Image: p.Image, Format: p.Format})
 			continue
 		}
-		parts = append(parts, part{text: fmt.Sprintf("Evidence %d: %s\n<<<\n%s\n>>>", i+1, label, p.Text)})
+		parts = append(parts, Piece{Text: fmt.Sprintf("Evidence %d: %s\n<<<\n%s\n>>>", i+1, label, p.Text)})
 	}
-	parts = append(parts, part{text: "End of the evidence. Reply with the JSON object only."})
+	parts = append(parts, Piece{Text: "End of the evidence. Reply with the JSON object only."})
 	return parts
 }
 

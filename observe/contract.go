@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/proctor-eval/proctor/action"
 )
@@ -22,6 +23,10 @@ func (e Error) Error() string { return string(e) }
 // ErrNotFound means no element, window or file matches: the one not-found
 // sentinel of every environment and of the checks.
 const ErrNotFound Error = "not found"
+
+// DefaultCommandTimeout bounds a command run in the environment (a
+// check's command among them) when none is given.
+const DefaultCommandTimeout = 30 * time.Second
 
 // CommandResult is the outcome of a command run in the environment.
 type CommandResult struct {

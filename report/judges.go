@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/agreement"
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/store"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // Trust is how far one judge of a run's judge checks agrees with the
@@ -20,7 +20,7 @@ type Trust struct {
 	// Undecided counts episodes the judge gave no verdict on (down,
 	// malformed, refused).
 	Undecided int         `json:"undecided"`
-	Usage     agent.Usage `json:"usage"` // what it spent (cached verdicts cost nothing)
+	Usage     usage.Usage `json:"usage"` // what it spent (cached verdicts cost nothing)
 	// VsHuman compares the judge's episode verdict (every judge check
 	// passed) with the episode's review; VsRules with the task's other
 	// checks, on the tasks that have both.

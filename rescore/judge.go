@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/check"
-	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // Screened is a stored episode's evidence: what its checks read, with
@@ -74,7 +74,7 @@ type JudgeSummary struct {
 	// Decided counts those of them whose outcome in the run's results
 	// the judging replaced (every check decided).
 	Decided int         `json:"decided,omitempty"`
-	Usage   agent.Usage `json:"usage"`
+	Usage   usage.Usage `json:"usage"`
 	// Errors are the undecided episodes' reasons.
 	Errors []string `json:"errors,omitempty"`
 }
@@ -89,7 +89,7 @@ type JudgeSummary struct {
 // (0: two minutes). A judge that gives no verdict leaves the episode
 // undecided, with the reason; the others go on. Progress, a line per
 // episode, goes to progress when it is not nil.
-func Judge(ctx context.Context, st *store.Store, s *task.Suite, jm judge.Model, timeout time.Duration, progress io.Writer) (*JudgeSummary, error) {
+func Judge(ctx context.Context, st *store.Store, s *task.Suite, jm judgment.Model, timeout time.Duration, progress io.Writer) (*JudgeSummary, error) {
 	if timeout <= 0 {
 		timeout = 2 * time.Minute
 	}
@@ -221,7 +221,7 @@ func Judge(ctx context.Context, st *store.Store, s *task.Suite, jm judge.Model, 
 // redecide evaluates every check of the task of r again on its stored
 // evidence, the judge checks with jm, as the run would have had its judge
 // answered: the episode's end is the one the run recorded (Result.End).
-func redecide(ctx context.Context, s *task.Suite, r store.Result, ev *Screened, jm judge.Model) (check.Verdict, error) {
+func redecide(ctx context.Context, s *task.Suite, r store.Result, ev *Screened, jm judgment.Model) (check.Verdict, error) {
 	t, ok := s.Task(r.Task)
 	if !ok {
 		return check.Verdict{}, fmt.Errorf("task %s is no longer in the suite", r.Task)

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/check"
-	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/run"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
@@ -84,7 +84,7 @@ func End(ev *check.Recorded, old check.Outcome) check.End {
 // judge that answers from the run's cache of verdicts (judge.Config's
 // Offline) decides them again at no cost where their evidence did not
 // change. Without jm they are errors.
-func Run(ctx context.Context, st *store.Store, s *task.Suite, at time.Time, jm judge.Model) (*Summary, error) {
+func Run(ctx context.Context, st *store.Store, s *task.Suite, at time.Time, jm judgment.Model) (*Summary, error) {
 	info, err := st.Run()
 	if err != nil {
 		return nil, err

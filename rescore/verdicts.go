@@ -12,6 +12,7 @@ import (
 
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -31,7 +32,7 @@ const VerdictsVersion = 1
 type Verdicts struct {
 	Version int    `json:"version"`
 	About   string `json:"about,omitempty"` // how they were made
-	// Judge is the judge that decided them (judge.Model's name).
+	// Judge is the judge that decided them (judgment.Model's name).
 	Judge    string            `json:"judge"`
 	Verdicts []RecordedVerdict `json:"verdicts"`
 }
@@ -43,9 +44,9 @@ type RecordedVerdict struct {
 	Trajectory string `json:"trajectory"`
 	// Check is the check's name (its label; a second check of the task
 	// with the same label is "NAME #2", and so on).
-	Check    string        `json:"check"`
-	Evidence string        `json:"evidence"`
-	Verdict  judge.Verdict `json:"verdict"`
+	Check    string           `json:"check"`
+	Evidence string           `json:"evidence"`
+	Verdict  judgment.Verdict `json:"verdict"`
 }
 
 func (r RecordedVerdict) key() string { return r.Task + "\x00" + r.Trajectory + "\x00" + r.Check }
@@ -186,9 +187,9 @@ func CollectVerdicts(st *store.Store, judgeName string) (vs *Verdicts, undecided
 				undecided++
 				continue
 			}
-			v := judge.Verdict{Pass: c.Pass, Score: c.Judge.Score, Reason: c.Reason, Criteria: c.Judge.Criteria, Model: c.Judge.Model}
+			v := judgment.Verdict{Pass: c.Pass, Score: c.Judge.Score, Reason: c.Reason, Criteria: c.Judge.Criteria, Model: c.Judge.Model}
 			for _, vote := range c.Judge.Votes {
-				v.Votes = append(v.Votes, judge.Verdict{Pass: vote.Pass, Score: vote.Score, Reason: vote.Reason, Model: vote.Model})
+				v.Votes = append(v.Votes, judgment.Verdict{Pass: vote.Pass, Score: vote.Score, Reason: vote.Reason, Model: vote.Model})
 			}
 			vs.Verdicts = append(vs.Verdicts, RecordedVerdict{Task: taskID, Trajectory: traj, Check: name, Evidence: c.Judge.Evidence, Verdict: v})
 		}
@@ -243,7 +244,7 @@ func DecideRecorded(ctx context.Context, st *store.Store, s *task.Suite, vs *Ver
 		for i, c := range jcs {
 			labels[i] = c.Spec.Label()
 		}
-		byKey := map[string]judge.Verdict{}
+		byKey := map[string]judgment.Verdict{}
 		for i, name := range checkNames(labels) {
 			cp := &capture{}
 			jcs[i].EvaluateWith(ctx, ev, nil, cp)
@@ -295,30 +296,30 @@ func DecideRecorded(ctx context.Context, st *store.Store, s *task.Suite, vs *Ver
 // capture is a judge that keeps the request it is asked and gives no
 // verdict.
 type capture struct {
-	req   judge.Request
+	req   judgment.Request
 	asked bool
 }
 
 func (c *capture) Name() string { return "capture" }
 
-func (c *capture) Judge(_ context.Context, req judge.Request) (judge.Verdict, error) {
+func (c *capture) Judge(_ context.Context, req judgment.Request) (judgment.Verdict, error) {
 	c.req, c.asked = req, true
-	return judge.Verdict{}, fmt.Errorf("%w: capturing the request", judge.ErrNotRecorded)
+	return judgment.Verdict{}, fmt.Errorf("%w: capturing the request", judge.ErrNotRecorded)
 }
 
 // recordedModel answers each request with the recorded verdict of the
 // check that asks it.
 type recordedModel struct {
 	name  string
-	byKey map[string]judge.Verdict
+	byKey map[string]judgment.Verdict
 }
 
 func (m recordedModel) Name() string { return m.name }
 
-func (m recordedModel) Judge(_ context.Context, req judge.Request) (judge.Verdict, error) {
+func (m recordedModel) Judge(_ context.Context, req judgment.Request) (judgment.Verdict, error) {
 	v, ok := m.byKey[judge.Key("", "", req)]
 	if !ok {
-		return judge.Verdict{}, fmt.Errorf("%w for this check of this trajectory in %s", judge.ErrNotRecorded, VerdictsFile)
+		return judgment.Verdict{}, fmt.Errorf("%w for this check of this trajectory in %s", judge.ErrNotRecorded, VerdictsFile)
 	}
 	v.Cached = true
 	return v, nil

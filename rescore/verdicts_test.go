@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/judgment"
 )
 
 func TestParseVerdicts(t *testing.T) {
@@ -112,8 +112,8 @@ func FuzzParseVerdicts(f *testing.F) {
 	})
 }
 
-func verdictOf(pass bool, reason string) judge.Verdict {
-	v := judge.Verdict{Pass: pass, Reason: reason}
+func verdictOf(pass bool, reason string) judgment.Verdict {
+	v := judgment.Verdict{Pass: pass, Reason: reason}
 	if pass {
 		v.Score = 1
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/episode"
-	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/service"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
@@ -92,7 +92,7 @@ type Config struct {
 	JudgeTimeout time.Duration // 0: DefaultJudgeTimeout
 	// Judge decides the tasks' judge checks; a run of a task with judge
 	// checks and no judge is refused before it starts.
-	Judge judge.Model
+	Judge judgment.Model
 	// StopGrace is how long running episodes get to stop after ctx ends
 	// before their environments are closed under them; 0: DefaultStopGrace.
 	StopGrace time.Duration

@@ -20,11 +20,12 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/agent"
-	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/xdesktop"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // TestMain lets this test binary serve as the watchdog of the desktops
@@ -182,7 +183,7 @@ func TestOutcomesOfFaultsAndBudgets(t *testing.T) {
 			return agent.Turn{Actions: []action.Action{{Kind: action.Click, Point: action.At(float64(step), 5)}}}, nil
 		}), 0, "uncompleted", "budget"},
 		{"cost budget", "dialog-later", scripted(func(step int) (agent.Turn, error) {
-			return agent.Turn{Actions: []action.Action{{Kind: action.Wait, Duration: 0.01 * float64(step)}}, Usage: agent.Usage{Cost: 0.4}}, nil
+			return agent.Turn{Actions: []action.Action{{Kind: action.Wait, Duration: 0.01 * float64(step)}}, Usage: usage.Usage{Cost: 0.4}}, nil
 		}), 1.0, "uncompleted", "budget"},
 		{"malformed replies then a right answer", "count-lines", scripted(func(step int) (agent.Turn, error) {
 			if step < 3 {
@@ -266,7 +267,7 @@ func TestWallTimeBoundsEveryCall(t *testing.T) {
 	need(t)
 	s := only(suite(t), "shell-write")
 	short := *s.Tasks[0]
-	short.TimeLimit = check.Duration(2 * time.Second)
+	short.TimeLimit = duration.Duration(2 * time.Second)
 	s.Tasks = []*task.Task{&short}
 	tests := []struct {
 		name   string
@@ -740,7 +741,7 @@ func TestFailingServiceIsNotTheAgentsFault(t *testing.T) {
 	need(t)
 	s := only(suite(t), "shell-write")
 	short := *s.Tasks[0]
-	short.TimeLimit = check.Duration(2 * time.Second)
+	short.TimeLimit = duration.Duration(2 * time.Second)
 	s.Tasks = []*task.Task{&short}
 	cfg := config(t, s, scripted(func(int) (agent.Turn, error) { return agent.Turn{}, agent.Transient(errors.New("503 overloaded")) }))
 	cfg.Parallel, cfg.Backoff, cfg.Retries = 1, time.Second, -1

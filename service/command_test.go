@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/task"
 )
 
@@ -212,7 +212,7 @@ func TestStartErrors(t *testing.T) {
 		is         error
 	}{
 		{name: "exits", mode: "exit", want: []string{"exited (exit status 3) before", "the database is locked"}, is: ErrStart},
-		{name: "never ready", mode: "serve", sv: task.Service{StartTimeout: check.Duration(time.Second), Ready: "/nothere"},
+		{name: "never ready", mode: "serve", sv: task.Service{StartTimeout: duration.Duration(time.Second), Ready: "/nothere"},
 			want: []string{"did not answer within 1s"}, is: ErrStart},
 		{name: "no data", mode: "serve", noData: true, want: []string{"run `proctor setup apps` first"}, is: ErrNoData},
 	} {

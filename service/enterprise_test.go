@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/query"
 	"github.com/proctor-eval/proctor/task"
 )
 
@@ -40,16 +40,16 @@ func enterprise(tb testing.TB) *task.Suite {
 type app struct {
 	name   string
 	create func(tb testing.TB, origin, name string)
-	count  check.SQLQuery // counts the records of the name %s
+	count  query.SQL // counts the records of the name %s
 }
 
 var apps = []app{
 	{name: "tryton", create: createTrytonParty,
-		count: check.SQLQuery{DB: "proctor.sqlite", Query: "select count(*) as n from party_party where name = '%s'"}},
+		count: query.SQL{DB: "proctor.sqlite", Query: "select count(*) as n from party_party where name = '%s'"}},
 	{name: "rt", create: createRTTicket,
-		count: check.SQLQuery{DB: "rt.sqlite", Query: "select count(*) as n from Tickets where Subject = '%s'"}},
+		count: query.SQL{DB: "rt.sqlite", Query: "select count(*) as n from Tickets where Subject = '%s'"}},
 	{name: "redmine", create: createRedmineProject,
-		count: check.SQLQuery{DB: "redmine.sqlite3", Query: "select count(*) as n from projects where name = '%s'"}},
+		count: query.SQL{DB: "redmine.sqlite3", Query: "select count(*) as n from projects where name = '%s'"}},
 }
 
 // call posts a JSON body and fails the test on a status other than want.
@@ -112,7 +112,7 @@ func (a app) countOf(tb testing.TB, in *Instances, name string) string {
 	tb.Helper()
 	q := a.count
 	q.Service, q.Query = a.name, fmt.Sprintf(q.Query, name)
-	v, _, err := in.Query(context.Background(), check.ServiceQuery{SQL: &q})
+	v, _, err := in.Query(context.Background(), query.Service{SQL: &q})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/proctor-eval/proctor/apicall"
-	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/internal/sqlread"
+	"github.com/proctor-eval/proctor/query"
 
 	_ "modernc.org/sqlite" // the SQLite driver, pure Go
 )
@@ -22,9 +22,9 @@ const maxBody = apicall.MaxBody
 
 // Query reads a running service's state for a check: a read-only SQL
 // query of a SQLite database of its data folder, or a call of its HTTP
-// or XML-RPC API (check.ServiceQuery says what is found). An error means the state
+// or XML-RPC API (query.Service says what is found). An error means the state
 // could not be read; an HTTP status is an answer, not an error.
-func (in *Instances) Query(ctx context.Context, q check.ServiceQuery) (string, bool, error) {
+func (in *Instances) Query(ctx context.Context, q query.Service) (string, bool, error) {
 	if err := q.Validate(); err != nil {
 		return "", false, err
 	}
@@ -46,6 +46,6 @@ func querySQL(ctx context.Context, file, query string) (string, bool, error) {
 }
 
 // queryAPI calls the service's HTTP or XML-RPC API (package apicall).
-func queryAPI(ctx context.Context, origin string, q check.ServiceQuery) (string, bool, error) {
+func queryAPI(ctx context.Context, origin string, q query.Service) (string, bool, error) {
 	return apicall.Do(ctx, http.DefaultTransport, origin, q)
 }

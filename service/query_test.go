@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/query"
 	"github.com/proctor-eval/proctor/task"
 )
 
@@ -92,20 +92,20 @@ func TestQueryAPI(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name  string
-		q     check.HTTPQuery
+		q     query.HTTP
 		want  string
 		found bool
 		err   string
 	}{
-		{name: "get", q: check.HTTPQuery{Path: "/REST/2.0/tickets?query=Status='open'", User: "root", Password: "password"},
+		{name: "get", q: query.HTTP{Path: "/REST/2.0/tickets?query=Status='open'", User: "root", Password: "password"},
 			want: `{"path":"/REST/2.0/tickets?query=Status='open'"}`, found: true},
-		{name: "post with a header", q: check.HTTPQuery{Method: "POST", Path: "/rpc", Body: `{"id":1}`, User: "root", Password: "password", Headers: []string{"X-Api-Key: k1"}},
+		{name: "post with a header", q: query.HTTP{Method: "POST", Path: "/rpc", Body: `{"id":1}`, User: "root", Password: "password", Headers: []string{"X-Api-Key: k1"}},
 			want: `{"method":"POST","type":"application/json","key":"k1","body":{"id":1}}`, found: true},
-		{name: "unauthorized", q: check.HTTPQuery{Path: "/x"}, want: "{\"message\":\"Unauthorized\"}\n"},
-		{name: "too big", q: check.HTTPQuery{Path: "/big"}, err: "over 16 MiB"},
+		{name: "unauthorized", q: query.HTTP{Path: "/x"}, want: "{\"message\":\"Unauthorized\"}\n"},
+		{name: "too big", q: query.HTTP{Path: "/big"}, err: "over 16 MiB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, found, err := queryAPI(ctx, srv.URL, check.ServiceQuery{HTTP: &tc.q})
+			got, found, err := queryAPI(ctx, srv.URL, query.Service{HTTP: &tc.q})
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want one with %q", err, tc.err)
@@ -117,7 +117,7 @@ func TestQueryAPI(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := queryAPI(ctx, "http://127.0.0.1:1", check.ServiceQuery{HTTP: &check.HTTPQuery{Path: "/"}}); err == nil {
+	if _, _, err := queryAPI(ctx, "http://127.0.0.1:1", query.Service{HTTP: &query.HTTP{Path: "/"}}); err == nil {
 		t.Fatal("a server that is not there is no error")
 	}
 }
@@ -129,7 +129,7 @@ func TestQueryNeedsARunningService(t *testing.T) {
 	in := NewInstances(appSuite(t, task.Service{}))
 	defer in.Close()
 	ctx := context.Background()
-	q := check.ServiceQuery{SQL: &check.SQLQuery{Service: "app", DB: "records.sqlite", Query: "select 1"}}
+	q := query.Service{SQL: &query.SQL{Service: "app", DB: "records.sqlite", Query: "select 1"}}
 	if _, _, err := in.Query(ctx, q); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("before the first reset: %v", err)
 	}
@@ -139,11 +139,11 @@ func TestQueryNeedsARunningService(t *testing.T) {
 	if _, _, err := in.Query(ctx, q); err == nil || !strings.Contains(err.Error(), "records.sqlite") {
 		t.Fatalf("a database the data folder lacks: %v", err)
 	}
-	got, found, err := in.Query(ctx, check.ServiceQuery{HTTP: &check.HTTPQuery{Service: "app", Path: "/records"}})
+	got, found, err := in.Query(ctx, query.Service{HTTP: &query.HTTP{Service: "app", Path: "/records"}})
 	if err != nil || got != "2" || !found {
 		t.Fatalf("http on the running service: %q %v %v", got, found, err)
 	}
-	bad := check.ServiceQuery{SQL: &check.SQLQuery{Service: "app", DB: "../x.sqlite", Query: "select 1"}}
+	bad := query.Service{SQL: &query.SQL{Service: "app", DB: "../x.sqlite", Query: "select 1"}}
 	if _, _, err := in.Query(ctx, bad); err == nil || !strings.Contains(err.Error(), "inside the service's data folder") {
 		t.Fatalf("a database outside the data folder: %v", err)
 	}

@@ -23,7 +23,7 @@ const (
 type Judgement struct {
 	Task   string    `json:"task"`
 	Repeat int       `json:"repeat"`
-	Judge  string    `json:"judge"` // judge.Model's name
+	Judge  string    `json:"judge"` // judgment.Model's name
 	At     time.Time `json:"at"`
 	Source string    `json:"source"` // JudgedInRun or JudgedLater
 	// Checks are the judge checks' results, milestones' first, in the

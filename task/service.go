@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/duration"
 )
 
 // Service is a server that a suite's tasks need, declared under services
@@ -45,7 +45,7 @@ type Service struct {
 	// status under 500. "/" when empty.
 	Ready string `json:"ready,omitempty"`
 	// StartTimeout bounds starting the server until it is ready.
-	StartTimeout check.Duration `json:"start_timeout,omitempty"`
+	StartTimeout duration.Duration `json:"start_timeout,omitempty"`
 	// Reset is when the data is restored: "episode" (before every
 	// episode, the default) or "run" (one instance for the whole run).
 	Reset string `json:"reset,omitempty"`
@@ -80,7 +80,7 @@ const (
 
 // DefaultStartTimeout bounds a command service's start when the suite
 // gives none.
-const DefaultStartTimeout = check.Duration(120 * time.Second)
+const DefaultStartTimeout = duration.Duration(120 * time.Second)
 
 // DataRoot is the folder under which suites keep the data their set-up
 // prepares: $PROCTOR_DATA, else /var/lib/proctor.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/observe"
 )
 
@@ -23,10 +23,10 @@ type StepSpec interface {
 
 // Launch starts an application known to Proctor (or declared by the suite).
 type Launch struct {
-	App        string         `json:"app"`
-	Args       []string       `json:"args,omitempty"`
-	WaitWindow string         `json:"wait_window,omitempty"` // wait for a window whose title contains this
-	Timeout    check.Duration `json:"timeout,omitempty"`
+	App        string            `json:"app"`
+	Args       []string          `json:"args,omitempty"`
+	WaitWindow string            `json:"wait_window,omitempty"` // wait for a window whose title contains this
+	Timeout    duration.Duration `json:"timeout,omitempty"`
 }
 
 // Run runs a shell command; Until, when set, is a command polled until it
@@ -35,11 +35,11 @@ type Launch struct {
 // where the apps with network: private serve (to wait for their API, or
 // to prepare their state through it).
 type Run struct {
-	Command    string         `json:"command"`
-	Timeout    check.Duration `json:"timeout,omitempty"`
-	Until      string         `json:"until,omitempty"`
-	Background bool           `json:"background,omitempty"`
-	Network    string         `json:"network,omitempty"`
+	Command    string            `json:"command"`
+	Timeout    duration.Duration `json:"timeout,omitempty"`
+	Until      string            `json:"until,omitempty"`
+	Background bool              `json:"background,omitempty"`
+	Network    string            `json:"network,omitempty"`
 }
 
 // Write writes a file with the given content.
@@ -64,27 +64,27 @@ type Open struct {
 
 // WaitWindow waits until a window whose title contains Title is shown.
 type WaitWindow struct {
-	Title   string         `json:"title"`
-	Timeout check.Duration `json:"timeout,omitempty"`
+	Title   string            `json:"title"`
+	Timeout duration.Duration `json:"timeout,omitempty"`
 }
 
 // WaitElement waits until an accessibility element matching Element exists.
 type WaitElement struct {
 	Element observe.ElementQuery `json:"element"`
-	Timeout check.Duration       `json:"timeout,omitempty"`
+	Timeout duration.Duration    `json:"timeout,omitempty"`
 }
 
 // Focus waits for a window whose title contains Title and makes it the
 // active window on top, so that a task with several applications starts
 // the same way each time.
 type Focus struct {
-	Title   string         `json:"title"`
-	Timeout check.Duration `json:"timeout,omitempty"`
+	Title   string            `json:"title"`
+	Timeout duration.Duration `json:"timeout,omitempty"`
 }
 
 // Sleep waits a fixed time.
 type Sleep struct {
-	For check.Duration
+	For duration.Duration
 }
 
 // DefaultStepTimeout bounds launch, run and wait steps that name no timeout.
@@ -103,7 +103,7 @@ func (Focus) Kind() string       { return "focus" }
 func (WaitElement) Kind() string { return "wait_element" }
 func (Sleep) Kind() string       { return "sleep" }
 
-func timeoutOK(d check.Duration) error {
+func timeoutOK(d duration.Duration) error {
 	if time.Duration(d) > MaxStepTimeout {
 		return fmt.Errorf("timeout: %s is longer than %s", time.Duration(d), MaxStepTimeout)
 	}
@@ -208,15 +208,15 @@ func (z Sleep) Validate(*Suite) error {
 
 // Step is one setup step: exactly one field is set.
 type Step struct {
-	Launch      *Launch         `json:"launch,omitempty"`
-	Run         *Run            `json:"run,omitempty"`
-	Write       *Write          `json:"write,omitempty"`
-	Copy        *Copy           `json:"copy,omitempty"`
-	Open        *Open           `json:"open,omitempty"`
-	WaitWindow  *WaitWindow     `json:"wait_window,omitempty"`
-	WaitElement *WaitElement    `json:"wait_element,omitempty"`
-	Focus       *Focus          `json:"focus,omitempty"`
-	Sleep       *check.Duration `json:"sleep,omitempty"`
+	Launch      *Launch            `json:"launch,omitempty"`
+	Run         *Run               `json:"run,omitempty"`
+	Write       *Write             `json:"write,omitempty"`
+	Copy        *Copy              `json:"copy,omitempty"`
+	Open        *Open              `json:"open,omitempty"`
+	WaitWindow  *WaitWindow        `json:"wait_window,omitempty"`
+	WaitElement *WaitElement       `json:"wait_element,omitempty"`
+	Focus       *Focus             `json:"focus,omitempty"`
+	Sleep       *duration.Duration `json:"sleep,omitempty"`
 }
 
 // Spec returns the step's one kind, or nil if none or several are set.

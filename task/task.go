@@ -11,6 +11,7 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/duration"
 )
 
 // Level is a task's difficulty tier, after OSUniverse.
@@ -110,7 +111,7 @@ type Task struct {
 	Kind           Kind              `json:"kind"`
 	Environment    Environment       `json:"environment,omitzero"`
 	MaxStepsValue  int               `json:"max_steps,omitempty"`
-	TimeLimit      check.Duration    `json:"time_limit,omitempty"`
+	TimeLimit      duration.Duration `json:"time_limit,omitempty"`
 	Setup          []Step            `json:"setup,omitempty"`
 	Checks         []check.Spec      `json:"checks"`
 	Milestones     []check.Milestone `json:"milestones,omitempty"`

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/observe"
 )
 
@@ -266,9 +267,9 @@ func TestStepValidate(t *testing.T) {
 		{Launch{App: "mousepad"}, ""},
 		{Launch{App: "tool"}, ""},
 		{Launch{App: "word"}, `app: unknown app "word"`},
-		{Launch{App: "xterm", Timeout: check.Duration(20 * 60e9)}, "timeout:"},
-		{Run{Command: "ls", Timeout: check.Duration(5e9)}, ""},
-		{Run{Command: "srv", Background: true, Timeout: check.Duration(5e9)}, "nothing to time out"},
+		{Launch{App: "xterm", Timeout: duration.Duration(20 * 60e9)}, "timeout:"},
+		{Run{Command: "ls", Timeout: duration.Duration(5e9)}, ""},
+		{Run{Command: "srv", Background: true, Timeout: duration.Duration(5e9)}, "nothing to time out"},
 		{Write{Path: "~/a.txt"}, ""},
 		{Write{Path: "/tmp/../etc/x"}, "must not contain .."},
 		{Copy{Asset: "data/a.csv", To: "~/a.csv"}, ""},
@@ -280,7 +281,7 @@ func TestStepValidate(t *testing.T) {
 		{Open{Path: "~/a.txt", App: "emacs"}, "unknown app"},
 		{WaitWindow{Title: "Calculator"}, ""},
 		{WaitElement{Element: observe.ElementQuery{Role: "push button"}}, ""},
-		{Sleep{For: check.Duration(2e9)}, ""},
+		{Sleep{For: duration.Duration(2e9)}, ""},
 		{Sleep{}, "must be positive"},
 	}
 	for _, tc := range tests {

@@ -17,7 +17,7 @@ import (
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/env"
-	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/run"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
@@ -96,7 +96,7 @@ type Config struct {
 	Progress io.Writer
 	// Judge decides the judge checks (a model, or an offline judge that
 	// replays recorded verdicts).
-	Judge judge.Model
+	Judge judgment.Model
 }
 
 // Run replays every trajectory and compares each outcome with what it

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/check"
-	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/store"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // TestViewerShowsJudgeAgreement: a run whose judge checks two judges
@@ -63,11 +63,11 @@ func TestViewerShowsJudgeAgreement(t *testing.T) {
 			{Name: "file_equal ~/canvas.png", Kind: check.FileEqual, Pass: true, Reason: "0.0010 of the pixels differ"},
 			{Name: "drawn in GIMP, not pasted", Kind: check.JudgeKind, Pass: true, Reason: "the square was drawn with the selection tool", Score: &score,
 				Judge: &check.JudgeDetail{Judge: "openai:judge-a", Model: "judge-a-2026", Evidence: check.ExpectedFlow, Images: 4, Score: 0.75,
-					Criteria: []judge.CriterionVerdict{{ID: "select", Pass: true, Reason: "a rectangle selection is made at step 2"}, {ID: "export", Pass: false, Reason: "no export is seen"}},
+					Criteria: []judgment.CriterionVerdict{{ID: "select", Pass: true, Reason: "a rectangle selection is made at step 2"}, {ID: "export", Pass: false, Reason: "no export is seen"}},
 					Votes: []check.Vote{{Model: "judge-a-2026", Pass: true, Score: 1, Reason: "drawn with the selection tool"},
 						{Model: "judge-c-2026", Pass: true, Score: 0.5, Reason: "a square is on the canvas"},
 						{Model: "judge-d-2026", Pass: false, Score: 0, Reason: "the square looks pasted"}},
-					Usage: agent.Usage{InputTokens: 4200, OutputTokens: 90, Cost: 0.0123}}}}}
+					Usage: usage.Usage{InputTokens: 4200, OutputTokens: 90, Cost: 0.0123}}}}}
 		r.Verdict, _ = json.Marshal(v)
 		r.JudgeInputTokens, r.JudgeOutputTokens, r.JudgeCost = 4200, 90, 0.0123
 		if err := st.SaveResult(r); err != nil {

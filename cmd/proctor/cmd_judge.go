@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/rescore"
 	"github.com/proctor-eval/proctor/store"
@@ -160,7 +160,7 @@ func recordedConfig(st *store.Store) (runConfig, error) {
 
 // runJudge is the run's own judge answering from the run's cache only,
 // which rescore uses: nil when the run had none.
-func runJudge(st *store.Store) (judge.Model, error) {
+func runJudge(st *store.Store) (judgment.Model, error) {
 	rc, err := recordedConfig(st)
 	if err != nil || rc.Judge == nil || !rc.Judge.set() {
 		return nil, err

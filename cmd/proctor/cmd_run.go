@@ -22,7 +22,7 @@ import (
 	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/provider"
-	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/run"
 	"github.com/proctor-eval/proctor/store"
@@ -504,7 +504,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	if st == nil && dir == "" {
 		dir = filepath.Join("runs", time.Now().Format("20060102-150405")+"-"+rc.Agent)
 	}
-	var jm judge.Model
+	var jm judgment.Model
 	if rc.Judge != nil {
 		if jm, err = rc.Judge.model(runJudgeCache(dir), false); err != nil {
 			return err

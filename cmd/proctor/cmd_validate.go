@@ -13,6 +13,7 @@ import (
 
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/rescore"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
@@ -214,14 +215,14 @@ type notRecorded struct{ name string }
 
 func (n notRecorded) Name() string { return n.name }
 
-func (n notRecorded) Judge(context.Context, judge.Request) (judge.Verdict, error) {
-	return judge.Verdict{}, fmt.Errorf("%w in the judge cache (no --judge-model): decided from %s", judge.ErrNotRecorded, rescore.VerdictsFile)
+func (n notRecorded) Judge(context.Context, judgment.Request) (judgment.Verdict, error) {
+	return judgment.Verdict{}, fmt.Errorf("%w in the judge cache (no --judge-model): decided from %s", judge.ErrNotRecorded, rescore.VerdictsFile)
 }
 
 // judgeTotals decides from the recorded verdicts (when given) the judge
 // checks that the judge left undecided, updates their rows, and prints how
 // each judge check was decided.
-func judgeTotals(cmd *cobra.Command, st *store.Store, s *task.Suite, jm judge.Model, rows []validate.Row, recorded *rescore.Verdicts, path string) ([]validate.Row, error) {
+func judgeTotals(cmd *cobra.Command, st *store.Store, s *task.Suite, jm judgment.Model, rows []validate.Row, recorded *rescore.Verdicts, path string) ([]validate.Row, error) {
 	jgs, err := st.Judgements()
 	if err != nil {
 		return rows, err

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/judge"
+	"github.com/proctor-eval/proctor/judgment"
+	"github.com/proctor-eval/proctor/usage"
 	"github.com/spf13/pflag"
 )
 
@@ -33,7 +34,7 @@ func (o *judgeOptions) flags(f *pflag.FlagSet) {
 	f.StringVar(&o.Provider, "judge-provider", judge.OpenAI, "API of the judge models without a PROVIDER: openai (OpenAI-compatible chat completions) or anthropic")
 	f.StringArrayVar(&o.BaseURLs, "judge-base-url", nil, "judge API base `URL`: one for every judge, or one per --judge-model in order (default: the provider's)")
 	f.StringVar(&o.APIKeyEnv, "judge-api-key-env", "", "environment variable holding the judges' API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY)")
-	f.DurationVar(&o.Timeout, "judge-timeout", agent.DefaultTimeout, "longest wait for one judge's answer (429 and 5xx are retried within the episode's judging)")
+	f.DurationVar(&o.Timeout, "judge-timeout", judge.DefaultTimeout, "longest wait for one judge's answer (429 and 5xx are retried within the episode's judging)")
 }
 
 // set reports whether a judge is configured.
@@ -42,17 +43,17 @@ func (o judgeOptions) set() bool { return len(o.Models) > 0 }
 // model makes the judge: one client, or a panel of several. Verdicts are
 // cached under cacheDir (none when empty); offline judges answer from
 // that cache only.
-func (o judgeOptions) model(cacheDir string, offline bool) (judge.Model, error) {
+func (o judgeOptions) model(cacheDir string, offline bool) (judgment.Model, error) {
 	if !o.set() {
 		return nil, nil
 	}
 	if len(o.BaseURLs) > 1 && len(o.BaseURLs) != len(o.Models) {
 		return nil, fmt.Errorf("--judge-base-url: %d given for %d --judge-model: give one for all, or one per model", len(o.BaseURLs), len(o.Models))
 	}
-	var prices agent.Prices
+	var prices usage.Prices
 	if o.Prices != "" {
 		var err error
-		if prices, err = agent.LoadPrices(o.Prices); err != nil {
+		if prices, err = usage.LoadPrices(o.Prices); err != nil {
 			return nil, fmt.Errorf("--prices: %w", err)
 		}
 	}

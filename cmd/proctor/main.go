@@ -12,6 +12,11 @@ import (
 	"syscall"
 
 	"github.com/proctor-eval/proctor/env/provider"
+
+	// The agents and judges that call a model API register themselves.
+	_ "github.com/proctor-eval/proctor/agent/anthropic"
+	_ "github.com/proctor-eval/proctor/agent/openai"
+	_ "github.com/proctor-eval/proctor/judge/judgeapi"
 )
 
 // version is the harness's version, recorded with every run: the value

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
@@ -44,7 +44,7 @@ type Fixture struct {
 var Desktop = Fixture{
 	Dialog: env.Setup{Steps: []task.Step{
 		{Run: &task.Run{Command: `yad --title=Conformance --text=Proceed --button=Yes:0 --button=Later:5; echo $? > ~/rc`, Background: true}},
-		{WaitWindow: &task.WaitWindow{Title: "Conformance", Timeout: check.Duration(30 * time.Second)}},
+		{WaitWindow: &task.WaitWindow{Title: "Conformance", Timeout: duration.Duration(30 * time.Second)}},
 		{WaitElement: &task.WaitElement{Element: observe.ElementQuery{Role: "push button", Name: "Later"}}},
 	}},
 	Pressed: func(ctx context.Context, e env.Env) (string, error) {
@@ -132,7 +132,7 @@ func RunWith(t *testing.T, e env.Env, fx Fixture) {
 	t.Run("SetupErrorsNameTheStep", func(t *testing.T) {
 		if !has(task.CapCommands) {
 			err := e.Reset(ctx(t), env.Setup{Steps: []task.Step{
-				{Sleep: ptr(check.Duration(time.Millisecond))},
+				{Sleep: ptr(duration.Duration(time.Millisecond))},
 				{Copy: &task.Copy{Asset: "absent.csv", To: "~/x.csv"}},
 			}})
 			if err == nil || !strings.Contains(err.Error(), "setup[1] copy") || !strings.Contains(err.Error(), "absent.csv") {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
@@ -165,8 +165,8 @@ func (h bareHook) WaitWindow(ctx context.Context, st task.WaitWindow) error {
 }
 func (h bareHook) Focus(ctx context.Context, st task.Focus) error { return h.f.Focus(ctx, st) }
 
-func dur(d time.Duration) check.Duration   { return check.Duration(d) }
-func durp(d time.Duration) *check.Duration { return new(check.Duration(d)) }
+func dur(d time.Duration) duration.Duration   { return duration.Duration(d) }
+func durp(d time.Duration) *duration.Duration { return new(duration.Duration(d)) }
 
 const def = task.DefaultStepTimeout
 

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/envtest"
 	"github.com/proctor-eval/proctor/env/xdesktop"
@@ -159,7 +159,7 @@ func mousepad(t *testing.T, e *Env, content string) observe.Element {
 	ctx := testCtx(t)
 	err := e.Reset(ctx, env.Setup{Steps: []task.Step{
 		{Write: &task.Write{Path: "~/doc.txt", Content: content}},
-		{Launch: &task.Launch{App: "mousepad", Args: []string{"~/doc.txt"}, WaitWindow: "doc.txt", Timeout: check.Duration(60 * time.Second)}},
+		{Launch: &task.Launch{App: "mousepad", Args: []string{"~/doc.txt"}, WaitWindow: "doc.txt", Timeout: duration.Duration(60 * time.Second)}},
 		{WaitElement: &task.WaitElement{Element: observe.ElementQuery{Role: "text"}}},
 	}})
 	if err != nil {
@@ -273,7 +273,7 @@ func BenchmarkVNC(b *testing.B) {
 	text := strings.Repeat("The quick brown fox jumps over the lazy dog. 0123456789\n", 40)
 	err := d.Reset(ctx, env.Setup{Steps: []task.Step{
 		{Write: &task.Write{Path: "~/text.txt", Content: text}},
-		{Launch: &task.Launch{App: "mousepad", Args: []string{"~/text.txt"}, WaitWindow: "text.txt", Timeout: check.Duration(60 * time.Second)}},
+		{Launch: &task.Launch{App: "mousepad", Args: []string{"~/text.txt"}, WaitWindow: "text.txt", Timeout: duration.Duration(60 * time.Second)}},
 	}})
 	if err != nil {
 		b.Fatal(err)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/input"
 	"github.com/proctor-eval/proctor/observe"
@@ -396,7 +397,7 @@ func TestReset(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.take()
-			sleep := check.Duration(time.Millisecond)
+			sleep := duration.Duration(time.Millisecond)
 			err := e.Reset(ctx, env.Setup{Steps: []task.Step{{Sleep: &sleep}}})
 			if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
 				t.Fatalf("Reset = %v; want %q", err, c.err)

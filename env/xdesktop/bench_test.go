@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/remote"
 	"github.com/proctor-eval/proctor/guest/guesttest"
@@ -33,9 +33,9 @@ func benchDesktop(b *testing.B) *Desktop {
 	text := strings.Repeat("The quick brown fox jumps over the lazy dog. 0123456789\n", 40)
 	err := d.Reset(context.Background(), env.Setup{Steps: []task.Step{
 		{Write: &task.Write{Path: "~/text.txt", Content: text}},
-		{Launch: &task.Launch{App: "mousepad", Args: []string{"~/text.txt"}, WaitWindow: "text.txt", Timeout: check.Duration(60 * time.Second)}},
-		{Launch: &task.Launch{App: "gnome-calculator", WaitWindow: "Calculator", Timeout: check.Duration(60 * time.Second)}},
-		{Sleep: ptr(check.Duration(time.Second))},
+		{Launch: &task.Launch{App: "mousepad", Args: []string{"~/text.txt"}, WaitWindow: "text.txt", Timeout: duration.Duration(60 * time.Second)}},
+		{Launch: &task.Launch{App: "gnome-calculator", WaitWindow: "Calculator", Timeout: duration.Duration(60 * time.Second)}},
+		{Sleep: ptr(duration.Duration(time.Second))},
 	}})
 	if err != nil {
 		b.Fatal(err)
@@ -204,7 +204,7 @@ func BenchmarkReset(b *testing.B) {
 	need(b, "mousepad")
 	d := start(b)
 	ctx := context.Background()
-	withApp := env.Setup{Steps: []task.Step{{Launch: &task.Launch{App: "mousepad", WaitWindow: "Mousepad", Timeout: check.Duration(60 * time.Second)}}}}
+	withApp := env.Setup{Steps: []task.Step{{Launch: &task.Launch{App: "mousepad", WaitWindow: "Mousepad", Timeout: duration.Duration(60 * time.Second)}}}}
 	b.Run("clean", func(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()

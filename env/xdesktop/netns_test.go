@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/query"
 	"github.com/proctor-eval/proctor/task"
 )
 
@@ -30,7 +31,7 @@ func TestPrivateNetwork(t *testing.T) {
 			{Launch: &task.Launch{App: "server"}},
 			// The machine's loopback has no such server: only a command in
 			// the desktop's namespace sees it come up.
-			{Run: &task.Run{Command: "true", Network: task.NetworkPrivate, Timeout: check.Duration(20 * time.Second),
+			{Run: &task.Run{Command: "true", Network: task.NetworkPrivate, Timeout: duration.Duration(20 * time.Second),
 				Until: `python3 -c 'import urllib.request; urllib.request.urlopen("http://127.0.0.1:18764/")'`}},
 		}}
 		if err := d.Reset(ctx(t), setup); err != nil {
@@ -38,7 +39,7 @@ func TestPrivateNetwork(t *testing.T) {
 		}
 	}
 	probe := func(d *Desktop, page string) (string, bool, error) {
-		return env.CallLoopback(ctx(t), d, check.ServiceQuery{HTTP: &check.HTTPQuery{Port: port, Path: "/" + page}})
+		return env.CallLoopback(ctx(t), d, query.Service{HTTP: &query.HTTP{Port: port, Path: "/" + page}})
 	}
 	a, b := start(t), start(t)
 	serve(a, "a.txt")
@@ -63,7 +64,7 @@ func TestPrivateNetwork(t *testing.T) {
 	if err := a.Reset(ctx(t), env.Setup{}); err != nil {
 		t.Fatal(err)
 	}
-	q := check.ServiceQuery{HTTP: &check.HTTPQuery{Port: port, Path: "/"}}
+	q := query.Service{HTTP: &query.HTTP{Port: port, Path: "/"}}
 	if _, _, err := env.CallLoopback(ctx(t), a, q); err == nil || !strings.Contains(err.Error(), "refused") {
 		t.Fatalf("after the reset the server still answers, or another error: %v", err)
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
@@ -41,7 +41,7 @@ func TestBrowserTaskOnTheDesktop(t *testing.T) {
 	}
 	err := d.Reset(c, env.Setup{Type: "browser", Steps: []task.Step{
 		{Open: &task.Open{URL: srv.URL + "/orders?team=east"}},
-		{WaitElement: &task.WaitElement{Element: observe.ElementQuery{Role: "push button", Name: "Save"}, Timeout: check.Duration(60 * time.Second)}},
+		{WaitElement: &task.WaitElement{Element: observe.ElementQuery{Role: "push button", Name: "Save"}, Timeout: duration.Duration(60 * time.Second)}},
 	}})
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/internal/atspi"
 	"github.com/proctor-eval/proctor/internal/x11"
@@ -405,7 +404,7 @@ func (d *Desktop) run(ctx context.Context, cmd string, timeout time.Duration, pr
 		return observe.CommandResult{}, err
 	}
 	if timeout <= 0 {
-		timeout = check.DefaultCommandTimeout
+		timeout = observe.DefaultCommandTimeout
 	}
 	var (
 		out, errb capped

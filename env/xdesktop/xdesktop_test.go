@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
-	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
@@ -71,7 +71,7 @@ func ctx(t testing.TB) context.Context {
 
 func launch(t testing.TB, d *Desktop, app, window string, extra ...task.Step) {
 	t.Helper()
-	steps := append(extra, task.Step{Launch: &task.Launch{App: app, WaitWindow: window, Timeout: check.Duration(60 * time.Second)}})
+	steps := append(extra, task.Step{Launch: &task.Launch{App: app, WaitWindow: window, Timeout: duration.Duration(60 * time.Second)}})
 	if err := d.Reset(ctx(t), env.Setup{Steps: steps}); err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestTypeUnicodeAndSave(t *testing.T) {
 	d := start(t)
 	if err := d.Reset(ctx(t), env.Setup{Steps: []task.Step{
 		{Write: &task.Write{Path: "~/notes.txt", Content: ""}},
-		{Launch: &task.Launch{App: "mousepad", Args: []string{"~/notes.txt"}, WaitWindow: "notes.txt", Timeout: check.Duration(60 * time.Second)}},
+		{Launch: &task.Launch{App: "mousepad", Args: []string{"~/notes.txt"}, WaitWindow: "notes.txt", Timeout: duration.Duration(60 * time.Second)}},
 	}}); err != nil {
 		t.Fatal(err)
 	}
@@ -413,7 +413,7 @@ func TestDragAndScroll(t *testing.T) {
 	d := start(t)
 	if err := d.Reset(ctx(t), env.Setup{Steps: []task.Step{
 		{Run: &task.Run{Command: "yad --title=Level --scale --min-value=0 --max-value=100 --value=50 > ~/value.txt", Background: true}},
-		{WaitElement: &task.WaitElement{Element: observe.ElementQuery{Role: "slider"}, Timeout: check.Duration(30 * time.Second)}},
+		{WaitElement: &task.WaitElement{Element: observe.ElementQuery{Role: "slider"}, Timeout: duration.Duration(30 * time.Second)}},
 	}}); err != nil {
 		t.Fatal(err)
 	}
@@ -465,7 +465,7 @@ func TestFocusStepActivatesTheWindow(t *testing.T) {
 		return task.Step{Run: &task.Run{Command: "yad --title=" + title + " --text=" + title, Background: true}}
 	}
 	wait := func(title string) task.Step {
-		return task.Step{WaitWindow: &task.WaitWindow{Title: title, Timeout: check.Duration(30 * time.Second)}}
+		return task.Step{WaitWindow: &task.WaitWindow{Title: title, Timeout: duration.Duration(30 * time.Second)}}
 	}
 	active := func() string {
 		ws, err := d.Windows(ctx(t))
@@ -487,7 +487,7 @@ func TestFocusStepActivatesTheWindow(t *testing.T) {
 	if got := active(); got != "Second" {
 		t.Fatalf("before focus, the active window is %q, want Second", got)
 	}
-	steps = append(steps, task.Step{Focus: &task.Focus{Title: "first", Timeout: check.Duration(10 * time.Second)}})
+	steps = append(steps, task.Step{Focus: &task.Focus{Title: "first", Timeout: duration.Duration(10 * time.Second)}})
 	if err := d.Reset(ctx(t), env.Setup{Steps: steps}); err != nil {
 		t.Fatal(err)
 	}
@@ -495,13 +495,13 @@ func TestFocusStepActivatesTheWindow(t *testing.T) {
 		t.Fatalf("after focus, the active window is %q, want First", got)
 	}
 	// A window that never comes is an error naming it.
-	err := d.Reset(ctx(t), env.Setup{Steps: []task.Step{{Focus: &task.Focus{Title: "Nowhere", Timeout: check.Duration(500 * time.Millisecond)}}}})
+	err := d.Reset(ctx(t), env.Setup{Steps: []task.Step{{Focus: &task.Focus{Title: "Nowhere", Timeout: duration.Duration(500 * time.Millisecond)}}}})
 	if err == nil || !strings.Contains(err.Error(), "nowhere") {
 		t.Fatalf("focus on a missing window: %v", err)
 	}
 }
 
-func ptrDuration(d time.Duration) *check.Duration { c := check.Duration(d); return &c }
+func ptrDuration(d time.Duration) *duration.Duration { c := duration.Duration(d); return &c }
 
 func TestAppFilesWrittenBeforeLaunch(t *testing.T) {
 	d := start(t)
@@ -532,7 +532,7 @@ func TestResetEndsStrayClients(t *testing.T) {
 	d := start(t)
 	steps := []task.Step{
 		{Run: &task.Run{Command: `setsid env -i DISPLAY="$DISPLAY" XAUTHORITY="$XAUTHORITY" PATH=/usr/bin:/bin SHELL=/bin/sh xterm -T stray-window -e sleep 600 &`, Background: true}},
-		{WaitWindow: &task.WaitWindow{Title: "stray-window", Timeout: check.Duration(60 * time.Second)}},
+		{WaitWindow: &task.WaitWindow{Title: "stray-window", Timeout: duration.Duration(60 * time.Second)}},
 	}
 	if err := d.Reset(ctx(t), env.Setup{Steps: steps}); err != nil {
 		t.Fatal(err)

@@ -1,21 +1,21 @@
-package agent
+package anthropic
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
 	"net/http"
 	"net/http/httptest"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/agent"
+	"github.com/proctor-eval/proctor/agent/agenttest"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 func message(content ...map[string]any) string {
@@ -53,13 +53,13 @@ func TestAnthropicAgentLoop(t *testing.T) {
 	}))
 	defer srv.Close()
 	t.Setenv("TEST_ANTHROPIC_KEY", "k")
-	a, err := NewAnthropic(ModelConfig{BaseURL: srv.URL, Model: "claude-sonnet-4-5", APIKeyEnv: "TEST_ANTHROPIC_KEY", Prices: DefaultPrices})
+	a, err := NewAnthropic(agent.ModelConfig{BaseURL: srv.URL, Model: "claude-sonnet-4-5", APIKeyEnv: "TEST_ANTHROPIC_KEY", Prices: usage.DefaultPrices})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	a.Start(ctx, Task{Instruction: "What is six times seven?"})
-	obs := Observation{Screenshot: []byte("png bytes"), Format: "png", Screen: action.Size{W: 1280, H: 800}}
+	a.Start(ctx, agent.Task{Instruction: "What is six times seven?"})
+	obs := agent.Observation{Screenshot: []byte("png bytes"), Format: "png", Screen: action.Size{W: 1280, H: 800}}
 	want := [][]string{{"click (10,20)"}, nil, {`type "héllo"`, "key enter"}, {`done "42"`}}
 	for i, w := range want {
 		obs.Step = i + 1
@@ -116,10 +116,10 @@ func TestAnthropicErrors(t *testing.T) {
 			w.Write([]byte(`{"type":"error","error":{"type":"overloaded_error","message":"busy"}}`))
 		}))
 		t.Setenv("TEST_ANTHROPIC_KEY", "k")
-		a, _ := NewAnthropic(ModelConfig{BaseURL: srv.URL, Model: "m", APIKeyEnv: "TEST_ANTHROPIC_KEY", MaxRetries: -1})
-		a.Start(context.Background(), Task{Instruction: "x"})
-		_, err := a.Next(context.Background(), Observation{Step: 1, Screen: action.Size{W: 10, H: 10}}, nil)
-		if err == nil || errors.Is(err, ErrTransient) != tc.transient {
+		a, _ := NewAnthropic(agent.ModelConfig{BaseURL: srv.URL, Model: "m", APIKeyEnv: "TEST_ANTHROPIC_KEY", MaxRetries: -1})
+		a.Start(context.Background(), agent.Task{Instruction: "x"})
+		_, err := a.Next(context.Background(), agent.Observation{Step: 1, Screen: action.Size{W: 10, H: 10}}, nil)
+		if err == nil || errors.Is(err, agent.ErrTransient) != tc.transient {
 			t.Errorf("status %d: %v, want transient %v", tc.status, err, tc.transient)
 		}
 		// After a failed call the conversation is as before, ready for the retry.
@@ -138,69 +138,12 @@ func TestAnthropicSlowReplyTimesOut(t *testing.T) {
 	}))
 	defer srv.Close()
 	t.Setenv("TEST_ANTHROPIC_KEY", "k")
-	a, _ := NewAnthropic(ModelConfig{BaseURL: srv.URL, Model: "m", APIKeyEnv: "TEST_ANTHROPIC_KEY", MaxRetries: -1, Timeout: 150 * time.Millisecond})
-	a.Start(context.Background(), Task{Instruction: "x"})
-	_, err := a.Next(context.Background(), Observation{Step: 1, Screen: action.Size{W: 10, H: 10}}, nil)
-	if !errors.Is(err, ErrTransient) || !strings.Contains(err.Error(), "deadline") {
+	a, _ := NewAnthropic(agent.ModelConfig{BaseURL: srv.URL, Model: "m", APIKeyEnv: "TEST_ANTHROPIC_KEY", MaxRetries: -1, Timeout: 150 * time.Millisecond})
+	a.Start(context.Background(), agent.Task{Instruction: "x"})
+	_, err := a.Next(context.Background(), agent.Observation{Step: 1, Screen: action.Size{W: 10, H: 10}}, nil)
+	if !errors.Is(err, agent.ErrTransient) || !strings.Contains(err.Error(), "deadline") {
 		t.Fatalf("slow reply: %v, want a transient timeout", err)
 	}
-}
-
-// imageSizeIn decodes the base64 image of a request's JSON (the first
-// "data" field of an image source) and returns its size.
-func imageSizeIn(t *testing.T, v any) action.Size {
-	t.Helper()
-	var find func(v any) string
-	find = func(v any) string {
-		switch x := v.(type) {
-		case map[string]any:
-			if x["type"] == "base64" {
-				if d, ok := x["data"].(string); ok {
-					return d
-				}
-			}
-			if u, ok := x["image_url"].(string); ok && strings.HasPrefix(u, "data:") {
-				return u[strings.Index(u, ",")+1:]
-			}
-			if u, ok := x["url"].(string); ok && strings.HasPrefix(u, "data:") {
-				return u[strings.Index(u, ",")+1:]
-			}
-			for _, k := range sortedKeys(x) {
-				if d := find(x[k]); d != "" {
-					return d
-				}
-			}
-		case []any:
-			for _, e := range x {
-				if d := find(e); d != "" {
-					return d
-				}
-			}
-		}
-		return ""
-	}
-	data := find(v)
-	if data == "" {
-		t.Fatal("no image in the request")
-	}
-	b, err := base64.StdEncoding.DecodeString(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("the image in the request does not decode: %v", err)
-	}
-	return action.Size{W: cfg.Width, H: cfg.Height}
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // TestAnthropicDeclaresTheScaledDisplay drives the agent against a local
@@ -237,14 +180,14 @@ func TestAnthropicDeclaresTheScaledDisplay(t *testing.T) {
 			}))
 			defer srv.Close()
 			t.Setenv("TEST_ANTHROPIC_KEY", "k")
-			a, err := NewAnthropic(ModelConfig{BaseURL: srv.URL, Model: "claude-sonnet-4-5", APIKeyEnv: "TEST_ANTHROPIC_KEY"})
+			a, err := NewAnthropic(agent.ModelConfig{BaseURL: srv.URL, Model: "claude-sonnet-4-5", APIKeyEnv: "TEST_ANTHROPIC_KEY"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
-			a.Start(ctx, Task{Instruction: "Click the button.", Screen: tc.screen})
-			shot := screenshot(t, tc.screen, image.Rect(0, 0, 10, 10), "png")
-			obs := Observation{Step: 1, Screenshot: shot, Format: "png", Screen: tc.screen}
+			a.Start(ctx, agent.Task{Instruction: "Click the button.", Screen: tc.screen})
+			shot := agenttest.Screenshot(t, tc.screen, image.Rect(0, 0, 10, 10), "png")
+			obs := agent.Observation{Step: 1, Screenshot: shot, Format: "png", Screen: tc.screen}
 			turn, err := a.Next(ctx, obs, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -260,7 +203,7 @@ func TestAnthropicDeclaresTheScaledDisplay(t *testing.T) {
 			if !strings.Contains(string(tools), want) {
 				t.Fatalf("tools %s, want %s", tools, want)
 			}
-			if got := imageSizeIn(t, bodies[0]["messages"]); got != tc.display {
+			if got := agenttest.ImageSizeIn(t, bodies[0]["messages"]); got != tc.display {
 				t.Fatalf("first screenshot sent at %v, want %v", got, tc.display)
 			}
 			first, _ := json.Marshal(bodies[0]["messages"])
@@ -274,7 +217,7 @@ func TestAnthropicDeclaresTheScaledDisplay(t *testing.T) {
 				t.Fatal(err)
 			}
 			msgs := bodies[1]["messages"].([]any)
-			if got := imageSizeIn(t, msgs[len(msgs)-1]); got != tc.display {
+			if got := agenttest.ImageSizeIn(t, msgs[len(msgs)-1]); got != tc.display {
 				t.Fatalf("tool result screenshot at %v, want %v", got, tc.display)
 			}
 			wantErr := fmt.Sprintf("point (%d, 5) is outside the model's %dx%d image (screen %dx%d)", tc.display.W, tc.display.W, tc.display.H, tc.screen.W, tc.screen.H)
@@ -292,4 +235,19 @@ func TestAnthropicDeclaresTheScaledDisplay(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The screen sizes of agent's space tests.
+var (
+	fullHD = action.Size{W: 1920, H: 1080}
+	wxga   = action.Size{W: 1366, H: 768}
+)
+
+// actionsOf writes a turn's actions, one line.
+func actionsOf(turn agent.Turn) string {
+	var out []string
+	for _, a := range turn.Actions {
+		out = append(out, a.String())
+	}
+	return strings.Join(out, " | ")
 }

@@ -1,4 +1,9 @@
-package agent
+// Package openai holds the agents that call OpenAI's APIs through the
+// official SDK: openai (any chat-completions endpoint), openai-computer
+// (the Responses API's computer-use tool) and the pipelines over chat
+// completions, planner-grounder and reflect. It registers them with
+// package agent when imported.
+package openai
 
 import (
 	"context"
@@ -11,66 +16,25 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/agent"
+	"github.com/proctor-eval/proctor/usage"
 )
-
-// ModelConfig configures an agent that calls a model API.
-type ModelConfig struct {
-	BaseURL     string  // e.g. https://api.openai.com/v1 or a compatible server
-	Model       string  // model name
-	APIKeyEnv   string  // environment variable holding the key; default OPENAI_API_KEY
-	Temperature float64 // default 0.5
-	TopP        float64 // default 0.9
-	MaxTokens   int     // default 1500
-	History     int     // earlier turns kept in the prompt; default 3
-	Prompt      PromptConfig
-	Prices      Prices
-	Timeout     time.Duration // per request; default DefaultTimeout
-	MaxRetries  int           // retries of 429 and 5xx inside one call (the SDK honours Retry-After); 0: 2, negative: none
-	Display     action.Size   // the display declared to a computer-use tool (openai-computer); zero: the screen
-}
-
-func (c *ModelConfig) defaults() {
-	if c.APIKeyEnv == "" {
-		c.APIKeyEnv = "OPENAI_API_KEY"
-	}
-	if c.Temperature == 0 {
-		c.Temperature = 0.5
-	}
-	if c.TopP == 0 {
-		c.TopP = 0.9
-	}
-	if c.MaxTokens == 0 {
-		c.MaxTokens = 1500
-	}
-	if c.History == 0 {
-		c.History = 3
-	}
-	if c.Timeout == 0 {
-		c.Timeout = DefaultTimeout
-	}
-	if c.MaxRetries == 0 {
-		c.MaxRetries = 2
-	}
-	if c.Prompt.Format == "" {
-		c.Prompt.Format = action.FormatPyAutoGUI
-	}
-}
 
 // OpenAI is an agent on any OpenAI-compatible chat-completions endpoint:
 // a system prompt for the observation mode and output format, the
 // screenshot as an image, the tree as text, and the last replies (with
 // their thoughts) as history.
 type OpenAI struct {
-	cfg    ModelConfig
+	cfg    agent.ModelConfig
 	client openai.Client
-	task   Task
+	task   agent.Task
 	system string
-	space  Space // the model's coordinate space on the last screen seen
+	space  agent.Space // the model's coordinate space on the last screen seen
 }
 
 // NewOpenAI makes the agent; the key is read from cfg.APIKeyEnv.
-func NewOpenAI(cfg ModelConfig) (*OpenAI, error) {
-	cfg.defaults()
+func NewOpenAI(cfg agent.ModelConfig) (*OpenAI, error) {
+	cfg.Defaults()
 	if cfg.Model == "" {
 		return nil, errors.New("openai agent: no model given")
 	}
@@ -87,27 +51,27 @@ func NewOpenAI(cfg ModelConfig) (*OpenAI, error) {
 }
 
 // Start prepares the system prompt.
-func (a *OpenAI) Start(_ context.Context, t Task) error {
+func (a *OpenAI) Start(_ context.Context, t agent.Task) error {
 	a.task = t
-	a.system = SystemPrompt(a.cfg.Prompt, t)
+	a.system = agent.SystemPrompt(a.cfg.Prompt, t)
 	return nil
 }
 
 // Next asks the model for the next actions.
-func (a *OpenAI) Next(ctx context.Context, obs Observation, history []Turn) (Turn, error) {
+func (a *OpenAI) Next(ctx context.Context, obs agent.Observation, history []agent.Turn) (agent.Turn, error) {
 	var past []string
 	for i := max(0, len(history)-a.cfg.History); i < len(history); i++ {
 		past = append(past, history[i].Raw)
 	}
 	v, sp, err := a.view(obs)
 	if err != nil {
-		return Turn{}, err
+		return agent.Turn{}, err
 	}
-	text, usage, latency, sent, err := a.ask(ctx, a.system, past, ObservationText(v), v)
+	text, usage, latency, sent, err := a.ask(ctx, a.system, past, agent.ObservationText(v), v)
 	if err != nil {
-		return Turn{}, err
+		return agent.Turn{}, err
 	}
-	turn := Turn{Raw: text, Thought: action.Thought(text), Usage: usage, Latency: latency, Space: &sp, Prompt: sent}
+	turn := agent.Turn{Raw: text, Thought: action.Thought(text), Usage: usage, Latency: latency, Space: &sp, Prompt: sent}
 	turn.Actions, turn.ParseError = parseIn(sp, a.cfg.Prompt.Format, text)
 	return turn, nil
 }
@@ -116,7 +80,7 @@ func (a *OpenAI) Next(ctx context.Context, obs Observation, history []Turn) (Tur
 // points to the screen. The error (a reply that does not parse, or a
 // point outside the model's image) is returned as text for the turn; the
 // actions before the faulty one are kept.
-func parseIn(sp Space, f action.Format, text string) ([]action.Action, string) {
+func parseIn(sp agent.Space, f action.Format, text string) ([]action.Action, string) {
 	acts, perr := action.Parse(f, text, action.Options{Unit: sp.Unit})
 	acts, merr := sp.Actions(acts)
 	switch {
@@ -130,17 +94,17 @@ func parseIn(sp Space, f action.Format, text string) ([]action.Action, string) {
 
 // spaceOn returns the model's coordinate space on the observation's
 // screen, made once per screen size.
-func (a *OpenAI) spaceOn(obs Observation) (Space, error) {
-	screen, err := screenOf(obs, a.task)
+func (a *OpenAI) spaceOn(obs agent.Observation) (agent.Space, error) {
+	screen, err := agent.ScreenOf(obs, a.task)
 	if err != nil {
-		return Space{}, err
+		return agent.Space{}, err
 	}
 	if a.space.Screen == screen {
 		return a.space, nil
 	}
-	sp, err := SpaceFor(screen, a.cfg.Prompt)
+	sp, err := agent.SpaceFor(screen, a.cfg.Prompt)
 	if err != nil {
-		return Space{}, fmt.Errorf("coordinate space of the model: %w", err)
+		return agent.Space{}, fmt.Errorf("coordinate space of the model: %w", err)
 	}
 	a.space = sp
 	return sp, nil
@@ -148,7 +112,7 @@ func (a *OpenAI) spaceOn(obs Observation) (Space, error) {
 
 // view is obs as the model is shown it: the screenshot resized to the
 // model's image and the tree's positions in that image's pixels.
-func (a *OpenAI) view(obs Observation) (Observation, Space, error) {
+func (a *OpenAI) view(obs agent.Observation) (agent.Observation, agent.Space, error) {
 	sp, err := a.spaceOn(obs)
 	if err != nil {
 		return obs, sp, err
@@ -160,17 +124,17 @@ func (a *OpenAI) view(obs Observation) (Observation, Space, error) {
 // ask sends one chat request: the system prompt, the earlier replies (each
 // after a short user line), then the text and the screenshot of obs.
 // It returns the reply and, for the step's record, the messages sent.
-func (a *OpenAI) ask(ctx context.Context, system string, past []string, text string, obs Observation) (string, Usage, time.Duration, []PromptMessage, error) {
+func (a *OpenAI) ask(ctx context.Context, system string, past []string, text string, obs agent.Observation) (string, usage.Usage, time.Duration, []agent.PromptMessage, error) {
 	msgs := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(system)}
-	sent := []PromptMessage{{Role: "system", Text: system}}
+	sent := []agent.PromptMessage{{Role: "system", Text: system}}
 	for i, p := range past {
 		msgs = append(msgs, openai.UserMessage(fmt.Sprintf("Step %d.", i+1)), openai.AssistantMessage(p))
-		sent = append(sent, PromptMessage{Role: "user", Text: fmt.Sprintf("Step %d.", i+1)}, PromptMessage{Role: "assistant", Text: p})
+		sent = append(sent, agent.PromptMessage{Role: "user", Text: fmt.Sprintf("Step %d.", i+1)}, agent.PromptMessage{Role: "assistant", Text: p})
 	}
 	parts := []openai.ChatCompletionContentPartUnionParam{openai.TextContentPart(text)}
-	last := PromptMessage{Role: "user", Text: text}
+	last := agent.PromptMessage{Role: "user", Text: text}
 	if len(obs.Screenshot) > 0 {
-		last.Images = []string{imageNote(obs)}
+		last.Images = []string{agent.ImageNote(obs)}
 		format := obs.Format
 		if format == "" {
 			format = "png"
@@ -189,7 +153,7 @@ func (a *OpenAI) ask(ctx context.Context, system string, past []string, text str
 		MaxTokens:   openai.Int(int64(a.cfg.MaxTokens)),
 	})
 	if err != nil {
-		return "", Usage{}, 0, sent, classify(err)
+		return "", usage.Usage{}, 0, sent, classify(err)
 	}
 	usage := a.cfg.Prices.Usage(a.cfg.Model, int(resp.Usage.PromptTokens), int(resp.Usage.CompletionTokens))
 	if len(resp.Choices) == 0 {
@@ -206,28 +170,19 @@ func (a *OpenAI) Stop(context.Context) error { return nil }
 func classify(err error) error {
 	var apiErr *openai.Error
 	if errors.As(err, &apiErr) {
-		return classifyStatus(err, apiErr.StatusCode)
+		return agent.ClassifyStatus(err, apiErr.StatusCode)
 	}
-	return Transient(err) // no answer at all: a network fault or a timeout
-}
-
-// classifyStatus retries rate limits, request timeouts and server errors;
-// other statuses are the request's fault.
-func classifyStatus(err error, status int) error {
-	if status == 429 || status == 408 || status >= 500 {
-		return Transient(err)
-	}
-	return fmt.Errorf("model API refused the request: %w", err)
+	return agent.Transient(err) // no answer at all: a network fault or a timeout
 }
 
 func init() {
-	Register("openai", Def{Summary: "any OpenAI-compatible chat-completions endpoint (--model, --base-url; key in $OPENAI_API_KEY or --api-key-env; --format pyautogui or json)",
+	agent.Register("openai", agent.Def{Summary: "any OpenAI-compatible chat-completions endpoint (--model, --base-url; key in $OPENAI_API_KEY or --api-key-env; --format pyautogui or json)",
 		Model: true,
-		New: func(o Options) (Factory, error) {
-			cfg, err := modelConfig("openai", o)
+		New: func(o agent.Options) (agent.Factory, error) {
+			cfg, err := agent.ModelConfigOf("openai", o)
 			if err != nil {
 				return nil, err
 			}
-			return checked(func() (Agent, error) { return NewOpenAI(cfg) })
+			return agent.Checked(func() (agent.Agent, error) { return NewOpenAI(cfg) })
 		}})
 }

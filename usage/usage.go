@@ -1,4 +1,8 @@
-package agent
+// Package usage is what a call of a model costs: tokens in and out and
+// dollars (Usage), and the price list that turns tokens into dollars
+// (Prices). Agents, judges, the store and the reports share it; it
+// depends on nothing of the module.
+package usage
 
 import (
 	"encoding/json"
@@ -6,6 +10,18 @@ import (
 	"os"
 	"strings"
 )
+
+// Usage is what a call (an agent's turn, a judge's verdict) cost.
+type Usage struct {
+	InputTokens  int     `json:"input_tokens,omitempty"`
+	OutputTokens int     `json:"output_tokens,omitempty"`
+	Cost         float64 `json:"cost,omitempty"` // dollars
+}
+
+// Add sums two usages.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens, Cost: u.Cost + v.Cost}
+}
 
 // Price is dollars per million tokens.
 type Price struct {
@@ -55,7 +71,7 @@ func (p Prices) Lookup(model string) (Price, bool) {
 	return best, found
 }
 
-// Usage prices a turn's tokens; an unknown model costs 0.
+// Usage prices a call's tokens; an unknown model costs 0.
 func (p Prices) Usage(model string, in, out int) Usage {
 	u := Usage{InputTokens: in, OutputTokens: out}
 	if price, ok := p.Lookup(model); ok {

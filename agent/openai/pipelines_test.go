@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"context"
@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/agent"
+	"github.com/proctor-eval/proctor/agent/agenttest"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // routed answers by the role named in the system prompt.
@@ -31,7 +34,7 @@ func routed(t *testing.T, answers map[string][]string) (*standIn, map[string]int
 	return s, count
 }
 
-func actionsOf(turn Turn) string {
+func actionsOf(turn agent.Turn) string {
 	var out []string
 	for _, a := range turn.Actions {
 		out = append(out, a.String())
@@ -45,16 +48,16 @@ func TestPlannerGrounder(t *testing.T) {
 		"You locate":        {"CLICK <point>[[500, 250]]</point>"},
 	})
 	t.Setenv("TEST_KEY", "test-key")
-	base := ModelConfig{BaseURL: s.srv.URL + "/v1", APIKeyEnv: "TEST_KEY", Prices: DefaultPrices}
+	base := agent.ModelConfig{BaseURL: s.srv.URL + "/v1", APIKeyEnv: "TEST_KEY", Prices: usage.DefaultPrices}
 	planner, grounder := base, base
 	planner.Model, grounder.Model = "gpt-5", "os-atlas"
-	grounder.Prompt = PromptConfig{Format: action.FormatOSAtlas, Unit: action.Thousand}
+	grounder.Prompt = agent.PromptConfig{Format: action.FormatOSAtlas, Unit: action.Thousand}
 	p := &PlannerGrounder{Planner: planner, Grounder: grounder}
 	ctx := context.Background()
-	if err := p.Start(ctx, Task{Instruction: "Save the document."}); err != nil {
+	if err := p.Start(ctx, agent.Task{Instruction: "Save the document."}); err != nil {
 		t.Fatal(err)
 	}
-	obs := Observation{Step: 1, Screenshot: []byte("img"), Screen: action.Size{W: 1920, H: 1080}}
+	obs := agent.Observation{Step: 1, Screenshot: []byte("img"), Screen: action.Size{W: 1920, H: 1080}}
 	turn, err := p.Next(ctx, obs, nil)
 	// The grounder's thousandths land on the screen's pixels.
 	if err != nil || actionsOf(turn) != `plan "Click the Save button in the toolbar." | click (960,270)` {
@@ -84,9 +87,9 @@ func TestReflectPipeline(t *testing.T) {
 		"You judge":             {"sub_task_success", "need_retry\nclick lower", "need_retry\nstill wrong", "need_reformulate\nuse the keyboard", "sub_task_success"},
 	})
 	t.Setenv("TEST_KEY", "test-key")
-	r := &Reflect{Model: ModelConfig{BaseURL: s.srv.URL + "/v1", APIKeyEnv: "TEST_KEY", Model: "gpt-5"}, MaxRetries: 5}
+	r := &Reflect{Model: agent.ModelConfig{BaseURL: s.srv.URL + "/v1", APIKeyEnv: "TEST_KEY", Model: "gpt-5"}, MaxRetries: 5}
 	ctx := context.Background()
-	if err := r.Start(ctx, Task{Instruction: "Save.", Screen: action.Size{W: 100, H: 100}}); err != nil {
+	if err := r.Start(ctx, agent.Task{Instruction: "Save.", Screen: action.Size{W: 100, H: 100}}); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
@@ -98,7 +101,7 @@ func TestReflectPipeline(t *testing.T) {
 		`reflect "sub_task_success" | done`,
 	}
 	for i, w := range want {
-		turn, err := r.Next(ctx, Observation{Step: i + 1}, nil)
+		turn, err := r.Next(ctx, agent.Observation{Step: i + 1}, nil)
 		if err != nil || actionsOf(turn) != w {
 			t.Fatalf("turn %d: %s (%v %s), want %s", i+1, actionsOf(turn), err, turn.ParseError, w)
 		}
@@ -114,9 +117,9 @@ func TestReflectPipeline(t *testing.T) {
 		"You judge":             {"need_retry\nagain"},
 	})
 	r2.Model.BaseURL = s2.srv.URL + "/v1"
-	r2.Start(ctx, Task{Instruction: "OK.", Screen: action.Size{W: 100, H: 100}})
+	r2.Start(ctx, agent.Task{Instruction: "OK.", Screen: action.Size{W: 100, H: 100}})
 	for i := 0; i < 4; i++ {
-		r2.Next(ctx, Observation{Step: i + 1}, nil)
+		r2.Next(ctx, agent.Observation{Step: i + 1}, nil)
 	}
 	if count2["You plan the work for"] < 2 {
 		t.Fatalf("after the retry cap the sub-task was not planned again (%d plans)", count2["You plan the work for"])
@@ -141,10 +144,10 @@ func TestReflectScreenAgentFormat(t *testing.T) {
 		},
 	})
 	t.Setenv("TEST_KEY", "test-key")
-	r := &Reflect{Model: ModelConfig{BaseURL: s.srv.URL + "/v1", APIKeyEnv: "TEST_KEY", Model: "screenagent",
-		Prompt: PromptConfig{Format: action.FormatScreenAgent}}}
+	r := &Reflect{Model: agent.ModelConfig{BaseURL: s.srv.URL + "/v1", APIKeyEnv: "TEST_KEY", Model: "screenagent",
+		Prompt: agent.PromptConfig{Format: action.FormatScreenAgent}}}
 	ctx := context.Background()
-	if err := r.Start(ctx, Task{Instruction: "Save.", Screen: action.Size{W: 100, H: 100}}); err != nil {
+	if err := r.Start(ctx, agent.Task{Instruction: "Save.", Screen: action.Size{W: 100, H: 100}}); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
@@ -154,7 +157,7 @@ func TestReflectScreenAgentFormat(t *testing.T) {
 		`reflect advice="saved" "sub_task_success" | done`,
 	}
 	for i, w := range want {
-		turn, err := r.Next(ctx, Observation{Step: i + 1}, nil)
+		turn, err := r.Next(ctx, agent.Observation{Step: i + 1}, nil)
 		if err != nil {
 			t.Fatalf("turn %d: %v", i+1, err)
 		}
@@ -186,16 +189,16 @@ func TestPlannerGrounderSmartResize(t *testing.T) {
 		"You locate": {"Thought: the button is in the middle.\nAction: click(start_box='(966,546)')"},
 	})
 	t.Setenv("TEST_KEY", "test-key")
-	base := ModelConfig{BaseURL: s.srv.URL + "/v1", APIKeyEnv: "TEST_KEY", Prices: DefaultPrices}
+	base := agent.ModelConfig{BaseURL: s.srv.URL + "/v1", APIKeyEnv: "TEST_KEY", Prices: usage.DefaultPrices}
 	planner, grounder := base, base
 	planner.Model, grounder.Model = "gpt-5", "ui-tars-1.5-7b"
-	grounder.Prompt = PromptConfig{Format: action.FormatUITARS, Unit: SmartResize}
+	grounder.Prompt = agent.PromptConfig{Format: action.FormatUITARS, Unit: agent.SmartResize}
 	p := &PlannerGrounder{Planner: planner, Grounder: grounder}
 	ctx := context.Background()
-	if err := p.Start(ctx, Task{Instruction: "Press OK.", Screen: fullHD}); err != nil {
+	if err := p.Start(ctx, agent.Task{Instruction: "Press OK.", Screen: fullHD}); err != nil {
 		t.Fatal(err)
 	}
-	obs := Observation{Step: 1, Screenshot: screenshot(t, fullHD, image.Rect(0, 0, 4, 4), "png"), Format: "png", Screen: fullHD}
+	obs := agent.Observation{Step: 1, Screenshot: agenttest.Screenshot(t, fullHD, image.Rect(0, 0, 4, 4), "png"), Format: "png", Screen: fullHD}
 	turn, err := p.Next(ctx, obs, nil)
 	if err != nil || actionsOf(turn) != `plan "Click the OK button." | click (960,540)` || turn.ParseError != "" {
 		t.Fatalf("turn: %s %v %s", actionsOf(turn), err, turn.ParseError)
@@ -205,10 +208,10 @@ func TestPlannerGrounderSmartResize(t *testing.T) {
 	}
 	plannerMsgs := s.requests[0]["messages"].([]any)
 	grounderMsgs := s.requests[1]["messages"].([]any)
-	if got := imageSizeIn(t, plannerMsgs[len(plannerMsgs)-1]); got != fullHD {
+	if got := agenttest.ImageSizeIn(t, plannerMsgs[len(plannerMsgs)-1]); got != fullHD {
 		t.Errorf("the planner was shown %v", got)
 	}
-	if got := imageSizeIn(t, grounderMsgs[len(grounderMsgs)-1]); got != (action.Size{W: 1932, H: 1092}) {
+	if got := agenttest.ImageSizeIn(t, grounderMsgs[len(grounderMsgs)-1]); got != (action.Size{W: 1932, H: 1092}) {
 		t.Errorf("the grounder was shown %v", got)
 	}
 	if sys := grounderMsgs[0].(map[string]any)["content"].(string); !strings.Contains(sys, "1932x1092") || !strings.Contains(sys, "in pixels of the screenshot") {

@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"context"
@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/agent"
+	"github.com/proctor-eval/proctor/agent/agenttest"
+	"github.com/proctor-eval/proctor/usage"
 )
 
 // standIn is a local server speaking the chat-completions API with
@@ -62,17 +65,17 @@ func reply(status int, body string, hdr ...string) func(http.ResponseWriter) {
 	}
 }
 
-func newAgent(t *testing.T, url string, cfg ModelConfig) *OpenAI {
+func newAgent(t *testing.T, url string, cfg agent.ModelConfig) *OpenAI {
 	t.Setenv("TEST_KEY", "test-key")
 	cfg.BaseURL, cfg.APIKeyEnv, cfg.Model = url+"/v1", "TEST_KEY", "gpt-5-mini"
 	if cfg.Prices == nil {
-		cfg.Prices = DefaultPrices
+		cfg.Prices = usage.DefaultPrices
 	}
 	a, err := NewOpenAI(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Start(context.Background(), Task{Instruction: "Save the file.", Screen: action.Size{W: 1920, H: 1080},
+	if err := a.Start(context.Background(), agent.Task{Instruction: "Save the file.", Screen: action.Size{W: 1920, H: 1080},
 		Demonstrations: []string{"Press Ctrl+S."}}); err != nil {
 		t.Fatal(err)
 	}
@@ -112,17 +115,17 @@ func TestOpenAIAgent(t *testing.T) {
 			s := newStandIn(t, func(n int, _ map[string]any, w http.ResponseWriter) {
 				tc.script[min(n, len(tc.script))-1](w)
 			})
-			cfg := ModelConfig{MaxRetries: 2}
+			cfg := agent.ModelConfig{MaxRetries: 2}
 			if tc.name == "slow reply times out" {
 				cfg.Timeout, cfg.MaxRetries = 150*time.Millisecond, -1
 			}
 			a := newAgent(t, s.srv.URL, cfg)
-			turn, err := a.Next(context.Background(), Observation{Step: 1, Screenshot: []byte("\x89PNG fake"), Format: "png", Tree: "tag\tname\n"}, nil)
+			turn, err := a.Next(context.Background(), agent.Observation{Step: 1, Screenshot: []byte("\x89PNG fake"), Format: "png", Tree: "tag\tname\n"}, nil)
 			if tc.calls > 0 && int(s.calls.Load()) != tc.calls {
 				t.Errorf("%d requests, want %d", s.calls.Load(), tc.calls)
 			}
 			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) || errors.Is(err, ErrTransient) != tc.transient {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || errors.Is(err, agent.ErrTransient) != tc.transient {
 					t.Fatalf("err = %v, want %q (transient %v)", err, tc.err, tc.transient)
 				}
 				return
@@ -153,9 +156,9 @@ func TestOpenAIAgent(t *testing.T) {
 func TestOpenAIRequest(t *testing.T) {
 	s := newStandIn(t, func(int, map[string]any, http.ResponseWriter) {})
 	s.answer = func(_ int, _ map[string]any, w http.ResponseWriter) { reply(200, completion("WAIT 2", 1200, 30))(w) }
-	a := newAgent(t, s.srv.URL, ModelConfig{History: 1, Prompt: PromptConfig{Screenshot: true, Tree: true, Demonstrations: true}})
-	history := []Turn{{Raw: "first thought\n```python\npyautogui.click(1, 1)\n```"}, {Raw: "second thought\nWAIT"}}
-	turn, err := a.Next(context.Background(), Observation{Step: 3, Screenshot: []byte("img"), Format: "png", Tree: "tag\tname\ttext\nbutton\tSave\t\n", Feedback: "no element"}, history)
+	a := newAgent(t, s.srv.URL, agent.ModelConfig{History: 1, Prompt: agent.PromptConfig{Screenshot: true, Tree: true, Demonstrations: true}})
+	history := []agent.Turn{{Raw: "first thought\n```python\npyautogui.click(1, 1)\n```"}, {Raw: "second thought\nWAIT"}}
+	turn, err := a.Next(context.Background(), agent.Observation{Step: 3, Screenshot: []byte("img"), Format: "png", Tree: "tag\tname\ttext\nbutton\tSave\t\n", Feedback: "no element"}, history)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,22 +194,6 @@ func TestOpenAIRequest(t *testing.T) {
 		if !strings.Contains(string(b), w) {
 			t.Errorf("observation message lacks %q: %s", w, b)
 		}
-	}
-}
-
-func TestPrices(t *testing.T) {
-	p := Prices{"gpt-5*": {Input: 1, Output: 2}, "gpt-5-mini": {Input: 0.1, Output: 0.2}}
-	if pr, _ := p.Lookup("gpt-5-mini"); pr.Input != 0.1 {
-		t.Fatalf("exact name should win: %+v", pr)
-	}
-	if pr, _ := p.Lookup("gpt-5-2026"); pr.Input != 1 {
-		t.Fatalf("prefix: %+v", pr)
-	}
-	if _, ok := p.Lookup("llama"); ok {
-		t.Fatal("unknown model priced")
-	}
-	if u := p.Usage("gpt-5", 1_000_000, 500_000); u.Cost != 2 {
-		t.Fatalf("cost %v", u.Cost)
 	}
 }
 
@@ -255,18 +242,18 @@ func TestOpenAICoordinateSpaces(t *testing.T) {
 			})
 			o := fullOptions(t, s.srv.URL)
 			o.Model.Unit, o.Model.MaxPixels = tc.unit, tc.maxPixels
-			o.Prompt = PromptConfig{Screenshot: true, Tree: true}
-			f, err := New("openai", o)
+			o.Prompt = agent.PromptConfig{Screenshot: true, Tree: true}
+			f, err := agent.New("openai", o)
 			if err != nil {
 				t.Fatal(err)
 			}
 			a, _ := f()
 			ctx := context.Background()
-			if err := a.Start(ctx, Task{Instruction: "Click.", Screen: tc.screen}); err != nil {
+			if err := a.Start(ctx, agent.Task{Instruction: "Click.", Screen: tc.screen}); err != nil {
 				t.Fatal(err)
 			}
 			tree := "tag\tname\ttext\tx\ty\tw\th\npush-button\tOK\t\t960\t540\t90\t30\n"
-			obs := Observation{Step: 1, Screenshot: screenshot(t, tc.screen, image.Rect(0, 0, 4, 4), "png"), Format: "png", Screen: tc.screen, Tree: tree}
+			obs := agent.Observation{Step: 1, Screenshot: agenttest.Screenshot(t, tc.screen, image.Rect(0, 0, 4, 4), "png"), Format: "png", Screen: tc.screen, Tree: tree}
 			turn, err := a.Next(ctx, obs, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -278,7 +265,7 @@ func TestOpenAICoordinateSpaces(t *testing.T) {
 				t.Fatalf("recorded space %v, want image %v", turn.Space, tc.image)
 			}
 			msgs := s.requests[0]["messages"].([]any)
-			if got := imageSizeIn(t, msgs[len(msgs)-1]); got != tc.image {
+			if got := agenttest.ImageSizeIn(t, msgs[len(msgs)-1]); got != tc.image {
 				t.Fatalf("screenshot sent at %v, want %v", got, tc.image)
 			}
 			if system := msgs[0].(map[string]any)["content"].(string); !strings.Contains(system, tc.prompt) {

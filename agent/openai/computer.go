@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/agent"
 )
 
 // OpenAIComputer runs the computer-use tool loop of OpenAI's Responses
@@ -26,18 +26,18 @@ import (
 // screenshots of that size, and its coordinates are mapped back to the
 // screen.
 type OpenAIComputer struct {
-	cfg     ModelConfig
+	cfg     agent.ModelConfig
 	client  openai.Client
-	task    Task
-	space   Space
+	task    agent.Task
+	space   agent.Space
 	prev    string                               // the last response's id
 	pending []responses.ResponseComputerToolCall // calls awaiting a screenshot
 }
 
 // NewOpenAIComputer makes the agent; the key is read from cfg.APIKeyEnv
 // (OPENAI_API_KEY by default).
-func NewOpenAIComputer(cfg ModelConfig) (*OpenAIComputer, error) {
-	cfg.defaults()
+func NewOpenAIComputer(cfg agent.ModelConfig) (*OpenAIComputer, error) {
+	cfg.Defaults()
 	if cfg.Model == "" {
 		return nil, errors.New("openai-computer agent: no model given")
 	}
@@ -54,21 +54,21 @@ func NewOpenAIComputer(cfg ModelConfig) (*OpenAIComputer, error) {
 }
 
 // Start begins a new conversation.
-func (a *OpenAIComputer) Start(_ context.Context, t Task) error {
-	a.task, a.prev, a.pending, a.space = t, "", nil, Space{}
+func (a *OpenAIComputer) Start(_ context.Context, t agent.Task) error {
+	a.task, a.prev, a.pending, a.space = t, "", nil, agent.Space{}
 	return nil
 }
 
 // spaceOn returns the declared display's space on the observation's
 // screen, made once per screen size.
-func (a *OpenAIComputer) spaceOn(obs Observation) (Space, error) {
-	screen, err := screenOf(obs, a.task)
+func (a *OpenAIComputer) spaceOn(obs agent.Observation) (agent.Space, error) {
+	screen, err := agent.ScreenOf(obs, a.task)
 	if err != nil {
-		return Space{}, err
+		return agent.Space{}, err
 	}
 	if a.space.Screen != screen {
-		if a.space, err = DisplaySpace(screen, a.cfg.Display); err != nil {
-			return Space{}, err
+		if a.space, err = agent.DisplaySpace(screen, a.cfg.Display); err != nil {
+			return agent.Space{}, err
 		}
 	}
 	return a.space, nil
@@ -77,13 +77,13 @@ func (a *OpenAIComputer) spaceOn(obs Observation) (Space, error) {
 // Next sends the observation (the task and the screenshot first, then
 // the screenshot as the output of each pending computer call) and reads
 // the model's computer calls.
-func (a *OpenAIComputer) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, error) {
+func (a *OpenAIComputer) Next(ctx context.Context, obs agent.Observation, _ []agent.Turn) (agent.Turn, error) {
 	sp, err := a.spaceOn(obs)
 	if err != nil {
-		return Turn{}, err
+		return agent.Turn{}, err
 	}
 	if obs, err = sp.View(obs); err != nil {
-		return Turn{}, err
+		return agent.Turn{}, err
 	}
 	url := ""
 	if len(obs.Screenshot) > 0 {
@@ -94,9 +94,9 @@ func (a *OpenAIComputer) Next(ctx context.Context, obs Observation, _ []Turn) (T
 		url = "data:image/" + format + ";base64," + base64.StdEncoding.EncodeToString(obs.Screenshot)
 	}
 	var input responses.ResponseInputParam
-	sent := PromptMessage{Role: "user"}
+	sent := agent.PromptMessage{Role: "user"}
 	if url != "" {
-		sent.Images = []string{imageNote(obs)}
+		sent.Images = []string{agent.ImageNote(obs)}
 	}
 	if a.prev == "" {
 		sent.Text = a.firstText(obs, sp)
@@ -141,15 +141,15 @@ func (a *OpenAIComputer) Next(ctx context.Context, obs Observation, _ []Turn) (T
 	start := time.Now()
 	resp, err := a.client.Responses.New(ctx, params)
 	if err != nil {
-		return Turn{}, classify(err) // nothing changed: a retry sends the same
+		return agent.Turn{}, classify(err) // nothing changed: a retry sends the same
 	}
 	a.prev, a.pending = resp.ID, nil
-	turn := Turn{Latency: time.Since(start), Space: &sp,
+	turn := agent.Turn{Latency: time.Since(start), Space: &sp,
 		Usage:  a.cfg.Prices.Usage(a.cfg.Model, int(resp.Usage.InputTokens), int(resp.Usage.OutputTokens)),
-		Prompt: []PromptMessage{sent}}
+		Prompt: []agent.PromptMessage{sent}}
 	if prev := params.PreviousResponseID; prev.Valid() {
 		// The Responses API keeps the conversation: the request names it.
-		turn.Prompt = append([]PromptMessage{{Role: "conversation", Text: "the earlier turns, by previous_response_id " + prev.Value}}, turn.Prompt...)
+		turn.Prompt = append([]agent.PromptMessage{{Role: "conversation", Text: "the earlier turns, by previous_response_id " + prev.Value}}, turn.Prompt...)
 	}
 	var text, thought, calls []string
 	for _, item := range resp.Output {
@@ -205,7 +205,7 @@ func rawList(items []string) []json.RawMessage {
 }
 
 // firstText opens the conversation.
-func (a *OpenAIComputer) firstText(obs Observation, sp Space) string {
+func (a *OpenAIComputer) firstText(obs agent.Observation, sp agent.Space) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Complete this task on the Linux desktop (display %dx%d): %s\n", sp.Image.W, sp.Image.H, a.task.Instruction)
 	b.WriteString("Use the computer tool. When the task is finished, reply without calling the tool; when it asks a question, reply with the answer only; when it cannot be done, reply FAIL.")
@@ -216,7 +216,7 @@ func (a *OpenAIComputer) firstText(obs Observation, sp Space) string {
 		}
 	}
 	if obs.Tree != "" {
-		b.WriteString("\n" + ObservationText(obs))
+		b.WriteString("\n" + agent.ObservationText(obs))
 	}
 	return b.String()
 }
@@ -224,29 +224,14 @@ func (a *OpenAIComputer) firstText(obs Observation, sp Space) string {
 // Stop does nothing.
 func (a *OpenAIComputer) Stop(context.Context) error { return nil }
 
-// ParseDisplay reads a display size written WIDTHxHEIGHT (e.g. 1280x800);
-// the empty string is the zero size (the screen's).
-func ParseDisplay(s string) (action.Size, error) {
-	if s == "" {
-		return action.Size{}, nil
-	}
-	w, h, ok := strings.Cut(s, "x")
-	wi, err1 := strconv.Atoi(w)
-	hi, err2 := strconv.Atoi(h)
-	if !ok || err1 != nil || err2 != nil || wi < 16 || hi < 16 || wi > 16384 || hi > 16384 {
-		return action.Size{}, fmt.Errorf("display %q is not WIDTHxHEIGHT (16 to 16384 pixels a side)", s)
-	}
-	return action.Size{W: wi, H: hi}, nil
-}
-
 func init() {
-	Register("openai-computer", Def{Summary: "the Responses API's computer-use tool loop (--model computer-use-preview; --display WxH declared to the model, default the screen)",
+	agent.Register("openai-computer", agent.Def{Summary: "the Responses API's computer-use tool loop (--model computer-use-preview; --display WxH declared to the model, default the screen)",
 		Model: true,
-		New: func(o Options) (Factory, error) {
-			cfg, err := modelConfig("openai-computer", o)
+		New: func(o agent.Options) (agent.Factory, error) {
+			cfg, err := agent.ModelConfigOf("openai-computer", o)
 			if err != nil {
 				return nil, err
 			}
-			return checked(func() (Agent, error) { return NewOpenAIComputer(cfg) })
+			return agent.Checked(func() (agent.Agent, error) { return NewOpenAIComputer(cfg) })
 		}})
 }

@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/agent"
+	"github.com/proctor-eval/proctor/agent/agenttest"
 )
 
 // response is a Responses API answer with the given output items.
@@ -83,14 +85,14 @@ func TestOpenAIComputerDeclaredDisplay(t *testing.T) {
 					map[string]any{"id": "sc_1", "code": "malicious_instructions", "message": "Check the page."})),
 				response("resp_3", outputText("Clicked.")),
 			})
-			a, err := NewOpenAIComputer(ModelConfig{BaseURL: srv.URL + "/v1", APIKeyEnv: "TEST_KEY", Model: "computer-use-preview",
+			a, err := NewOpenAIComputer(agent.ModelConfig{BaseURL: srv.URL + "/v1", APIKeyEnv: "TEST_KEY", Model: "computer-use-preview",
 				Display: tc.display, MaxRetries: -1})
 			if err != nil {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
-			a.Start(ctx, Task{Instruction: "Click the button.", Screen: tc.screen})
-			obs := Observation{Step: 1, Screenshot: screenshot(t, tc.screen, image.Rect(0, 0, 4, 4), "png"), Format: "png", Screen: tc.screen}
+			a.Start(ctx, agent.Task{Instruction: "Click the button.", Screen: tc.screen})
+			obs := agent.Observation{Step: 1, Screenshot: agenttest.Screenshot(t, tc.screen, image.Rect(0, 0, 4, 4), "png"), Format: "png", Screen: tc.screen}
 			turn, err := a.Next(ctx, obs, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -107,7 +109,7 @@ func TestOpenAIComputerDeclaredDisplay(t *testing.T) {
 			if string(tools) != want || req["truncation"] != "auto" || req["model"] != "computer-use-preview" {
 				t.Fatalf("tools %s (want %s), truncation %v, model %v", tools, want, req["truncation"], req["model"])
 			}
-			if got := imageSizeIn(t, req["input"]); got != tc.image {
+			if got := agenttest.ImageSizeIn(t, req["input"]); got != tc.image {
 				t.Fatalf("first screenshot sent at %v, want %v", got, tc.image)
 			}
 			input, _ := json.Marshal(req["input"])
@@ -132,7 +134,7 @@ func TestOpenAIComputerDeclaredDisplay(t *testing.T) {
 				!strings.Contains(p[1].Text, "the outputs of the 1 computer calls") || len(p[1].Images) != 1 {
 				t.Errorf("turn 2's prompt record: %+v", p)
 			}
-			if got := imageSizeIn(t, req["input"]); got != tc.image {
+			if got := agenttest.ImageSizeIn(t, req["input"]); got != tc.image {
 				t.Fatalf("screenshot of the call's output at %v, want %v", got, tc.image)
 			}
 			wantErr := fmt.Sprintf("point (%d, 3) is outside the model's %dx%d image (screen %dx%d)", tc.image.W, tc.image.W, tc.image.H, tc.screen.W, tc.screen.H)
@@ -169,10 +171,10 @@ func TestOpenAIComputerErrors(t *testing.T) {
 			w.Write([]byte(`{"error":{"message":"no"}}`))
 		}))
 		t.Setenv("TEST_KEY", "test-key")
-		a, _ := NewOpenAIComputer(ModelConfig{BaseURL: srv.URL + "/v1", APIKeyEnv: "TEST_KEY", Model: "m", MaxRetries: -1})
-		a.Start(context.Background(), Task{Instruction: "x", Screen: action.Size{W: 100, H: 100}})
-		_, err := a.Next(context.Background(), Observation{Step: 1}, nil)
-		if err == nil || errors.Is(err, ErrTransient) != tc.transient {
+		a, _ := NewOpenAIComputer(agent.ModelConfig{BaseURL: srv.URL + "/v1", APIKeyEnv: "TEST_KEY", Model: "m", MaxRetries: -1})
+		a.Start(context.Background(), agent.Task{Instruction: "x", Screen: action.Size{W: 100, H: 100}})
+		_, err := a.Next(context.Background(), agent.Observation{Step: 1}, nil)
+		if err == nil || errors.Is(err, agent.ErrTransient) != tc.transient {
 			t.Errorf("status %d: %v, want transient %v", tc.status, err, tc.transient)
 		}
 		if a.prev != "" || a.pending != nil {
@@ -181,9 +183,15 @@ func TestOpenAIComputerErrors(t *testing.T) {
 		srv.Close()
 	}
 	// No screen size anywhere: nothing to map the model's points to.
-	a, _ := NewOpenAIComputer(ModelConfig{APIKeyEnv: "TEST_KEY", Model: "m"})
-	a.Start(context.Background(), Task{Instruction: "x"})
-	if _, err := a.Next(context.Background(), Observation{Step: 1}, nil); err == nil || !strings.Contains(err.Error(), "names the screen size") {
+	a, _ := NewOpenAIComputer(agent.ModelConfig{APIKeyEnv: "TEST_KEY", Model: "m"})
+	a.Start(context.Background(), agent.Task{Instruction: "x"})
+	if _, err := a.Next(context.Background(), agent.Observation{Step: 1}, nil); err == nil || !strings.Contains(err.Error(), "names the screen size") {
 		t.Errorf("no screen: %v", err)
 	}
 }
+
+// The screen sizes of agent's space tests.
+var (
+	fullHD = action.Size{W: 1920, H: 1080}
+	wxga   = action.Size{W: 1366, H: 768}
+)

@@ -1,4 +1,7 @@
-package agent
+// Package anthropic holds the agent that runs the computer-use tool loop
+// of Anthropic's Messages API through the official SDK. It registers it
+// with package agent (as "anthropic") when imported.
+package anthropic
 
 import (
 	"context"
@@ -13,6 +16,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/agent"
 )
 
 // Anthropic runs the native computer-use tool loop of the Messages API:
@@ -21,24 +25,24 @@ import (
 // conversation is kept by the agent; a reply without a tool call ends the
 // task (its text is the answer when there is one).
 type Anthropic struct {
-	cfg      ModelConfig
+	cfg      agent.ModelConfig
 	client   anthropic.Client
-	task     Task
+	task     agent.Task
 	messages []anthropic.BetaMessageParam
-	pending  []string // tool_use ids awaiting a result
-	space    Space    // the declared display on the last screen seen
+	pending  []string    // tool_use ids awaiting a result
+	space    agent.Space // the declared display on the last screen seen
 }
 
 // NewAnthropic makes the agent; the key is read from cfg.APIKeyEnv
 // (ANTHROPIC_API_KEY by default).
-func NewAnthropic(cfg ModelConfig) (*Anthropic, error) {
+func NewAnthropic(cfg agent.ModelConfig) (*Anthropic, error) {
 	if cfg.APIKeyEnv == "" {
 		cfg.APIKeyEnv = "ANTHROPIC_API_KEY"
 	}
 	if cfg.MaxTokens == 0 {
 		cfg.MaxTokens = 1500
 	}
-	cfg.defaults()
+	cfg.Defaults()
 	if cfg.Model == "" {
 		return nil, errors.New("anthropic agent: no model given")
 	}
@@ -55,12 +59,12 @@ func NewAnthropic(cfg ModelConfig) (*Anthropic, error) {
 }
 
 // Start begins a new conversation.
-func (a *Anthropic) Start(_ context.Context, t Task) error {
+func (a *Anthropic) Start(_ context.Context, t agent.Task) error {
 	a.task, a.messages, a.pending = t, nil, nil
 	return nil
 }
 
-func imageBlock(obs Observation) (anthropic.BetaImageBlockParam, bool) {
+func imageBlock(obs agent.Observation) (anthropic.BetaImageBlockParam, bool) {
 	if len(obs.Screenshot) == 0 {
 		return anthropic.BetaImageBlockParam{}, false
 	}
@@ -75,14 +79,14 @@ func imageBlock(obs Observation) (anthropic.BetaImageBlockParam, bool) {
 
 // spaceOn returns the display declared to the model on the observation's
 // screen (AnthropicSpace), made once per screen size.
-func (a *Anthropic) spaceOn(obs Observation) (Space, error) {
-	screen, err := screenOf(obs, a.task)
+func (a *Anthropic) spaceOn(obs agent.Observation) (agent.Space, error) {
+	screen, err := agent.ScreenOf(obs, a.task)
 	if err != nil {
-		return Space{}, err
+		return agent.Space{}, err
 	}
 	if a.space.Screen != screen {
-		if a.space, err = AnthropicSpace(screen); err != nil {
-			return Space{}, err
+		if a.space, err = agent.AnthropicSpace(screen); err != nil {
+			return agent.Space{}, err
 		}
 	}
 	return a.space, nil
@@ -92,18 +96,18 @@ func (a *Anthropic) spaceOn(obs Observation) (Space, error) {
 // the pending tool calls) and reads the model's tool calls. The model is
 // told of a display of the space's image size and sent the screenshot at
 // that size; its coordinates are mapped back to the screen.
-func (a *Anthropic) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, error) {
+func (a *Anthropic) Next(ctx context.Context, obs agent.Observation, _ []agent.Turn) (agent.Turn, error) {
 	sp, err := a.spaceOn(obs)
 	if err != nil {
-		return Turn{}, err
+		return agent.Turn{}, err
 	}
 	if obs, err = sp.View(obs); err != nil {
-		return Turn{}, err
+		return agent.Turn{}, err
 	}
 	img, hasImg := imageBlock(obs)
-	sent := PromptMessage{Role: "user"}
+	sent := agent.PromptMessage{Role: "user"}
 	if hasImg {
-		sent.Images = []string{imageNote(obs)}
+		sent.Images = []string{agent.ImageNote(obs)}
 	}
 	if len(a.pending) == 0 {
 		sent.Text = a.firstText(obs)
@@ -143,14 +147,14 @@ func (a *Anthropic) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, 
 	})
 	if err != nil {
 		a.messages = a.messages[:len(a.messages)-1] // the retried call sends it again
-		return Turn{}, classifyAnthropic(err)
+		return agent.Turn{}, classifyAnthropic(err)
 	}
 	a.messages = append(a.messages, resp.ToParam())
-	turn := Turn{Latency: time.Since(start), Space: &sp, Prompt: []PromptMessage{sent}}
+	turn := agent.Turn{Latency: time.Since(start), Space: &sp, Prompt: []agent.PromptMessage{sent}}
 	if n := len(a.messages) - 2; n > 0 {
 		// The Messages API is sent the whole conversation each turn: the
 		// earlier messages are the earlier steps' records.
-		turn.Prompt = append([]PromptMessage{{Role: "conversation", Text: fmt.Sprintf("the %d earlier messages of the conversation (the earlier steps)", n)}}, turn.Prompt...)
+		turn.Prompt = append([]agent.PromptMessage{{Role: "conversation", Text: fmt.Sprintf("the %d earlier messages of the conversation (the earlier steps)", n)}}, turn.Prompt...)
 	}
 	turn.Usage = a.cfg.Prices.Usage(a.cfg.Model, int(resp.Usage.InputTokens), int(resp.Usage.OutputTokens))
 	var text []string
@@ -196,7 +200,7 @@ func (a *Anthropic) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, 
 }
 
 // firstText opens the conversation.
-func (a *Anthropic) firstText(obs Observation) string {
+func (a *Anthropic) firstText(obs agent.Observation) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Complete this task on the Linux desktop (screen %dx%d): %s\n", a.space.Image.W, a.space.Image.H, a.task.Instruction)
 	b.WriteString("Use the computer tool. When the task is finished, reply without calling the tool; when it asks a question, reply with the answer only; when it cannot be done, reply FAIL.")
@@ -207,7 +211,7 @@ func (a *Anthropic) firstText(obs Observation) string {
 		}
 	}
 	if obs.Tree != "" {
-		b.WriteString("\n" + ObservationText(obs))
+		b.WriteString("\n" + agent.ObservationText(obs))
 	}
 	return b.String()
 }
@@ -218,19 +222,19 @@ func (a *Anthropic) Stop(context.Context) error { return nil }
 func classifyAnthropic(err error) error {
 	var apiErr *anthropic.Error
 	if errors.As(err, &apiErr) {
-		return classifyStatus(err, apiErr.StatusCode)
+		return agent.ClassifyStatus(err, apiErr.StatusCode)
 	}
-	return Transient(err) // no answer at all: a network fault or a timeout
+	return agent.Transient(err) // no answer at all: a network fault or a timeout
 }
 
 func init() {
-	Register("anthropic", Def{Summary: "the Messages API's computer-use tool loop (--model; key in $ANTHROPIC_API_KEY or --api-key-env)",
+	agent.Register("anthropic", agent.Def{Summary: "the Messages API's computer-use tool loop (--model; key in $ANTHROPIC_API_KEY or --api-key-env)",
 		Model: true,
-		New: func(o Options) (Factory, error) {
-			cfg, err := modelConfig("anthropic", o)
+		New: func(o agent.Options) (agent.Factory, error) {
+			cfg, err := agent.ModelConfigOf("anthropic", o)
 			if err != nil {
 				return nil, err
 			}
-			return checked(func() (Agent, error) { return NewAnthropic(cfg) })
+			return agent.Checked(func() (agent.Agent, error) { return NewAnthropic(cfg) })
 		}})
 }

@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"context"
@@ -7,7 +7,30 @@ import (
 	"strings"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/agent"
 )
+
+// screenagentRules is ScreenAgent's acting format: JSON function calls.
+const screenagentRules = `Answer with a JSON list of your next actions in one fenced block, for example:
+` + "```json" + `
+[{"action_type": "MouseAction", "mouse_action_type": "click", "mouse_button": "left", "mouse_position": {"width": 640, "height": 360}},
+ {"action_type": "KeyboardAction", "keyboard_action_type": "text", "keyboard_text": "hello"},
+ {"action_type": "KeyboardAction", "keyboard_action_type": "press", "keyboard_key": "Control_L+s"}]
+` + "```" + `
+mouse_position is in pixels of the screenshot (width across, height down). mouse_action_type is one of click, double_click, move, drag, down, up, scroll_up, scroll_down (with scroll_repeat); keyboard_action_type is text or press (keys as X keysym names joined by +); {"action_type": "WaitAction", "wait_time": 1} waits.`
+
+// screenagentPlanRules is ScreenAgent's planning format.
+const screenagentPlanRules = `Answer with a JSON list of PlanAction objects in one fenced block, one a sub-task, in order, for example:
+` + "```json" + `
+[{"action_type": "PlanAction", "element": "Open the File menu"}, {"action_type": "PlanAction", "element": "Click Save"}]
+` + "```" + `
+Answer FAIL instead if the task cannot be done.`
+
+// screenagentReflectRules is ScreenAgent's reflecting format.
+const screenagentReflectRules = `Answer with one EvaluateSubTaskAction object in a fenced block: its situation is sub_task_success, need_retry or need_reformulate, its advice what to do differently, for example:
+` + "```json" + `
+{"action_type": "EvaluateSubTaskAction", "situation": "need_retry", "advice": "The menu did not open; click the File label itself."}
+` + "```"
 
 // specialCodes returns the special codes (DONE, FAIL, WAIT n, ANS s) that
 // stand on lines of their own in text, if any.
@@ -29,9 +52,9 @@ func specialCodes(text string) []action.Action {
 // and a grounding model that turns that sentence into coordinates in its
 // own output format and scale (ScienceBoard's planner plus grounder).
 type PlannerGrounder struct {
-	Planner, Grounder ModelConfig
+	Planner, Grounder agent.ModelConfig
 	planner, grounder *OpenAI
-	task              Task
+	task              agent.Task
 	plans             []string
 }
 
@@ -42,7 +65,7 @@ Instead, answer DONE when the task is finished, FAIL when it cannot be done, WAI
 func groundingRules(f action.Format, unit action.Unit) string {
 	scale := "in pixels"
 	switch unit {
-	case SmartResize:
+	case agent.SmartResize:
 		scale = "in pixels of the screenshot"
 	case action.Thousand:
 		scale = "from 0 to 1000 on each axis"
@@ -55,11 +78,11 @@ func groundingRules(f action.Format, unit action.Unit) string {
 	case action.FormatUITARS:
 		return "Answer with one line: Action: click(start_box='(x,y)'), left_double(start_box='(x,y)'), right_single(start_box='(x,y)'), type(content='text'), hotkey(key='ctrl s') or scroll(start_box='(x,y)', direction='down'). Coordinates are " + scale + "."
 	}
-	return pyautoguiRules + "\nCoordinates are " + scale + "."
+	return agent.PyAutoGUIRules + "\nCoordinates are " + scale + "."
 }
 
 // Start prepares both models.
-func (p *PlannerGrounder) Start(ctx context.Context, t Task) error {
+func (p *PlannerGrounder) Start(ctx context.Context, t agent.Task) error {
 	var err error
 	if p.planner, err = NewOpenAI(p.Planner); err != nil {
 		return fmt.Errorf("planner: %w", err)
@@ -73,7 +96,7 @@ func (p *PlannerGrounder) Start(ctx context.Context, t Task) error {
 }
 
 // Next asks the planner, then the grounding model.
-func (p *PlannerGrounder) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, error) {
+func (p *PlannerGrounder) Next(ctx context.Context, obs agent.Observation, _ []agent.Turn) (agent.Turn, error) {
 	system := fmt.Sprintf("You plan the work of an agent operating a Linux desktop (screen %dx%d) for this task: %s\n\n%s",
 		obs.Screen.W, obs.Screen.H, p.task.Instruction, plannerRules)
 	if p.Planner.Prompt.Demonstrations && len(p.task.Demonstrations) > 0 {
@@ -82,15 +105,15 @@ func (p *PlannerGrounder) Next(ctx context.Context, obs Observation, _ []Turn) (
 	past := p.plans[max(0, len(p.plans)-p.planner.cfg.History):]
 	pv, psp, err := p.planner.view(obs)
 	if err != nil {
-		return Turn{}, fmt.Errorf("planner: %w", err)
+		return agent.Turn{}, fmt.Errorf("planner: %w", err)
 	}
-	plan, u1, l1, sent, err := p.planner.ask(ctx, system, past, ObservationText(pv), pv)
+	plan, u1, l1, sent, err := p.planner.ask(ctx, system, past, agent.ObservationText(pv), pv)
 	if err != nil {
-		return Turn{}, fmt.Errorf("planner: %w", err)
+		return agent.Turn{}, fmt.Errorf("planner: %w", err)
 	}
 	plan = strings.TrimSpace(plan)
 	p.plans = append(p.plans, plan)
-	turn := Turn{Raw: plan, Thought: action.Thought(plan), Usage: u1, Latency: l1, Space: &psp, Prompt: roles("planner", sent)}
+	turn := agent.Turn{Raw: plan, Thought: action.Thought(plan), Usage: u1, Latency: l1, Space: &psp, Prompt: roles("planner", sent)}
 	if codes := specialCodes(plan); codes != nil {
 		turn.Actions = codes
 		return turn, nil
@@ -102,18 +125,18 @@ func (p *PlannerGrounder) Next(ctx context.Context, obs Observation, _ []Turn) (
 	g := p.grounder.cfg.Prompt
 	gv, gsp, err := p.grounder.view(obs)
 	if err != nil {
-		return Turn{}, fmt.Errorf("grounder: %w", err)
+		return agent.Turn{}, fmt.Errorf("grounder: %w", err)
 	}
 	gsys := fmt.Sprintf("You locate elements on a screenshot of a %dx%d screen and answer with the action that carries out an instruction.\n%s",
 		gsp.Image.W, gsp.Image.H, groundingRules(g.Format, g.Unit))
 	ground, u2, l2, gsent, err := p.grounder.ask(ctx, gsys, nil, "Instruction: "+plan, gv)
 	if err != nil {
-		return Turn{}, fmt.Errorf("grounder: %w", err)
+		return agent.Turn{}, fmt.Errorf("grounder: %w", err)
 	}
 	turn.Prompt = append(turn.Prompt, roles("grounder", gsent)...)
 	turn.Raw += "\n---\n" + ground
 	turn.Usage, turn.Latency, turn.Space = turn.Usage.Add(u2), turn.Latency+l2, &gsp
-	turn.Models = []ModelUsage{{Role: "planner", Model: p.planner.cfg.Model, Usage: u1}, {Role: "grounder", Model: p.grounder.cfg.Model, Usage: u2}}
+	turn.Models = []agent.ModelUsage{{Role: "planner", Model: p.planner.cfg.Model, Usage: u1}, {Role: "grounder", Model: p.grounder.cfg.Model, Usage: u2}}
 	acts, perr := parseIn(gsp, g.Format, ground)
 	if perr != "" {
 		turn.ParseError = "grounding: " + perr
@@ -135,10 +158,10 @@ func (p *PlannerGrounder) Stop(context.Context) error { return nil }
 // EvaluateSubTaskAction); else it acts in pyautogui or json and plans and
 // judges in plain lines.
 type Reflect struct {
-	Model      ModelConfig
+	Model      agent.ModelConfig
 	MaxRetries int // retries of one sub-task before planning again; default 3
 	m          *OpenAI
-	task       Task
+	task       agent.Task
 	plan       []string
 	current    int
 	retries    int
@@ -147,7 +170,7 @@ type Reflect struct {
 }
 
 // Start prepares the model.
-func (r *Reflect) Start(ctx context.Context, t Task) error {
+func (r *Reflect) Start(ctx context.Context, t agent.Task) error {
 	m, err := NewOpenAI(r.Model)
 	if err != nil {
 		return err
@@ -162,19 +185,19 @@ func (r *Reflect) Start(ctx context.Context, t Task) error {
 
 // system is the system message of one role; the screen's size is the
 // size of the screenshot the model is shown.
-func (r *Reflect) system(role string, sp Space) string {
+func (r *Reflect) system(role string, sp agent.Space) string {
 	return fmt.Sprintf("You %s for an agent operating a Linux desktop (screen %dx%d). The task: %s",
 		role, sp.Image.W, sp.Image.H, r.task.Instruction)
 }
 
 // Next plans when there is no plan, reflects on the last action when
 // there was one, and acts on the current sub-task.
-func (r *Reflect) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, error) {
+func (r *Reflect) Next(ctx context.Context, obs agent.Observation, _ []agent.Turn) (agent.Turn, error) {
 	v, sp, err := r.m.view(obs)
 	if err != nil {
-		return Turn{}, err
+		return agent.Turn{}, err
 	}
-	turn := Turn{Space: &sp}
+	turn := agent.Turn{Space: &sp}
 	ask := func(system, text string) (string, error) {
 		out, u, l, sent, err := r.m.ask(ctx, system, nil, text, v)
 		turn.Usage, turn.Latency = turn.Usage.Add(u), turn.Latency+l
@@ -191,9 +214,9 @@ func (r *Reflect) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, er
 		} else {
 			text += "Looking at the screen now, answer on the first line one of sub_task_success, need_retry or need_reformulate, and on the next lines your advice."
 		}
-		out, err := ask(r.system("judge the last action's result", sp), text+"\n"+ObservationText(v))
+		out, err := ask(r.system("judge the last action's result", sp), text+"\n"+agent.ObservationText(v))
 		if err != nil {
-			return Turn{}, err
+			return agent.Turn{}, err
 		}
 		refl, perr := reflection(out, sa)
 		if perr != "" {
@@ -226,9 +249,9 @@ func (r *Reflect) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, er
 		if r.advice != "" {
 			text += "\nAdvice from the last attempt: " + r.advice
 		}
-		out, err := ask(r.system("plan the work", sp), text+"\n"+ObservationText(v))
+		out, err := ask(r.system("plan the work", sp), text+"\n"+agent.ObservationText(v))
 		if err != nil {
-			return Turn{}, err
+			return agent.Turn{}, err
 		}
 		if codes := specialCodes(out); codes != nil {
 			turn.Actions = append(turn.Actions, codes...)
@@ -246,16 +269,16 @@ func (r *Reflect) Next(ctx context.Context, obs Observation, _ []Turn) (Turn, er
 	if r.advice != "" && r.retries > 0 {
 		text += "\nAdvice: " + r.advice
 	}
-	format, rules := action.FormatPyAutoGUI, pyautoguiRules
+	format, rules := action.FormatPyAutoGUI, agent.PyAutoGUIRules
 	switch r.Model.Prompt.Format {
 	case action.FormatJSON:
-		format, rules = action.FormatJSON, jsonRules
+		format, rules = action.FormatJSON, agent.JSONRules
 	case action.FormatScreenAgent:
 		format, rules = action.FormatScreenAgent, screenagentRules
 	}
-	out, err := ask(r.system("act", sp)+"\n\n"+rules, text+"\n"+ObservationText(v))
+	out, err := ask(r.system("act", sp)+"\n\n"+rules, text+"\n"+agent.ObservationText(v))
 	if err != nil {
-		return Turn{}, err
+		return agent.Turn{}, err
 	}
 	acts, perr := parseIn(sp, format, out)
 	if perr != "" {
@@ -331,16 +354,16 @@ func subTasks(out string, sa bool) ([]string, string) {
 func (r *Reflect) Stop(context.Context) error { return nil }
 
 func init() {
-	Register("planner-grounder", Def{Summary: "--model plans in words, --grounder-model finds the coordinates in its --grounder-format and --grounder-unit",
+	agent.Register("planner-grounder", agent.Def{Summary: "--model plans in words, --grounder-model finds the coordinates in its --grounder-format and --grounder-unit",
 		Model: true,
-		New: func(o Options) (Factory, error) {
-			planner, err := modelConfig("planner-grounder", o)
+		New: func(o agent.Options) (agent.Factory, error) {
+			planner, err := agent.ModelConfigOf("planner-grounder", o)
 			if err != nil {
 				return nil, err
 			}
 			m := o.Model
 			g := planner
-			g.Model, g.Prompt = m.GrounderModel, PromptConfig{Format: action.Format(m.GrounderFormat), Unit: action.Unit(m.GrounderUnit), MaxPixels: m.MaxPixels}
+			g.Model, g.Prompt = m.GrounderModel, agent.PromptConfig{Format: action.Format(m.GrounderFormat), Unit: action.Unit(m.GrounderUnit), MaxPixels: m.MaxPixels}
 			if m.GrounderBaseURL != "" {
 				g.BaseURL = m.GrounderBaseURL
 			}
@@ -350,14 +373,14 @@ func init() {
 				return nil, fmt.Errorf("--grounder-format %q: osatlas, uitars or pyautogui", m.GrounderFormat)
 			}
 			switch g.Prompt.Unit {
-			case "", action.Pixels, action.Ratio, action.Thousand, SmartResize:
+			case "", action.Pixels, action.Ratio, action.Thousand, agent.SmartResize:
 			default:
 				return nil, fmt.Errorf("--grounder-unit %q: px, ratio, k or smart-resize", m.GrounderUnit)
 			}
 			if g.Model == "" {
 				return nil, errors.New("--agent planner-grounder needs --grounder-model")
 			}
-			return checked(func() (Agent, error) {
+			return agent.Checked(func() (agent.Agent, error) {
 				// Both clients are made here only to check the keys; Start
 				// makes the episode's own.
 				if _, err := NewOpenAI(planner); err != nil {
@@ -369,14 +392,14 @@ func init() {
 				return &PlannerGrounder{Planner: planner, Grounder: g}, nil
 			})
 		}})
-	Register("reflect", Def{Summary: "plans, acts and reflects on each sub-task, retrying one at most --max-retries times",
+	agent.Register("reflect", agent.Def{Summary: "plans, acts and reflects on each sub-task, retrying one at most --max-retries times",
 		Model: true,
-		New: func(o Options) (Factory, error) {
-			cfg, err := modelConfig("reflect", o)
+		New: func(o agent.Options) (agent.Factory, error) {
+			cfg, err := agent.ModelConfigOf("reflect", o)
 			if err != nil {
 				return nil, err
 			}
-			return checked(func() (Agent, error) {
+			return agent.Checked(func() (agent.Agent, error) {
 				if _, err := NewOpenAI(cfg); err != nil { // the key, checked before Start needs it
 					return nil, err
 				}
@@ -386,8 +409,8 @@ func init() {
 }
 
 // roles names the model a pipeline's messages went to: "planner: system".
-func roles(model string, msgs []PromptMessage) []PromptMessage {
-	out := make([]PromptMessage, len(msgs))
+func roles(model string, msgs []agent.PromptMessage) []agent.PromptMessage {
+	out := make([]agent.PromptMessage, len(msgs))
 	for i, m := range msgs {
 		m.Role = model + ": " + m.Role
 		out[i] = m
