@@ -319,7 +319,7 @@ func (e *Env) pressLocked(w *window, c *widget) error {
 	return nil
 }
 
-func (e *Env) held2(a, b uint32) bool { return e.held[a] || e.held[b] }
+func (e *Env) holding(a, b uint32) bool { return e.held[a] || e.held[b] }
 
 // keyLocked acts on a key pressed: on the focused widget of the window on
 // top, or on that window.
@@ -329,7 +329,7 @@ func (e *Env) keyLocked(sym uint32) error {
 		return nil // the keys of an empty desktop go nowhere
 	}
 	f := w.focus
-	ctrl, alt, shift := e.held2(symCtrlL, symCtrlR), e.held2(symAltL, symAltR), e.held2(symShiftL, symShiftR)
+	ctrl, alt, shift := e.holding(symCtrlL, symCtrlR), e.holding(symAltL, symAltR), e.holding(symShiftL, symShiftR)
 	switch {
 	case alt && sym == symF4:
 		e.closeWindow(w)
@@ -339,7 +339,7 @@ func (e *Env) keyLocked(sym uint32) error {
 			e.editKey(f, unicode.ToLower(keyRune(sym)))
 		}
 		return nil
-	case alt || e.held2(symSuperL, symSuperR):
+	case alt || e.holding(symSuperL, symSuperR):
 		return nil
 	}
 	switch sym {
