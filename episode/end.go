@@ -110,10 +110,12 @@ const (
 // errors too:
 //
 //	an infrastructure fault (ErrInfrastructure), or an interrupt            run again
-//	the agent's start failed with the wall time over                        uncompleted (checks run)
+//	the agent's start failed, not transiently, with the wall time over      uncompleted (checks run)
 //	the agent's start failed otherwise                                      run again
+//	the agent's turn failed transiently (agent.ErrTransient), or the
+//	service failed so before (a 5xx, a refused connection, no answer
+//	within the agent timeout)                                               run again
 //	the agent's turn failed with the wall time over                         uncompleted (checks run)
-//	the agent's turn failed transiently (agent.ErrTransient)                run again
 //	the agent's turn failed otherwise                                       an error of the agent's, not run again
 //	observing or acting failed with the wall time over, the env alive       uncompleted (checks run)
 //	observing or acting failed otherwise                                    run again
@@ -164,18 +166,19 @@ func (ep *Episode) classify(ctx context.Context, ph phase, err error) Ending {
 	switch {
 	case errors.Is(err, ErrInfrastructure):
 		return Ending{How: ByInfrastructure, Reason: err.Error(), Err: err}
-	// The wall time comes before the kind of the agent's error: an agent
-	// that thinks past it is out of time, whatever its call then said.
-	case ph == phaseStarting && ep.timeUp(ctx):
+	// A call whose service failed (a 5xx, a refused connection, the agent
+	// timeout) is the service's fault even when the wall time ran out as
+	// it was retried; a call the wall time cut short, with no such
+	// failure, is the agent's lack of time (agent.HTTP does not call the
+	// caller's deadline transient).
+	case ph == phaseStarting && !transient && ep.timeUp(ctx):
 		return limit("while the agent was starting")
 	case ph == phaseStarting:
 		return fault("agent start: %w", err)
+	case ph == phaseThinking && (transient || ctx.Err() != nil):
+		return fault("step %d: agent: %w", step, err)
 	case ph == phaseThinking && ep.timeUp(ctx):
 		return limit(fmt.Sprintf("while the agent was thinking (step %d)", step))
-	case ph == phaseThinking && (transient || ctx.Err() != nil):
-		// The service failed before the wall time ran out: the episode
-		// runs again, with a fresh agent.
-		return fault("step %d: agent: %w", step, err)
 	case ph == phaseThinking:
 		e := fmt.Errorf("step %d: the agent failed: %w", step, err)
 		return Ending{How: ByAgentFault, Reason: e.Error(), Err: e}

@@ -8,13 +8,14 @@ import (
 	"fmt"
 	"image/png"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/env/mem"
 	"github.com/proctor-eval/proctor/env/xdesktop"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
@@ -44,8 +46,12 @@ func need(t testing.TB) {
 	}
 }
 
-func suite(t *testing.T) *task.Suite {
-	s, ps := task.Load("../testdata/runner")
+// suite is the runner's test suite, for the in-memory desktop: the
+// runner's tests need no X server.
+func suite(t *testing.T) *task.Suite { return load(t, "../testdata/mem") }
+
+func load(t *testing.T, dir string) *task.Suite {
+	s, ps := task.Load(dir)
 	if len(ps) > 0 {
 		t.Fatal(ps)
 	}
@@ -56,13 +62,18 @@ func newDesktop(ctx context.Context) (env.Env, error) {
 	return xdesktop.Start(ctx, xdesktop.Config{})
 }
 
+// newMem starts an in-memory desktop at the tasks' default size.
+func newMem(context.Context) (env.Env, error) {
+	return mem.New(mem.WithSize(action.Size{W: 1920, H: 1080}))
+}
+
 func config(t *testing.T, s *task.Suite, f agent.Factory) Config {
 	st, err := store.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return Config{Suite: s, Tasks: s.Tasks, Agent: f, Parallel: 2, NewEnv: newDesktop, Store: st, Backoff: 10 * time.Millisecond}
+	return Config{Suite: s, Tasks: s.Tasks, Agent: f, Parallel: 2, NewEnv: newMem, Store: st, Backoff: 10 * time.Millisecond}
 }
 
 func outcomes(rs []store.Result) map[string]string {
@@ -73,40 +84,57 @@ func outcomes(rs []store.Result) map[string]string {
 	return out
 }
 
+// TestReplayPassesNoopFails: the gold solutions pass and doing nothing
+// fails, on the in-memory desktop and on real X11 desktops.
 func TestReplayPassesNoopFails(t *testing.T) {
-	need(t)
-	s := suite(t)
-	ctx := context.Background()
-	replay, _ := agent.Lookup("replay")
-	cfg := config(t, s, replay)
-	rs, err := Run(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rs) != len(s.Tasks) {
-		t.Fatalf("%d results for %d tasks", len(rs), len(s.Tasks))
-	}
-	for _, r := range rs {
-		if r.Outcome != "success" {
-			t.Errorf("replay of %s: %s (%s)", r.Task, r.Outcome, r.Reason)
-		}
-	}
-	// The editor task is a process task: the click on the text area was
-	// recorded on the trajectory, and every step has a screenshot.
-	steps, _ := cfg.Store.Steps("editor-type", 0)
-	if len(steps) != 5 || steps[0].Shot == "" || !strings.Contains(string(steps[0].Done), `"element":"text`) {
-		t.Fatalf("editor-type steps: %d, first %+v", len(steps), steps[0])
-	}
-
-	noop, _ := agent.Lookup("noop")
-	rs, err = Run(ctx, config(t, s, noop))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rs {
-		if r.Outcome == "success" {
-			t.Errorf("noop passed %s", r.Task)
-		}
+	for _, tc := range []struct {
+		name, dir, editor string
+		newEnv            func(context.Context) (env.Env, error)
+		steps             int
+	}{
+		{"mem", "../testdata/mem", "editor-save", newMem, 4},
+		{"x11", "../testdata/runner", "editor-type", newDesktop, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "x11" {
+				need(t)
+			}
+			s := load(t, tc.dir)
+			ctx := context.Background()
+			replay, _ := agent.Lookup("replay")
+			cfg := config(t, s, replay)
+			cfg.NewEnv = tc.newEnv
+			rs, err := Run(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rs) != len(s.Tasks) {
+				t.Fatalf("%d results for %d tasks", len(rs), len(s.Tasks))
+			}
+			for _, r := range rs {
+				if r.Outcome != "success" {
+					t.Errorf("replay of %s: %s (%s)", r.Task, r.Outcome, r.Reason)
+				}
+			}
+			// The editor task is a process task: the click on the text area was
+			// recorded on the trajectory, and every step has a screenshot.
+			steps, _ := cfg.Store.Steps(tc.editor, 0)
+			if len(steps) != tc.steps || steps[0].Shot == "" || !strings.Contains(string(steps[0].Done), `"element":"text`) {
+				t.Fatalf("%s steps: %d, first %+v", tc.editor, len(steps), steps[0])
+			}
+			noop, _ := agent.Lookup("noop")
+			cfg = config(t, s, noop)
+			cfg.NewEnv = tc.newEnv
+			rs, err = Run(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rs {
+				if r.Outcome == "success" {
+					t.Errorf("noop passed %s", r.Task)
+				}
+			}
+		})
 	}
 }
 
@@ -153,7 +181,7 @@ func (a *feedbackAgent) Next(_ context.Context, o agent.Observation, _ []agent.T
 	case !strings.Contains(o.Feedback, a.want):
 		return agent.Turn{}, fmt.Errorf("step %d: feedback %q does not say %q", o.Step, o.Feedback, a.want)
 	}
-	return agent.Turn{Actions: []action.Action{{Kind: action.Code, Text: "printf hello > ~/out.txt"}, {Kind: action.Done}}}, nil
+	return agent.Turn{Actions: []action.Action{{Kind: action.Fail}}}, nil
 }
 
 func only(s *task.Suite, id string) *task.Suite {
@@ -164,7 +192,6 @@ func only(s *task.Suite, id string) *task.Suite {
 }
 
 func TestOutcomesOfFaultsAndBudgets(t *testing.T) {
-	need(t)
 	s := suite(t)
 	click := action.Action{Kind: action.Click, Point: action.At(5, 5)}
 	var calls atomic.Int32
@@ -176,13 +203,13 @@ func TestOutcomesOfFaultsAndBudgets(t *testing.T) {
 		outcome string
 		reason  string
 	}{
-		{"repeated actions stop early", "shell-write", scripted(func(int) (agent.Turn, error) {
+		{"repeated actions stop early", "impossible-printer", scripted(func(int) (agent.Turn, error) {
 			return agent.Turn{Actions: []action.Action{click}}, nil
 		}), 0, "early_stopped", "repeated"},
 		{"step budget", "count-lines", scripted(func(step int) (agent.Turn, error) {
 			return agent.Turn{Actions: []action.Action{{Kind: action.Click, Point: action.At(float64(step), 5)}}}, nil
 		}), 0, "uncompleted", "budget"},
-		{"cost budget", "dialog-later", scripted(func(step int) (agent.Turn, error) {
+		{"cost budget", "count-lines", scripted(func(step int) (agent.Turn, error) {
 			return agent.Turn{Actions: []action.Action{{Kind: action.Wait, Duration: 0.01 * float64(step)}}, Usage: usage.Usage{Cost: 0.4}}, nil
 		}), 1.0, "uncompleted", "budget"},
 		{"malformed replies then a right answer", "count-lines", scripted(func(step int) (agent.Turn, error) {
@@ -191,28 +218,28 @@ func TestOutcomesOfFaultsAndBudgets(t *testing.T) {
 			}
 			return agent.Turn{Actions: []action.Action{{Kind: action.Answer, Text: "3"}}}, nil
 		}), 0, "success", "all checks"},
-		{"model API down", "shell-write", scripted(func(int) (agent.Turn, error) {
+		{"model API down", "impossible-printer", scripted(func(int) (agent.Turn, error) {
 			calls.Add(1)
 			return agent.Turn{}, agent.Transient(errors.New("503 overloaded"))
 		}), 0, "error", "infrastructure fault after 3 attempts"},
-		{"agent refuses", "shell-write", scripted(func(int) (agent.Turn, error) {
+		{"agent refuses", "impossible-printer", scripted(func(int) (agent.Turn, error) {
 			return agent.Turn{}, errors.New("400 bad request")
 		}), 0, "error", "the agent failed"},
-		{"missing element is the agent's mistake", "shell-write", scripted(func(step int) (agent.Turn, error) {
+		{"missing element is the agent's mistake", "impossible-printer", scripted(func(step int) (agent.Turn, error) {
 			if step == 1 {
 				return agent.Turn{Actions: []action.Action{{Kind: action.Click, Target: &action.Target{Role: "push button", Name: "Nowhere"}}}}, nil
 			}
-			return agent.Turn{Actions: []action.Action{{Kind: action.Code, Text: "printf hello > ~/out.txt"}, {Kind: action.Done}}}, nil
+			return agent.Turn{Actions: []action.Action{{Kind: action.Fail}}}, nil
 		}), 0, "success", "all checks"},
 		{"FAIL on an infeasible task", "impossible-printer", scripted(func(int) (agent.Turn, error) {
 			return agent.Turn{Actions: []action.Action{{Kind: action.Fail}}}, nil
 		}), 0, "success", "all checks"},
-		{"click off the screen is the agent's mistake", "shell-write", thenWrite(action.Action{Kind: action.Click, Point: action.At(99999, 5)}, "is outside the 1920x1080 screen"), 0, "success", "all checks"},
-		{"negative click is the agent's mistake", "shell-write", thenWrite(action.Action{Kind: action.Click, Point: action.At(-3, 5)}, "outside"), 0, "success", "all checks"},
-		{"huge scroll is refused", "shell-write", thenWrite(action.Action{Kind: action.Scroll, Point: action.At(5, 5), DY: 1e9}, "over the limit of 100"), 0, "success", "all checks"},
-		{"huge wait is refused", "shell-write", thenWrite(action.Action{Kind: action.Wait, Duration: 1e9}, "over the limit of 300"), 0, "success", "all checks"},
-		{"a reply of 250,000 actions is refused whole", "shell-write", thenWriteAll(slices.Repeat([]action.Action{{Kind: action.Move, Point: action.At(5, 5)}}, 250000), "holds 250000 actions; at most 100"), 0, "success", "all checks"},
-		{"huge typing is refused", "shell-write", thenWrite(action.Action{Kind: action.Type, Text: strings.Repeat("x", 1e6)}, "text length"), 0, "success", "all checks"},
+		{"click off the screen is the agent's mistake", "impossible-printer", thenWrite(action.Action{Kind: action.Click, Point: action.At(99999, 5)}, "is outside the 1920x1080 screen"), 0, "success", "all checks"},
+		{"negative click is the agent's mistake", "impossible-printer", thenWrite(action.Action{Kind: action.Click, Point: action.At(-3, 5)}, "outside"), 0, "success", "all checks"},
+		{"huge scroll is refused", "impossible-printer", thenWrite(action.Action{Kind: action.Scroll, Point: action.At(5, 5), DY: 1e9}, "over the limit of 100"), 0, "success", "all checks"},
+		{"huge wait is refused", "impossible-printer", thenWrite(action.Action{Kind: action.Wait, Duration: 1e9}, "over the limit of 300"), 0, "success", "all checks"},
+		{"a reply of 250,000 actions is refused whole", "impossible-printer", thenWriteAll(slices.Repeat([]action.Action{{Kind: action.Move, Point: action.At(5, 5)}}, 250000), "holds 250000 actions; at most 100"), 0, "success", "all checks"},
+		{"huge typing is refused", "impossible-printer", thenWrite(action.Action{Kind: action.Type, Text: strings.Repeat("x", 1e6)}, "text length"), 0, "success", "all checks"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -256,7 +283,7 @@ func (a sleeper) Start(context.Context, agent.Task) error { return nil }
 func (a sleeper) Stop(context.Context) error              { return nil }
 func (a sleeper) Next(context.Context, agent.Observation, []agent.Turn) (agent.Turn, error) {
 	time.Sleep(a.d)
-	return agent.Turn{Actions: []action.Action{{Kind: action.Code, Text: "printf hello > ~/out.txt"}, {Kind: action.Done}}}, nil
+	return agent.Turn{Actions: []action.Action{{Kind: action.Fail}}}, nil
 }
 
 // TestWallTimeBoundsEveryCall gives shell-write a 2 s wall time: an agent
@@ -264,8 +291,7 @@ func (a sleeper) Next(context.Context, agent.Observation, []agent.Turn) (agent.T
 // never answers all end as uncompleted with the reason, at the first
 // attempt, never as a success.
 func TestWallTimeBoundsEveryCall(t *testing.T) {
-	need(t)
-	s := only(suite(t), "shell-write")
+	s := only(suite(t), "impossible-printer")
 	short := *s.Tasks[0]
 	short.TimeLimit = duration.Duration(2 * time.Second)
 	s.Tasks = []*task.Task{&short}
@@ -301,8 +327,7 @@ func TestWallTimeBoundsEveryCall(t *testing.T) {
 // agent timeout is a transient fault, retried, then an error; it does not
 // wait for the task's wall time.
 func TestAgentTimeoutIsTransient(t *testing.T) {
-	need(t)
-	s := only(suite(t), "shell-write")
+	s := only(suite(t), "impossible-printer")
 	cfg := config(t, s, func() (agent.Agent, error) { return sleeper{time.Hour}, nil })
 	cfg.Parallel, cfg.AgentTimeout, cfg.Retries = 1, 200*time.Millisecond, -1
 	rs, err := Run(context.Background(), cfg)
@@ -327,39 +352,31 @@ func (a *killerThenSolver) Start(_ context.Context, t agent.Task) error {
 }
 func (a *killerThenSolver) Stop(context.Context) error { return nil }
 func (a *killerThenSolver) Next(context.Context, agent.Observation, []agent.Turn) (agent.Turn, error) {
-	if a.task == "shell-write" {
+	if a.task == "impossible-printer" {
 		a.kill()
 		return agent.Turn{Actions: []action.Action{{Kind: action.Click, Point: action.At(5, 5)}}}, nil
 	}
 	return agent.Turn{Actions: []action.Action{{Kind: action.Answer, Text: "3"}}}, nil
 }
 
-// TestDeadDesktopIsReplaced kills the desktop's X server in the middle of
+// TestDeadDesktopIsReplaced kills the desktop in the middle of
 // an episode, at every attempt: that episode is an error after 3 attempts,
 // each on a new desktop, and the next episode of the same pool slot
 // succeeds on a new desktop.
 func TestDeadDesktopIsReplaced(t *testing.T) {
-	need(t)
 	full := suite(t)
-	s := only(full, "shell-write")
+	s := only(full, "impossible-printer")
 	cl, _ := full.Task("count-lines")
 	s.Tasks = append(s.Tasks, cl)
-	var d *xdesktop.Desktop
+	var d *mem.Env
 	var started atomic.Int32
-	kill := func() {
-		for _, pid := range xdesktop.Processes(d.ID()) {
-			if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); strings.TrimSpace(string(comm)) == "Xvfb" {
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	kill := func() { d.Kill() }
 	cfg := config(t, s, func() (agent.Agent, error) { return &killerThenSolver{kill: kill}, nil })
 	cfg.Parallel = 1
 	cfg.NewEnv = func(ctx context.Context) (env.Env, error) {
 		started.Add(1)
 		var err error
-		d, err = xdesktop.Start(ctx, xdesktop.Config{})
+		d, err = mem.New(mem.WithSize(action.Size{W: 1920, H: 1080}))
 		return d, err
 	}
 	var progress strings.Builder
@@ -369,12 +386,12 @@ func TestDeadDesktopIsReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := outcomes(rs)
-	if got["shell-write"] != "error" || got["count-lines"] != "success" {
+	if got["impossible-printer"] != "error" || got["count-lines"] != "success" {
 		b, _ := json.Marshal(rs)
 		t.Fatalf("results %s: want shell-write an error and count-lines a success on a new desktop", b)
 	}
 	for _, r := range rs {
-		if r.Task == "shell-write" && (r.Attempts != 3 || !strings.Contains(r.Reason, "environment closed")) {
+		if r.Task == "impossible-printer" && (r.Attempts != 3 || !strings.Contains(r.Reason, "environment closed")) {
 			t.Fatalf("shell-write: %d attempts, %q: want 3 attempts naming the closed environment", r.Attempts, r.Reason)
 		}
 	}
@@ -401,9 +418,8 @@ func (w *syncWriter) Write(p []byte) (int, error) {
 // infrastructure error, then runs again on the same store: that episode
 // is run again (and now succeeds), the successful one is not.
 func TestResumeRerunsErrors(t *testing.T) {
-	need(t)
 	full := suite(t)
-	s := only(full, "shell-write")
+	s := only(full, "impossible-printer")
 	cl, _ := full.Task("count-lines")
 	s.Tasks = append(s.Tasks, cl)
 	flaky := func() (agent.Agent, error) {
@@ -416,7 +432,7 @@ func TestResumeRerunsErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := outcomes(rs); got["shell-write"] != "error" || got["count-lines"] != "success" {
+	if got := outcomes(rs); got["impossible-printer"] != "error" || got["count-lines"] != "success" {
 		t.Fatalf("first run: %v", got)
 	}
 	kept := map[string]time.Time{}
@@ -431,7 +447,7 @@ func TestResumeRerunsErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := outcomes(rs); got["shell-write"] != "success" || got["count-lines"] != "success" {
+	if got := outcomes(rs); got["impossible-printer"] != "success" || got["count-lines"] != "success" {
 		t.Fatalf("second run: %v; want the error run again and now a success", got)
 	}
 	for _, r := range rs {
@@ -451,7 +467,7 @@ type byTask struct {
 }
 
 func (b *byTask) Start(ctx context.Context, t agent.Task) error {
-	if t.ID == "shell-write" {
+	if t.ID == "impossible-printer" {
 		b.a, _ = b.shell()
 	} else {
 		b.a = &scriptedAgent{next: func(int) (agent.Turn, error) {
@@ -492,15 +508,14 @@ func (e *stuckEnv) Close() error {
 // an action that ignores its context: Run closes the environment under it
 // and returns, recording nothing for that episode.
 func TestInterruptStopsAStuckRun(t *testing.T) {
-	need(t)
-	s := only(suite(t), "shell-write")
+	s := only(suite(t), "impossible-printer")
 	acting := make(chan struct{})
 	cfg := config(t, s, scripted(func(int) (agent.Turn, error) {
 		return agent.Turn{Actions: []action.Action{{Kind: action.Click, Point: action.At(5, 5)}}}, nil
 	}))
 	cfg.Parallel, cfg.StopGrace = 1, 500*time.Millisecond
 	cfg.NewEnv = func(ctx context.Context) (env.Env, error) {
-		d, err := xdesktop.Start(ctx, xdesktop.Config{})
+		d, err := newMem(ctx)
 		return &stuckEnv{Env: d, closed: make(chan struct{}), acting: acting}, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -553,7 +568,6 @@ func (a *sizeAgent) Next(_ context.Context, o agent.Observation, _ []agent.Turn)
 // one at the default size on one local place: each runs on a desktop of
 // its size.
 func TestTaskResolutionIsHonoured(t *testing.T) {
-	need(t)
 	full := suite(t)
 	small := *full.Tasks[0]
 	small.ID, small.Environment.Resolution = "small", "1280x800"
@@ -565,7 +579,7 @@ func TestTaskResolutionIsHonoured(t *testing.T) {
 	seen := map[string]string{}
 	cfg := config(t, &s, func() (agent.Agent, error) { return &sizeAgent{mu: &mu, seen: seen}, nil })
 	cfg.Sources = []env.Source{{Name: "local 1", Type: "x11", Start: func(ctx context.Context, size action.Size) (env.Env, error) {
-		return xdesktop.Start(ctx, xdesktop.Config{Width: size.W, Height: size.H})
+		return mem.New(mem.WithSize(size))
 	}}}
 	if _, err := Run(context.Background(), cfg); err != nil {
 		t.Fatal(err)
@@ -589,15 +603,14 @@ func (e fewCaps) Info(ctx context.Context) (env.Info, error) {
 // capability the environment lacks are each refused by name before any
 // episode is recorded.
 func TestPreflightRefusesWhatThePoolCannotRun(t *testing.T) {
-	need(t)
 	full := suite(t)
 	vnc := *full.Tasks[0]
 	vnc.ID, vnc.Environment.Type = "on-vnc", "vnc"
 	small := *full.Tasks[0]
 	small.ID, small.Environment.Resolution = "small", "1280x800"
-	sw, _ := full.Task("shell-write")
+	sw, _ := full.Task("editor-save")
 	local := func(ctx context.Context, size action.Size) (env.Env, error) {
-		d, err := xdesktop.Start(ctx, xdesktop.Config{})
+		d, err := newMem(ctx)
 		return fewCaps{d}, err
 	}
 	fixed := env.Source{Name: "guest https://10.0.0.5:7400", Type: "x11", Size: action.Size{W: 1920, H: 1080}, Start: local}
@@ -608,7 +621,7 @@ func TestPreflightRefusesWhatThePoolCannotRun(t *testing.T) {
 	}{
 		{"type", []*task.Task{&vnc}, "task on-vnc needs a vnc environment of 1920x1080; the pool has guest https://10.0.0.5:7400 (x11, 1920x1080)"},
 		{"size", []*task.Task{&small}, "task small needs a x11 environment of 1280x800; the pool has guest https://10.0.0.5:7400 (x11, 1920x1080)"},
-		{"capability", []*task.Task{sw}, `task shell-write: check "exact on file ~/out.txt" needs files, which guest https://10.0.0.5:7400 does not offer`},
+		{"capability", []*task.Task{sw}, `task editor-save: check "exact on file ~/note.txt" needs files, which guest https://10.0.0.5:7400 does not offer`},
 		{"observation", []*task.Task{sw}, `observation mode som needs tree, which guest https://10.0.0.5:7400 does not offer: use --obs screenshot`},
 	}
 	for _, tc := range tests {
@@ -634,12 +647,11 @@ func TestPreflightRefusesWhatThePoolCannotRun(t *testing.T) {
 // service and the place, when only a place on another machine could run
 // it; a place on this machine's loopback serves it.
 func TestPreflightKeepsLocalServicesLocal(t *testing.T) {
-	need(t)
 	full := suite(t)
 	uses := *full.Tasks[0]
 	uses.ID, uses.Instruction = "uses-db", "Open {{services.db}} and look."
 	start := func(ctx context.Context, size action.Size) (env.Env, error) {
-		return xdesktop.Start(ctx, xdesktop.Config{})
+		return newMem(ctx)
 	}
 	s := *full
 	s.Tasks = []*task.Task{&uses}
@@ -718,8 +730,7 @@ func (a countingSleeper) Next(context.Context, agent.Observation, []agent.Turn) 
 // its call times out may still be running it, so it is neither asked
 // again nor stopped; the episode is an infrastructure fault.
 func TestAbandonedAgentIsNotCalledAgain(t *testing.T) {
-	need(t)
-	s := only(suite(t), "shell-write")
+	s := only(suite(t), "impossible-printer")
 	var next, stop atomic.Int32
 	cfg := config(t, s, func() (agent.Agent, error) { return countingSleeper{&next, &stop}, nil })
 	cfg.Parallel, cfg.AgentTimeout, cfg.Retries = 1, 200*time.Millisecond, -1
@@ -735,11 +746,41 @@ func TestAbandonedAgentIsNotCalledAgain(t *testing.T) {
 	}
 }
 
+// TestSlowAgentIsUncompleted: an HTTP agent that thinks past the
+// task's wall time is uncompleted at its first attempt, with the reason,
+// and is not retried as an infrastructure fault.
+func TestSlowAgentIsUncompleted(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // so that the server sees the caller hang up
+		if r.URL.Path == "/step" {
+			select { // thinks until the caller gives up
+			case <-r.Context().Done():
+			case <-time.After(30 * time.Second):
+			}
+			return
+		}
+		w.Write([]byte("{}"))
+	}))
+	defer srv.Close()
+	s := only(suite(t), "count-lines")
+	short := *s.Tasks[0]
+	short.TimeLimit = duration.Duration(time.Second)
+	s.Tasks = []*task.Task{&short}
+	cfg := config(t, s, func() (agent.Agent, error) { return &agent.HTTP{URL: srv.URL}, nil })
+	cfg.Parallel = 1
+	rs, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || rs[0].Outcome != "uncompleted" || rs[0].Attempts != 1 || !strings.Contains(rs[0].Reason, "wall-time limit of 1s was reached while the agent was thinking (step 1)") {
+		t.Fatalf("results %+v, want uncompleted at the first attempt, naming the wall time", rs)
+	}
+}
+
 // TestFailingServiceIsNotTheAgentsFault: a model service that keeps
 // failing until the wall time runs out is an error, not uncompleted.
 func TestFailingServiceIsNotTheAgentsFault(t *testing.T) {
-	need(t)
-	s := only(suite(t), "shell-write")
+	s := only(suite(t), "impossible-printer")
 	short := *s.Tasks[0]
 	short.TimeLimit = duration.Duration(2 * time.Second)
 	s.Tasks = []*task.Task{&short}
@@ -773,12 +814,11 @@ func (e slowReset) Reset(ctx context.Context, s env.Setup) error {
 // the end of the environment's reset and setup, which is timed apart
 // (Setup), so that a slow reset does not make an agent look slow.
 func TestEpisodeTimeLeavesOutSetup(t *testing.T) {
-	need(t)
 	const delay = 2 * time.Second
-	s := only(suite(t), "shell-write")
+	s := only(suite(t), "impossible-printer")
 	var ended atomic.Int64
 	cfg := config(t, s, scripted(func(int) (agent.Turn, error) {
-		return agent.Turn{Actions: []action.Action{{Kind: action.Code, Text: "printf hello > ~/out.txt"}, {Kind: action.Done}}}, nil
+		return agent.Turn{Actions: []action.Action{{Kind: action.Fail}}}, nil
 	}))
 	cfg.Parallel = 1
 	cfg.NewEnv = func(ctx context.Context) (env.Env, error) {
@@ -809,15 +849,14 @@ func TestEpisodeTimeLeavesOutSetup(t *testing.T) {
 // TestMarksAreStored: in set-of-mark mode each step keeps the table of
 // marks the agent was shown, for the viewer.
 func TestMarksAreStored(t *testing.T) {
-	need(t)
-	s := only(suite(t), "editor-type")
+	s := only(suite(t), "editor-save")
 	var seen atomic.Int32
 	cfg := config(t, s, func() (agent.Agent, error) { return &markCounter{seen: &seen}, nil })
 	cfg.Parallel, cfg.Obs = 1, ObsMarks
 	if _, err := Run(context.Background(), cfg); err != nil {
 		t.Fatal(err)
 	}
-	steps, err := cfg.Store.Steps("editor-type", 0)
+	steps, err := cfg.Store.Steps("editor-save", 0)
 	if err != nil || len(steps) != 1 {
 		t.Fatalf("steps %+v, %v", steps, err)
 	}
@@ -866,7 +905,7 @@ func (refusedAgent) Next(context.Context, agent.Observation, []agent.Turn) (agen
 // n, the wait), with no wait after the last attempt of a call or of the
 // episode; the episode then ends as an error that took the time it took.
 func TestRetriesAreToldAndTimed(t *testing.T) {
-	s := only(suite(t), "shell-write")
+	s := only(suite(t), "impossible-printer")
 	cfg := config(t, s, func() (agent.Agent, error) { return refusedAgent{}, nil })
 	cfg.Parallel, cfg.Repeat = 1, 1
 	cfg.Sources = []env.Source{{Name: "fake 1", Type: "x11", Start: func(context.Context, action.Size) (env.Env, error) { return fakeEnv{}, nil }}}
@@ -895,11 +934,11 @@ func TestRetriesAreToldAndTimed(t *testing.T) {
 		n    int
 		want string
 	}{
-		{0, "retry: shell-write: agent start failed (transient failure: dial tcp 127.0.0.1:1: connect: connection refused): attempt 1 of 4, retrying in 10ms"},
-		{1, "retry: shell-write: agent start failed (transient failure: dial tcp 127.0.0.1:1: connect: connection refused): attempt 2 of 4, retrying in 20ms"},
-		{2, "retry: shell-write: agent start failed (transient failure: dial tcp 127.0.0.1:1: connect: connection refused): attempt 3 of 4, retrying in 40ms"},
-		{3, "retry: shell-write: infrastructure fault (agent start: transient failure: dial tcp 127.0.0.1:1: connect: connection refused): episode attempt 1 of 3, retrying in 10ms"},
-		{7, "retry: shell-write: infrastructure fault (agent start: transient failure: dial tcp 127.0.0.1:1: connect: connection refused): episode attempt 2 of 3, retrying in 20ms"},
+		{0, "retry: impossible-printer: agent start failed (transient failure: dial tcp 127.0.0.1:1: connect: connection refused): attempt 1 of 4, retrying in 10ms"},
+		{1, "retry: impossible-printer: agent start failed (transient failure: dial tcp 127.0.0.1:1: connect: connection refused): attempt 2 of 4, retrying in 20ms"},
+		{2, "retry: impossible-printer: agent start failed (transient failure: dial tcp 127.0.0.1:1: connect: connection refused): attempt 3 of 4, retrying in 40ms"},
+		{3, "retry: impossible-printer: infrastructure fault (agent start: transient failure: dial tcp 127.0.0.1:1: connect: connection refused): episode attempt 1 of 3, retrying in 10ms"},
+		{7, "retry: impossible-printer: infrastructure fault (agent start: transient failure: dial tcp 127.0.0.1:1: connect: connection refused): episode attempt 2 of 3, retrying in 20ms"},
 	}
 	// 3 lines per attempt's call, 1 per episode retry: 3+1+3+1+3.
 	if len(retries) != 11 {
@@ -910,7 +949,7 @@ func TestRetriesAreToldAndTimed(t *testing.T) {
 			t.Errorf("retry line %d:\n%s\nwant\n%s", tc.n+1, retries[tc.n], tc.want)
 		}
 	}
-	if last := lines[len(lines)-1]; !strings.Contains(last, "error        shell-write (0 steps, ") || strings.Contains(last, " 0s)") {
+	if last := lines[len(lines)-1]; !strings.Contains(last, "error        impossible-printer (0 steps, ") || strings.Contains(last, " 0s)") {
 		t.Errorf("the last line %q should report the error and its time", last)
 	}
 }
