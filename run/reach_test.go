@@ -8,11 +8,11 @@ import (
 	"github.com/proctor-eval/proctor/task"
 )
 
-// TestReach: an episode's browser may reach the suite's services (a
-// static one under both its names) and what the task and suite allow.
+// TestReach: an episode's browser may reach the suite's static services
+// and what the task and suite allow.
 func TestReach(t *testing.T) {
 	cfg := Config{Suite: &task.Suite{Allow: []string{"https://docs.example"}},
-		static: map[string]string{"site": "http://127.0.0.1:4000"}}
+		static: []string{"http://127.0.0.1:4000", "http://localhost:4000"}}
 	tk := &task.Task{Environment: task.Environment{Type: "browser", Network: task.NetworkWeb}}
 	origins, web := episode.Reach(cfg.episodeConfig(), tk, nil)
 	want := []string{"http://127.0.0.1:4000", "http://localhost:4000", "https://docs.example"}
