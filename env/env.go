@@ -221,6 +221,12 @@ type Setup struct {
 	// Type is the task's environment type: a desktop opens a browser
 	// task's pages in Chromium, with page probes.
 	Type string `json:"type,omitempty"`
+	// Origins (scheme://host:port) a browser's pages may reach besides
+	// those of the pages the steps open: the task's services' and those
+	// its task or suite allows. Web opens the public web to them too.
+	// Everything else is refused (package browser).
+	Origins []string `json:"origins,omitempty"`
+	Web     bool     `json:"web,omitempty"`
 }
 
 // App resolves an app name among the setup's apps and the built-in ones.

@@ -68,6 +68,10 @@ type Config struct {
 	Judge judgment.Model
 	// Store records the steps, screenshots, evidence and judgements.
 	Store *store.Store
+	// Origins a browser's pages may reach in every episode besides the
+	// task's own pages and its command services: the suite's static
+	// services' (see Reach).
+	Origins []string
 }
 
 // withDefaults fills the zero fields.
@@ -160,7 +164,9 @@ func Start(ctx context.Context, e env.Env, svc *service.Instances, cfg Config, t
 		ep.res.Instruction = ep.t.Instruction
 	}
 	rctx, cancel := context.WithTimeout(ctx, cfg.ResetTimeout)
-	err = e.Reset(rctx, env.Setup{Steps: ep.t.Setup, Apps: suiteApps(cfg.Suite), Assets: as, Type: t.Environment.TypeOrDefault()})
+	origins, web := Reach(cfg, t, svc)
+	err = e.Reset(rctx, env.Setup{Steps: ep.t.Setup, Apps: suiteApps(cfg.Suite), Assets: as, Type: t.Environment.TypeOrDefault(),
+		Origins: origins, Web: web})
 	cancel()
 	if err != nil {
 		return nil, infra(fmt.Errorf("reset: %w", err))

@@ -97,6 +97,8 @@ type Config struct {
 	// before their environments are closed under them; 0: DefaultStopGrace.
 	StopGrace time.Duration
 	Progress  io.Writer // a line per finished episode; nil: quiet
+
+	static []string // the origins of the suite's static services (service.Set.Reachable)
 }
 
 // job is one episode to run.
@@ -189,6 +191,7 @@ func Run(ctx context.Context, cfg Config) ([]store.Result, error) {
 		if cfg.Tasks, err = svcs.Fill(cfg.Tasks); err != nil {
 			return nil, err
 		}
+		cfg.static = svcs.Reachable()
 	}
 	// An error that is only a judge's missing verdict is not run again:
 	// its evidence is kept, and proctor judge decides it without the agent.

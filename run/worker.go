@@ -188,7 +188,7 @@ func runEpisode(ctx context.Context, cfg Config, pl *place, j job, p *progress) 
 // episodeConfig is what the run's episodes share.
 func (cfg Config) episodeConfig() episode.Config {
 	return episode.Config{Suite: cfg.Suite, Obs: cfg.Obs, EarlyStop: cfg.EarlyStop, CostBudget: cfg.CostBudget, Settle: cfg.Settle,
-		ResetTimeout: cfg.ResetTimeout, JudgeTimeout: cfg.JudgeTimeout, Judge: cfg.Judge, Store: cfg.Store}
+		ResetTimeout: cfg.ResetTimeout, JudgeTimeout: cfg.JudgeTimeout, Judge: cfg.Judge, Store: cfg.Store, Origins: cfg.static}
 }
 
 // play runs one attempt of an episode on e: the reset, the agent's turns

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -265,6 +266,22 @@ func TestFillLeavesCommandServices(t *testing.T) {
 	want := "Open " + s.Origins()["site"] + "/a and {{services.app}}/b"
 	if out[0].Instruction != want {
 		t.Fatalf("instruction %q, want %q", out[0].Instruction, want)
+	}
+}
+
+// TestReachable: a browser reaches a static service under both its
+// names; a command service's origin is the episode's.
+func TestReachable(t *testing.T) {
+	s, err := Start(context.Background(), "testdata/suite", []task.Service{{Name: "site", Static: "site"},
+		{Name: "app", Command: []string{"x", "{{port}}"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	site := s.Origins()["site"]
+	want := []string{site, strings.Replace(site, "127.0.0.1", "localhost", 1)}
+	if got := s.Reachable(); !slices.Equal(got, want) {
+		t.Fatalf("Reachable = %q, want %q", got, want)
 	}
 }
 

@@ -20,7 +20,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -118,6 +120,17 @@ func Static(root string) (http.Handler, error) {
 
 // Origins maps each service's name to its origin.
 func (s *Set) Origins() map[string]string { return s.origins }
+
+// Reachable lists the origins a browser reaches the services at: each
+// also as http://localhost:PORT, which it answers too.
+func (s *Set) Reachable() []string {
+	var out []string
+	for _, o := range s.origins {
+		out = append(out, o, strings.Replace(o, "://127.0.0.1:", "://localhost:", 1))
+	}
+	sort.Strings(out)
+	return out
+}
 
 // Close stops the services and waits for them.
 func (s *Set) Close() error {

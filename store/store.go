@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -382,10 +383,49 @@ func (s *Store) PutShot(data []byte, format string) (string, error) {
 
 // Shot reads a stored screenshot.
 func (s *Store) Shot(name string) ([]byte, error) {
-	if !filepath.IsLocal(name) {
-		return nil, fmt.Errorf("bad screenshot name %q", name)
+	f, err := OpenShot(s.Dir, name)
+	if err != nil {
+		return nil, err
 	}
-	return os.ReadFile(filepath.Join(s.Dir, ShotDir, name))
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// ErrNotShot is the error of a screenshot that is not a regular file of
+// the run folder.
+var ErrNotShot = errors.New("not a screenshot of the run")
+
+// OpenShot opens a screenshot of the run folder dir: a regular file
+// beneath it, never a link, nor anything reached through a link out of
+// it (a run folder may come from someone else).
+func OpenShot(dir, name string) (*os.File, error) {
+	if !filepath.IsLocal(name) || strings.ContainsAny(name, `/\`) {
+		return nil, fmt.Errorf("%w: bad screenshot name %q", ErrNotShot, name)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	p := ShotDir + "/" + name
+	if fi, err := root.Lstat(p); errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	} else if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotShot, err) // out of the folder
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s is not a regular file", ErrNotShot, name)
+	}
+	f, err := root.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	// Replaced by something else since: a link could lead only beneath
+	// the folder, and it must still be a regular file.
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s is not a regular file", ErrNotShot, name)
+	}
+	return f, nil
 }
 
 // Review is a person's verdict on an episode, beside the automatic one.

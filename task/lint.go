@@ -45,6 +45,14 @@ func (s *Suite) lint(f *fileCtx, t *Task) Problems {
 	if err != nil {
 		add([]any{"environment", "resolution"}, "%v", err)
 	}
+	for i, o := range t.Environment.Allow {
+		if p := OriginProblem(o); p != "" {
+			add([]any{"environment", "allow", i}, "%q: %s", o, p)
+		}
+	}
+	if typ := t.Environment.TypeOrDefault(); typ != "browser" && (t.Environment.Network != "" || len(t.Environment.Allow) > 0) {
+		add([]any{"environment"}, "network and allow rule the pages of a browser (type: browser); the %s environment keeps its own network", typ)
+	}
 	for i, st := range t.Setup {
 		spec := st.Spec()
 		if spec == nil {

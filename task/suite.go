@@ -94,8 +94,12 @@ type Suite struct {
 	Apps        map[string]AppSpec `json:"apps,omitempty"`
 	Services    []Service          `json:"services,omitempty"`
 	Setup       *Setup             `json:"setup,omitempty"`
-	Tasks       []*Task            `json:"-"`
-	assets      map[string]bool
+	// Network and Allow are what the browser's pages of every task of
+	// the suite may reach, as a task's environment says (Reach).
+	Network string   `json:"network,omitempty"`
+	Allow   []string `json:"allow,omitempty"`
+	Tasks   []*Task  `json:"-"`
+	assets  map[string]bool
 	// badApps are the apps suite.yaml declares with problems, by the line
 	// of their entry: they are reported there once, and left out of Apps.
 	badApps map[string]int

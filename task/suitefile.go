@@ -115,6 +115,16 @@ func (s *Suite) parseSuiteFile(name string, src []byte) Problems {
 	if v, ok := obj["description"].(string); ok {
 		s.Description = v
 	}
+	if v, ok := obj["network"].(string); ok {
+		s.Network = v
+	}
+	if v, ok := obj["allow"].([]any); ok {
+		for _, o := range v {
+			if o, ok := o.(string); ok && OriginProblem(o) == "" {
+				s.Allow = append(s.Allow, o)
+			}
+		}
+	}
 	probs = append(probs, s.parseServices(f, obj["services"])...)
 	probs = append(probs, s.parseSetup(f, obj["setup"])...)
 	apps, _ := obj["apps"].(map[string]any)

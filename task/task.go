@@ -65,6 +65,13 @@ const (
 type Environment struct {
 	Type       string `json:"type,omitempty"`       // x11 (default), browser, vnc, android
 	Resolution string `json:"resolution,omitempty"` // WxH, default 1920x1080
+	// Network and Allow say what a browser's pages may reach besides the
+	// task's own pages (those its setup opens) and its suite's services:
+	// network web opens the public web (never loopback, private or
+	// link-local addresses), and Allow names further origins
+	// (scheme://host[:port]). Everything else is refused.
+	Network string   `json:"network,omitempty"`
+	Allow   []string `json:"allow,omitempty"`
 }
 
 // TypeOrDefault is the environment type, x11 when the task names none.

@@ -155,6 +155,10 @@ func TestLintBrokenFiles(t *testing.T) {
 		{"template-zip.yaml", []string{`8:3: params.b: has 2 values but a has 3: zip needs equal lists`}},
 		{"loopback-network.yaml", []string{`6:28: setup[0].run.network: value must be 'private'`}},
 		{"loopback-null.yaml", []string{`7:5: checks[0].probe: xmlrpc's params[1]: null has no XML-RPC value`}},
+		{"network-x11.yaml", []string{`5:1: environment: network and allow rule the pages of a browser (type: browser); the x11 environment keeps its own network`}},
+		{"bad-allow.yaml", []string{
+			`7:11: environment.allow[0]: 'https://sky.example/path' does not match pattern`,
+			`7:39: environment.allow[1]: 'file:///etc' does not match pattern`}},
 		{"loopback-browser.yaml", []string{`7:9: checks[0]: check "exact on GET /api/main/status of the loopback's port 8090" needs loopback, which a browser environment does not offer`}},
 	}
 	for _, tc := range tests {

@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -64,7 +65,7 @@ func Export(runDir, dir string, progress io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := write("index.html", relink(b, rn.ID, "")); err != nil {
+	if err := write("index.html", withPolicy(relink(b, rn.ID, ""))); err != nil {
 		return err
 	}
 	// Each episode's page, GIF and zip.
@@ -74,7 +75,7 @@ func Export(runDir, dir string, progress io.Writer) error {
 		if b, err = get(base + "/episode?" + q); err != nil {
 			return err
 		}
-		if err := write("episode/"+name+".html", relink(b, rn.ID, "../")); err != nil {
+		if err := write("episode/"+name+".html", withPolicy(relink(b, rn.ID, "../"))); err != nil {
 			return err
 		}
 		if b, err = get(base + "/episode.zip?" + q); err != nil {
@@ -89,17 +90,21 @@ func Export(runDir, dir string, progress io.Writer) error {
 			}
 		}
 	}
-	// The screenshots, the style and the script.
+	// The screenshots (regular files of the run folder, never what a
+	// link leads to), the style and the script.
 	shots := filepath.Join(runDir, store.ShotDir)
 	entries, err := os.ReadDir(shots)
 	if err != nil && !os.IsNotExist(err) {
 		return err
 	}
 	for _, e := range entries {
-		if e.IsDir() || strings.HasSuffix(e.Name(), ".tmp") {
+		if !e.Type().IsRegular() || strings.HasSuffix(e.Name(), ".tmp") {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(shots, e.Name()))
+		b, err := readShot(runDir, e.Name())
+		if errors.Is(err, store.ErrNotShot) {
+			continue
+		}
 		if err != nil {
 			return err
 		}

@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-
-	"github.com/proctor-eval/proctor/store"
 )
 
 func (s *Server) shot(w http.ResponseWriter, r *http.Request) {
@@ -21,5 +19,5 @@ func (s *Server) shot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "public, max-age=31536000, immutable") // named by content hash
-	http.ServeFile(w, r, filepath.Join(run.Dir, store.ShotDir, name))
+	s.shotFile(w, r, run.Dir, name)
 }

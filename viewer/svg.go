@@ -141,6 +141,7 @@ func shorten(s string, n int) string {
 // keeps the arrowhead's id unique on a page of many steps (a hidden step's
 // marker would not draw).
 func overlaySVG(marks []mark, w, h int, id string) template.HTML {
+	id = svgID(id)
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="overlay" viewBox="0 0 %d %d" preserveAspectRatio="none" aria-hidden="true">`, w, h)
 	fmt.Fprintf(&b, `<defs><marker id="arrow-%s" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse">`+

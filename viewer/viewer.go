@@ -42,6 +42,14 @@ type Server struct {
 	Token string
 	// PageSize is the number of episodes per page (DefaultPageSize if 0).
 	PageSize int
+	// Addr is the address the viewer listens on (host:port). When set, a
+	// request whose Host header names another host is refused (against
+	// DNS rebinding): the viewer answers as Addr, as localhost and the
+	// loopback addresses when it listens on loopback, as any address and
+	// the machine's name when on every interface, and as the names of
+	// Hosts (host or host:port; a proxy's name in front of it).
+	Addr  string
+	Hosts []string
 
 	once  sync.Once
 	pages map[string]*template.Template
@@ -90,13 +98,13 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /run/{id}/episode.gif", s.episodeGIF)
 	mux.HandleFunc("GET /run/{id}/shot/{name}", s.shot)
 	mux.HandleFunc("POST /run/{id}/review", s.review)
-	return securityHeaders(mux)
+	return securityHeaders(s.hostGuard(mux))
 }
 
 // securityHeaders keeps pages from being framed or loading outside code.
 func securityHeaders(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'")
+		w.Header().Set("Content-Security-Policy", policy)
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		h.ServeHTTP(w, r)
 	})

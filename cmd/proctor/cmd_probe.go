@@ -240,6 +240,7 @@ func prepareDesktop(ctx context.Context, s *task.Suite, t *task.Task, gold bool,
 		return nil, fmt.Errorf("%s: no environment of the pool serves its %s environment", t.ID, t.Environment.TypeOrDefault())
 	}
 	var svc *service.Instances
+	var static []string // what a browser reaches the static services at
 	if len(s.Services) > 0 {
 		set, err := service.Start(ctx, s.Dir, s.Services)
 		if err != nil {
@@ -251,6 +252,7 @@ func prepareDesktop(ctx context.Context, s *task.Suite, t *task.Task, gold bool,
 			return fail(err)
 		}
 		t = filled[0]
+		static = set.Reachable()
 		svc = service.NewInstances(s)
 		closers = append(closers, func() { svc.Close() })
 	}
@@ -281,7 +283,7 @@ func prepareDesktop(ctx context.Context, s *task.Suite, t *task.Task, gold bool,
 	if err != nil {
 		return fail(err)
 	}
-	ep, err := episode.Start(ctx, e, svc, episode.Config{Suite: s, Obs: episode.ObsScreenshot, Store: st}, t, 0)
+	ep, err := episode.Start(ctx, e, svc, episode.Config{Suite: s, Obs: episode.ObsScreenshot, Store: st, Origins: static}, t, 0)
 	if err != nil {
 		return fail(fmt.Errorf("%s: the environment could not be prepared: %w", t.ID, err))
 	}

@@ -17,6 +17,7 @@ import (
 
 func newViewCommand() *cobra.Command {
 	var listen, token, export string
+	var hosts []string
 	var pageSize int
 	c := &cobra.Command{
 		Use:   "view [RESULTS_DIR]",
@@ -43,7 +44,11 @@ The viewer is read-only unless --token (or $PROCTOR_VIEW_TOKEN) is given:
 then a reviewer can mark an episode pass or fail with a note, giving the
 token; reviews are stored in the run's results.db with who and when (the
 newest counts, earlier ones stay listed). It listens on 127.0.0.1 unless
-told otherwise.
+told otherwise, and answers only requests addressed to it: to the listening
+address (and localhost on loopback; any address with its port and the
+machine's name when listening on every interface) and to the names --host
+gives (a proxy's in front of it); another Host header gets 421, so a web
+page whose name was made to resolve to the viewer cannot read it.
 
 With --export DIR, view writes one run (RESULTS_DIR is its folder) as a
 static site instead of serving: DIR/index.html (the run's page, every
@@ -73,11 +78,12 @@ and reviews need the server and are not in the copy.`,
 			if token == "" {
 				token = os.Getenv("PROCTOR_VIEW_TOKEN")
 			}
-			srv := &viewer.Server{Root: root, Token: token, PageSize: pageSize}
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return err
 			}
+			// Requests that name another host are refused (DNS rebinding).
+			srv := &viewer.Server{Root: root, Token: token, PageSize: pageSize, Addr: ln.Addr().String(), Hosts: hosts}
 			mode := "read-only (give --token to record reviews)"
 			if token != "" {
 				mode = "reviews need the token"
@@ -99,6 +105,7 @@ and reviews need the server and are not in the copy.`,
 	}
 	c.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "address to listen on")
 	c.Flags().StringVar(&token, "token", "", "token reviewers give to record verdicts (default $PROCTOR_VIEW_TOKEN; none: read-only)")
+	c.Flags().StringSliceVar(&hosts, "host", nil, "another `NAME` (or NAME:PORT) the viewer answers as, such as a proxy's in front of it")
 	c.Flags().IntVar(&pageSize, "page-size", viewer.DefaultPageSize, "episodes per page on a run page")
 	c.Flags().StringVar(&export, "export", "", "write the run RESULTS_DIR as a static site in `DIR` instead of serving")
 	return c

@@ -101,8 +101,9 @@ func (b *Browser) do(ctx context.Context, a action.Action) (action.Step, error) 
 
 // navigate opens a URL in a tab and waits for it to load.
 func (b *Browser) navigate(ctx context.Context, pctx context.Context, u string) error {
-	if !strings.Contains(u, "://") && !strings.HasPrefix(u, "about:") && !strings.HasPrefix(u, "data:") {
-		u = "https://" + u // as a browser's address bar does
+	u = withScheme(u)
+	if err := b.reach.check(ctx, u); err != nil {
+		return forbidden(u, err)
 	}
 	nctx, cancel := context.WithTimeout(ctx, navTimeout)
 	defer cancel()
@@ -110,9 +111,21 @@ func (b *Browser) navigate(ctx context.Context, pctx context.Context, u string) 
 		_, err := chromedp.Navigate(u)(nctx, t)
 		return err
 	})); err != nil {
+		if ferr := b.landed(ctx, pctx, u); ferr != nil {
+			return ferr
+		}
 		return fmt.Errorf("%w: open %s: %v", env.ErrBadAction, u, err)
 	}
-	return nil
+	return b.landed(ctx, pctx, u)
+}
+
+// withScheme gives an address without a scheme https, as a browser's
+// address bar does.
+func withScheme(u string) string {
+	if !strings.Contains(u, "://") && !strings.HasPrefix(u, "about:") && !strings.HasPrefix(u, "data:") {
+		return "https://" + u
+	}
+	return u
 }
 
 // address resolves a relative reference (/path, //host/path, ./x, ../x,
@@ -149,6 +162,11 @@ func (b *Browser) newTab(ctx context.Context, u string) error {
 	ep, err := b.episode()
 	if err != nil {
 		return err
+	}
+	if u != "" {
+		if err := b.reach.check(ctx, withScheme(u)); err != nil {
+			return forbidden(withScheme(u), err) // before a tab opens
+		}
 	}
 	tctx, cancel := chromedp.NewContext(ep.ctx)
 	if err := chromedp.Do(tctx); err != nil {

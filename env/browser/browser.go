@@ -87,6 +87,11 @@ type Browser struct {
 	input *input.Interpreter
 	dev   *device
 
+	// reach is what the episode's pages may reach, which proxy enforces
+	// (reach.go).
+	reach reach
+	proxy *proxy
+
 	mu     sync.Mutex
 	ep     *episode
 	marks  []observe.Mark // of the last screenshot with marks
@@ -257,7 +262,12 @@ func Start(ctx context.Context, cfg Config) (*Browser, error) {
 	b := &Browser{cfg: cfg, base: base, dialogs: make(chan struct{}), spare: make(chan *episode, 1)}
 	b.dev = &device{b: b}
 	b.input = &input.Interpreter{Device: b.dev, Place: place{b}, Name: "the browser", Gapless: true}
-	b.alloc = &cdppipe.Allocator{Path: cfg.ExecPath, Args: flags(cfg, filepath.Join(base, "profile")), Output: cfg.Log}
+	b.reach.log = cfg.Log
+	if b.proxy, err = startProxy(&b.reach); err != nil {
+		os.RemoveAll(base)
+		return nil, err
+	}
+	b.alloc = &cdppipe.Allocator{Path: cfg.ExecPath, Args: append(flags(cfg, filepath.Join(base, "profile")), b.proxy.flags()...), Output: cfg.Log}
 	actx, cancelAlloc := chromedp.NewAllocatorContext(context.Background(), b.alloc)
 	// chromedp's complaints (a command written as the browser closes)
 	// go to the browser's log, not the program's.
@@ -616,6 +626,7 @@ func (b *Browser) Reset(ctx context.Context, s env.Setup) error {
 		return err
 	}
 	b.use() // the setup starts using it, whatever its steps
+	b.allow(s)
 	return setup.Executor{Env: b, Hook: newSetupHook(b)}.Run(ctx, s)
 }
 
@@ -701,6 +712,9 @@ func (b *Browser) Close() error {
 	}
 	if b.alloc != nil {
 		b.alloc.Wait() // the browser has exited: its profile can go
+	}
+	if b.proxy != nil {
+		b.proxy.close()
 	}
 	return os.RemoveAll(b.base)
 }
