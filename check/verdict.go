@@ -45,8 +45,8 @@ type Milestone struct {
 	Checks []Spec  `json:"checks" yaml:"checks"`
 }
 
-// Suite is a task's compiled checks and milestones.
-type Suite struct {
+// Compiled is a task's compiled checks and milestones.
+type Compiled struct {
 	Checks     []*Check
 	Milestones []compiledMilestone
 	// Judge decides the judge checks; nil where no judge is configured
@@ -56,7 +56,7 @@ type Suite struct {
 
 // Judged reports whether any check, in a milestone or not, is a judge
 // check.
-func (s *Suite) Judged() bool {
+func (s *Compiled) Judged() bool {
 	for _, c := range s.all() {
 		if c.Spec.Kind == JudgeKind {
 			return true
@@ -66,7 +66,7 @@ func (s *Suite) Judged() bool {
 }
 
 // JudgeChecks lists the judge checks, milestones' first.
-func (s *Suite) JudgeChecks() []*Check {
+func (s *Compiled) JudgeChecks() []*Check {
 	var out []*Check
 	for _, c := range s.all() {
 		if c.Spec.Kind == JudgeKind {
@@ -77,7 +77,7 @@ func (s *Suite) JudgeChecks() []*Check {
 }
 
 // all lists the milestones' checks, then the task's.
-func (s *Suite) all() []*Check {
+func (s *Compiled) all() []*Check {
 	var out []*Check
 	for _, m := range s.Milestones {
 		out = append(out, m.checks...)
@@ -129,8 +129,8 @@ func fieldPathErr(err error, path ...any) error {
 
 // CompileAll compiles a task's checks and milestones. Errors are
 // *PathError values naming the place, such as checks[2].expr.
-func CompileAll(checks []Spec, milestones []Milestone) (*Suite, error) {
-	s := &Suite{}
+func CompileAll(checks []Spec, milestones []Milestone) (*Compiled, error) {
+	s := &Compiled{}
 	ids := map[string]bool{}
 	for i, m := range milestones {
 		if m.ID == "" {
@@ -175,7 +175,7 @@ func CompileAll(checks []Spec, milestones []Milestone) (*Suite, error) {
 }
 
 // Infeasible reports whether the task expects the agent to say FAIL.
-func (s *Suite) Infeasible() bool {
+func (s *Compiled) Infeasible() bool {
 	for _, c := range s.Checks {
 		if c.Spec.Kind == Infeasible {
 			return true
@@ -203,7 +203,7 @@ type Verdict struct {
 // Without milestones, the score of an episode the agent ended is the
 // product of its checks' values (Result.Value): 1 when all pass, and a
 // judge check's criteria give partial credit.
-func (s *Suite) Evaluate(ctx context.Context, ev Evidence, end End) Verdict {
+func (s *Compiled) Evaluate(ctx context.Context, ev Evidence, end End) Verdict {
 	var v Verdict
 	ms := MilestoneScores{}
 	var got, total float64

@@ -43,7 +43,7 @@ func (ep *Episode) Finish(ctx context.Context) (store.Result, error) {
 	}
 	cfg := ep.cfg
 	t := ep.t
-	suite, err := check.CompileAll(t.Checks, t.Milestones)
+	checks, err := check.CompileAll(t.Checks, t.Milestones)
 	if err != nil {
 		return res, infra(err) // the suite was linted; this is a bug
 	}
@@ -59,15 +59,15 @@ func (ep *Episode) Finish(ctx context.Context) (store.Result, error) {
 	// The screen the checks judge is kept (the viewer shows it; judge
 	// checks look at it).
 	final, err := finalScreen(jctx, cfg.Store, ep.e)
-	if err != nil && suite.Judged() {
+	if err != nil && checks.Judged() {
 		return res, infra(fmt.Errorf("the final screen: %w", err))
 	}
 	res.FinalShot = final.name
 	// What the checks read is recorded, so that proctor rescore can judge
 	// the episode again with changed checks.
-	suite.Judge = cfg.Judge
+	checks.Judge = cfg.Judge
 	ev := check.NewRecorder(&Evidence{Env: ep.e, Traj: ep.traj, Suite: cfg.Suite, Services: ep.svc, Store: cfg.Store, Shots: ep.shots, Final: final.screen})
-	v := suite.Evaluate(jctx, ev, end.End)
+	v := checks.Evaluate(jctx, ev, end.End)
 	// A judge that gave no verdict is not a reason to run the agent again:
 	// the evidence was read and is kept, the episode is an infrastructure
 	// error, and proctor judge decides it later.
@@ -78,7 +78,7 @@ func (ep *Episode) Finish(ctx context.Context) (store.Result, error) {
 	if err := cfg.Store.SaveEvidence(t.ID, ep.repeat, ev.Recorded()); err != nil {
 		return res, infra(err)
 	}
-	if suite.Judged() {
+	if checks.Judged() {
 		jg := store.Judgement{Task: t.ID, Repeat: ep.repeat, Judge: cfg.Judge.Name(), At: time.Now(), Source: store.JudgedInRun, Checks: store.JudgeResults(v)}
 		if judgeDown {
 			jg.Err = undecided

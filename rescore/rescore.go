@@ -94,7 +94,7 @@ func Run(ctx context.Context, st *store.Store, s *task.Suite, at time.Time, jm j
 		return nil, fmt.Errorf("%s: %w", st.Dir, err)
 	}
 	sum := &Summary{Dir: st.Dir, At: at.UTC(), RunHash: info.SuiteHash, NotInSuite: map[string]int{}}
-	suites := map[string]*check.Suite{}
+	suites := map[string]*check.Compiled{}
 	broken := map[string]int{} // index in sum.Broken
 	var tasks []*task.Task
 	for _, r := range results {
