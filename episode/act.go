@@ -45,7 +45,7 @@ func (ep *Episode) Act(ctx context.Context, turn agent.Turn) error {
 	if ep.timeUp(ctx) { // the answer came too late to be acted on
 		reason := ep.limitReason(fmt.Sprintf("while the agent was thinking (step %d)", step))
 		rec.EnvError = "not performed: " + reason
-		if err := ep.cfg.Store.SaveStep(*rec); err != nil {
+		if err := ep.cfg.Store.SaveTurn(*rec); err != nil {
 			return ep.fail(ctx, phaseActing, infra(err))
 		}
 		ep.endWith(Ending{End: check.EndBudget, Reason: reason})
@@ -90,7 +90,7 @@ func (ep *Episode) Act(ctx context.Context, turn agent.Turn) error {
 			end := ep.classify(ctx, phaseActing, err)
 			if end.How == ByChecks {
 				rec.EnvError = end.Reason
-				if serr := ep.cfg.Store.SaveStep(*rec); serr != nil {
+				if serr := ep.cfg.Store.SaveTurn(*rec); serr != nil {
 					return ep.fail(ctx, phaseActing, infra(serr))
 				}
 			}
@@ -101,7 +101,7 @@ func (ep *Episode) Act(ctx context.Context, turn agent.Turn) error {
 		ep.feedback = err.Error() // the agent's mistake: it hears about it
 		final = nil
 	}
-	if err := ep.cfg.Store.SaveStep(*rec); err != nil {
+	if err := ep.cfg.Store.SaveTurn(*rec); err != nil {
 		return ep.fail(ctx, phaseActing, infra(err))
 	}
 	if final != nil {

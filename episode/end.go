@@ -137,7 +137,7 @@ func (ep *Episode) Abort(ctx context.Context, err error) {
 		if end.How == ByChecks {
 			rec.EnvError = "no answer: " + end.Reason
 		}
-		if serr := ep.cfg.Store.SaveStep(*rec); serr != nil {
+		if serr := ep.cfg.Store.SaveTurn(*rec); serr != nil {
 			end = Ending{How: ByInfrastructure, Reason: serr.Error(), Err: infra(serr)}
 		}
 	}

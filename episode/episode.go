@@ -111,7 +111,7 @@ type Episode struct {
 	maxSteps int
 
 	step     int         // the last step observed, from 1
-	rec      *store.Step // the step being recorded: observed, not yet acted
+	rec      *store.Turn // the step being recorded: observed, not yet acted
 	history  []agent.Turn
 	traj     check.Trajectory
 	shots    map[int]string // the screenshot shown at each step, in the store
@@ -142,7 +142,7 @@ func Start(ctx context.Context, e env.Env, svc *service.Instances, cfg Config, t
 	cfg = cfg.withDefaults()
 	ep := &Episode{cfg: cfg, e: e, svc: svc, t: t, repeat: repeat, res: Result(t, repeat), shots: map[int]string{}}
 	start := time.Now()
-	if err := cfg.Store.ClearSteps(t.ID, repeat); err != nil {
+	if err := cfg.Store.ClearTurns(t.ID, repeat); err != nil {
 		return nil, infra(err)
 	}
 	as, err := assets(cfg.Suite, t)

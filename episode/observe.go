@@ -33,7 +33,7 @@ var ObsModes = []ObsMode{ObsScreenshot, ObsTree, ObsBoth, ObsMarks}
 func (ep *Episode) Observe(ctx context.Context) (agent.Observation, error) {
 	ep.step++
 	step := ep.step
-	rec := &store.Step{Task: ep.t.ID, Repeat: ep.repeat, Index: step}
+	rec := &store.Turn{Task: ep.t.ID, Repeat: ep.repeat, Index: step}
 	ectx, cancel := ep.Bound(ctx)
 	defer cancel()
 	envStart := time.Now()

@@ -69,7 +69,7 @@ func (p performedStep) landed() action.Action {
 // actions it replied. A final action after an action that failed or was
 // refused was not reached, so a step with an environment error ends
 // nothing.
-func Performed(steps []store.Step) ([]action.Action, error) {
+func Performed(steps []store.Turn) ([]action.Action, error) {
 	var out []action.Action
 	for _, st := range steps {
 		if len(st.Done) > 0 {
@@ -126,7 +126,7 @@ func CCScores(dir string, s *task.Suite, o score.CCOptions) (*CC, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: task %s: %w", dir, t.ID, err)
 		}
-		steps, err := st.Steps(r.Task, r.Repeat)
+		steps, err := st.Turns(r.Task, r.Repeat)
 		if err != nil {
 			return nil, fmt.Errorf("%s: task %s #%d: %w", dir, r.Task, r.Repeat, err)
 		}

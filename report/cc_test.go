@@ -12,7 +12,7 @@ import (
 	"github.com/proctor-eval/proctor/store"
 )
 
-func step(t *testing.T, envErr string, acts []action.Action, done ...action.Action) store.Step {
+func step(t *testing.T, envErr string, acts []action.Action, done ...action.Action) store.Turn {
 	t.Helper()
 	ab, err := json.Marshal(acts)
 	if err != nil {
@@ -27,7 +27,7 @@ func step(t *testing.T, envErr string, acts []action.Action, done ...action.Acti
 		d = append(d, rec)
 	}
 	db, _ := json.Marshal(d) // null when nothing was performed, as the runner writes it
-	return store.Step{Actions: ab, Done: db, EnvError: envErr}
+	return store.Turn{Actions: ab, Done: db, EnvError: envErr}
 }
 
 func kinds(acts []action.Action) string {
@@ -44,15 +44,15 @@ func TestPerformed(t *testing.T) {
 	done := action.Action{Kind: action.Done}
 	tests := []struct {
 		name  string
-		steps []store.Step
+		steps []store.Turn
 		want  string
 	}{
-		{"performed and final", []store.Step{step(t, "", []action.Action{click}, click), step(t, "", []action.Action{typ, done}, typ)}, "click type done"},
-		{"a failed action: the final is not reached", []store.Step{step(t, "no such element", []action.Action{click, done})}, ""},
-		{"cut at the first failure", []store.Step{step(t, "action not possible", []action.Action{typ, click, done}, typ)}, "type"},
-		{"no final: a budget ran out", []store.Step{step(t, "", []action.Action{click}, click), step(t, "", []action.Action{click}, click)}, "click click"},
-		{"nothing performed", []store.Step{step(t, "", nil)}, ""},
-		{"an answer", []store.Step{step(t, "", []action.Action{{Kind: action.Answer, Text: "3"}, click})}, "answer"},
+		{"performed and final", []store.Turn{step(t, "", []action.Action{click}, click), step(t, "", []action.Action{typ, done}, typ)}, "click type done"},
+		{"a failed action: the final is not reached", []store.Turn{step(t, "no such element", []action.Action{click, done})}, ""},
+		{"cut at the first failure", []store.Turn{step(t, "action not possible", []action.Action{typ, click, done}, typ)}, "type"},
+		{"no final: a budget ran out", []store.Turn{step(t, "", []action.Action{click}, click), step(t, "", []action.Action{click}, click)}, "click click"},
+		{"nothing performed", []store.Turn{step(t, "", nil)}, ""},
+		{"an answer", []store.Turn{step(t, "", []action.Action{{Kind: action.Answer, Text: "3"}, click})}, "answer"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -65,7 +65,7 @@ func TestPerformed(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Performed([]store.Step{{Index: 3, Done: json.RawMessage(`{`)}}); err == nil || !strings.Contains(err.Error(), "step 3") {
+	if _, err := Performed([]store.Turn{{Index: 3, Done: json.RawMessage(`{`)}}); err == nil || !strings.Contains(err.Error(), "step 3") {
 		t.Fatalf("a broken record: %v", err)
 	}
 }
@@ -75,15 +75,15 @@ func TestPerformedCCScore(t *testing.T) {
 	screen := action.Size{W: 1920, H: 1080}
 	tests := []struct {
 		name  string
-		steps []store.Step
+		steps []store.Turn
 		score func(float64) bool
 	}{
-		{"the gold", []store.Step{step(t, "", gold[:1], gold[0]), step(t, "", gold[1:], gold[1])}, func(s float64) bool { return s == 1 }},
-		{"elsewhere, other text", []store.Step{step(t, "", []action.Action{{Kind: action.Click, Point: &action.Point{X: 900, Y: 40}}, {Kind: action.Type, Text: "Bye"}, {Kind: action.Done}},
+		{"the gold", []store.Turn{step(t, "", gold[:1], gold[0]), step(t, "", gold[1:], gold[1])}, func(s float64) bool { return s == 1 }},
+		{"elsewhere, other text", []store.Turn{step(t, "", []action.Action{{Kind: action.Click, Point: &action.Point{X: 900, Y: 40}}, {Kind: action.Type, Text: "Bye"}, {Kind: action.Done}},
 			action.Action{Kind: action.Click, Point: &action.Point{X: 900, Y: 40}}, action.Action{Kind: action.Type, Text: "Bye"})}, func(s float64) bool { return s > 0 && s < 1 }},
-		{"a click on an element, landed in the gold", []store.Step{{Actions: json.RawMessage(`[{"kind":"click","target":{"tag":7}},{"kind":"type","text":"Hello"},{"kind":"done"}]`),
+		{"a click on an element, landed in the gold", []store.Turn{{Actions: json.RawMessage(`[{"kind":"click","target":{"tag":7}},{"kind":"type","text":"Hello"},{"kind":"done"}]`),
 			Done: json.RawMessage(`[{"action":{"kind":"click","target":{"tag":7}},"at":[100,200]},{"action":{"kind":"type","text":"Hello"}}]`)}}, func(s float64) bool { return s == 1 }},
-		{"never ended", []store.Step{step(t, "", []action.Action{{Kind: action.Wait}}, action.Action{Kind: action.Wait})}, func(s float64) bool { return s == 0 }},
+		{"never ended", []store.Turn{step(t, "", []action.Action{{Kind: action.Wait}}, action.Action{Kind: action.Wait})}, func(s float64) bool { return s == 0 }},
 	}
 	for _, tc := range tests {
 		pred, err := Performed(tc.steps)

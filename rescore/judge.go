@@ -35,7 +35,7 @@ func Stored(st *store.Store, r store.Result) (*Screened, error) {
 	if err != nil {
 		return nil, err
 	}
-	steps, err := st.Steps(r.Task, r.Repeat)
+	steps, err := st.Turns(r.Task, r.Repeat)
 	if err != nil {
 		return nil, err
 	}

@@ -110,7 +110,7 @@ func benchMode(b *testing.B, sub string, s *task.Suite, long *task.Task, instant
 			perStep = append(perStep, float64(rs[0].Duration)/float64(rs[0].Steps)/float64(time.Millisecond))
 			// The environment's share of each step (observe and act),
 			// without the episode's reset and checks.
-			steps, err := st.Steps(long.ID, 0)
+			steps, err := st.Turns(long.ID, 0)
 			st.Close()
 			if err != nil || len(steps) == 0 {
 				b.Fatalf("steps: %v", err)

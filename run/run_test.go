@@ -118,7 +118,7 @@ func TestReplayPassesNoopFails(t *testing.T) {
 			}
 			// The editor task is a process task: the click on the text area was
 			// recorded on the trajectory, and every step has a screenshot.
-			steps, _ := cfg.Store.Steps(tc.editor, 0)
+			steps, _ := cfg.Store.Turns(tc.editor, 0)
 			if len(steps) != tc.steps || steps[0].Shot == "" || !strings.Contains(string(steps[0].Done), `"element":"text`) {
 				t.Fatalf("%s steps: %d, first %+v", tc.editor, len(steps), steps[0])
 			}
@@ -856,7 +856,7 @@ func TestMarksAreStored(t *testing.T) {
 	if _, err := Run(context.Background(), cfg); err != nil {
 		t.Fatal(err)
 	}
-	steps, err := cfg.Store.Steps("editor-save", 0)
+	steps, err := cfg.Store.Turns("editor-save", 0)
 	if err != nil || len(steps) != 1 {
 		t.Fatalf("steps %+v, %v", steps, err)
 	}

@@ -91,8 +91,10 @@ type Result struct {
 	End string `json:"end,omitempty"`
 }
 
-// Step is one step of an episode.
-type Step struct {
+// Turn is the record of one step of an episode: what the agent was
+// shown, what it answered and what the environment did (a setup step is
+// task.Step, a performed action action.Step).
+type Turn struct {
 	Task    string          `json:"task"`
 	Repeat  int             `json:"repeat"`
 	Index   int             `json:"index"`          // from 1
@@ -261,7 +263,7 @@ type Flight struct {
 	Repeat int    `json:"repeat"`
 	Steps  int    `json:"steps"` // recorded so far
 	// Last is the latest step (its screenshot, its actions).
-	Last Step `json:"last"`
+	Last Turn `json:"last"`
 }
 
 // InFlight lists the episodes that have steps and no result: those
@@ -302,14 +304,14 @@ func (s *Store) InFlight() ([]Flight, error) {
 	return out, nil
 }
 
-// ClearSteps removes the steps of an episode (before it is run again).
-func (s *Store) ClearSteps(task string, repeat int) error {
+// ClearTurns removes the turns of an episode (before it is run again).
+func (s *Store) ClearTurns(task string, repeat int) error {
 	_, err := s.db.Exec(`DELETE FROM step WHERE task = ? AND repeat = ?`, task, repeat)
 	return err
 }
 
-// SaveStep records a step.
-func (s *Store) SaveStep(st Step) error {
+// SaveTurn records a turn.
+func (s *Store) SaveTurn(st Turn) error {
 	b, err := json.Marshal(st)
 	if err != nil {
 		return err
@@ -318,9 +320,9 @@ func (s *Store) SaveStep(st Step) error {
 	return err
 }
 
-// Steps lists an episode's steps in order.
-func (s *Store) Steps(task string, repeat int) ([]Step, error) {
-	return scanInfo[Step](s.db.Query(`SELECT info FROM step WHERE task = ? AND repeat = ? ORDER BY idx`, task, repeat))
+// Turns lists an episode's turns in order.
+func (s *Store) Turns(task string, repeat int) ([]Turn, error) {
+	return scanInfo[Turn](s.db.Query(`SELECT info FROM step WHERE task = ? AND repeat = ? ORDER BY idx`, task, repeat))
 }
 
 // StepsMatching lists the episodes with a step whose record (the model's

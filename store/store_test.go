@@ -33,7 +33,7 @@ func TestStoreRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 1; i <= 3; i++ {
-		if err := s.SaveStep(Step{Task: "a", Repeat: 0, Index: i, Raw: "x"}); err != nil {
+		if err := s.SaveTurn(Turn{Task: "a", Repeat: 0, Index: i, Raw: "x"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -56,12 +56,12 @@ func TestStoreRoundTrip(t *testing.T) {
 	if _, ok := fin["b"][1]; fin["a"][0] != "success" || fin["a"][1] == "" || fin["b"][0] == "" || ok {
 		t.Fatalf("Finished = %v", fin)
 	}
-	steps, _ := s.Steps("a", 0)
+	steps, _ := s.Turns("a", 0)
 	if len(steps) != 3 || steps[2].Index != 3 {
 		t.Fatalf("Steps = %+v", steps)
 	}
-	s.ClearSteps("a", 0)
-	if steps, _ := s.Steps("a", 0); len(steps) != 0 {
+	s.ClearTurns("a", 0)
+	if steps, _ := s.Turns("a", 0); len(steps) != 0 {
 		t.Fatal("ClearSteps left steps")
 	}
 }
@@ -134,7 +134,7 @@ func TestSetupAndMarksKeptAndOptional(t *testing.T) {
 	if err := s.SaveResult(Result{Task: "a", Outcome: "success", Duration: time.Second, Setup: 3 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SaveStep(Step{Task: "a", Index: 1, Marks: marks}); err != nil {
+	if err := s.SaveTurn(Turn{Task: "a", Index: 1, Marks: marks}); err != nil {
 		t.Fatal(err)
 	}
 	// Records of an older run: no setup, no marks.
@@ -148,14 +148,14 @@ func TestSetupAndMarksKeptAndOptional(t *testing.T) {
 	if err != nil || len(rs) != 2 || rs[0].Setup != 3*time.Second || rs[0].Duration != time.Second || rs[1].Setup != 0 || rs[1].Duration != 2*time.Second {
 		t.Fatalf("Results = %+v, %v", rs, err)
 	}
-	steps, err := s.Steps("a", 0)
+	steps, err := s.Turns("a", 0)
 	if err != nil || len(steps) != 1 || string(steps[0].Marks) != string(marks) {
 		t.Fatalf("Steps = %+v, %v", steps, err)
 	}
-	if old, err := s.Steps("old", 0); err != nil || len(old) != 1 || old[0].Marks != nil {
+	if old, err := s.Turns("old", 0); err != nil || len(old) != 1 || old[0].Marks != nil {
 		t.Fatalf("an older step = %+v, %v", old, err)
 	}
-	for _, v := range []any{Result{Task: "b"}, Step{Task: "b"}} {
+	for _, v := range []any{Result{Task: "b"}, Turn{Task: "b"}} {
 		b, _ := json.Marshal(v)
 		if strings.Contains(string(b), `"setup"`) || strings.Contains(string(b), `"marks"`) {
 			t.Errorf("an empty setup or marks is written: %s", b)

@@ -35,7 +35,7 @@ func Ambiguous(st *store.Store) ([]AmbiguousTarget, error) {
 	}
 	var out []AmbiguousTarget
 	for _, r := range results {
-		steps, err := st.Steps(r.Task, r.Repeat)
+		steps, err := st.Turns(r.Task, r.Repeat)
 		if err != nil {
 			return nil, err
 		}

@@ -43,7 +43,7 @@ func Settling(st *store.Store) (SettleCost, error) {
 	var waits []time.Duration
 	var c SettleCost
 	for _, r := range results {
-		steps, err := st.Steps(r.Task, r.Repeat)
+		steps, err := st.Turns(r.Task, r.Repeat)
 		if err != nil {
 			return SettleCost{}, err
 		}

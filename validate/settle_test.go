@@ -38,7 +38,7 @@ func TestSettling(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, done := range turns {
-			if err := st.SaveStep(store.Step{Task: task, Index: i + 1, Done: done}); err != nil {
+			if err := st.SaveTurn(store.Turn{Task: task, Index: i + 1, Done: done}); err != nil {
 				t.Fatal(err)
 			}
 		}

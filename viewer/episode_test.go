@@ -323,11 +323,11 @@ func TestLivePage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	steps, _ := st.Steps("write-note", 0)
+	steps, _ := st.Turns("write-note", 0)
 	for i := 1; i <= 3; i++ { // carry-result is in flight, at its third step
 		s := steps[0]
 		s.Task, s.Index, s.Thought = "carry-result", i, "now on step "+strconv.Itoa(i)
-		if err := st.SaveStep(s); err != nil {
+		if err := st.SaveTurn(s); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -433,16 +433,16 @@ func TestCostChart(t *testing.T) {
 	split := json.RawMessage(`[{"role":"planner","model":"m-1","cost":0.003},{"role":"grounder","model":"g-1","cost":0.001}]`)
 	tests := []struct {
 		name  string
-		steps []store.Step
+		steps []store.Turn
 		want  []string
 	}{
-		{"split by model", []store.Step{{Index: 1, Cost: 0.004, Models: split}, {Index: 2, Cost: 0.004, Models: split}},
+		{"split by model", []store.Turn{{Index: 1, Cost: 0.004, Models: split}, {Index: 2, Cost: 0.004, Models: split}},
 			[]string{`aria-label="Cost per step"`, "<title>step 2: planner m-1 $0.003, grounder g-1 $0.001</title>", ">planner m-1</text>", ">grounder g-1</text>"}},
-		{"one model", []store.Step{{Index: 1, Cost: 0.25}, {Index: 2, Cost: 0.5}},
+		{"one model", []store.Turn{{Index: 1, Cost: 0.25}, {Index: 2, Cost: 0.5}},
 			[]string{"<title>step 2: cost $0.5</title>", ">$0.4</text>", ">cost</text>"}},
-		{"a step without the split", []store.Step{{Index: 1, Cost: 0.004, Models: split}, {Index: 2, Cost: 0.002}},
+		{"a step without the split", []store.Turn{{Index: 1, Cost: 0.004, Models: split}, {Index: 2, Cost: 0.002}},
 			[]string{"<title>step 2: planner m-1 $0, grounder g-1 $0, cost $0.002</title>"}},
-		{"nothing spent", []store.Step{{Index: 1}, {Index: 2}}, nil},
+		{"nothing spent", []store.Turn{{Index: 1}, {Index: 2}}, nil},
 	}
 	for _, tc := range tests {
 		got := string(costChart(tc.steps))

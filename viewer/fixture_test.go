@@ -119,7 +119,7 @@ func makeRun(t testing.TB, root, id, agent string, started time.Time, eps []epis
 				prompt, _ = json.Marshal([]map[string]any{{"role": "system", "text": "You operate a Linux desktop. Do " + e.task + "."},
 					{"role": "user", "text": "Step 1.", "images": []string{"png 640x360, 12 KB"}}})
 			}
-			if err := st.SaveStep(store.Step{Task: e.task, Repeat: 0, Index: i, Shot: shots[i%len(shots)], Tree: tree,
+			if err := st.SaveTurn(store.Turn{Task: e.task, Repeat: 0, Index: i, Shot: shots[i%len(shots)], Tree: tree,
 				Raw: raw, Thought: action.Thought(raw), Actions: ab, Done: db, Prompt: prompt,
 				Models:       json.RawMessage(`[{"role":"planner","model":"m-1","input_tokens":600,"output_tokens":30,"cost":0.0012},{"role":"grounder","model":"g-1","input_tokens":400,"output_tokens":20,"cost":0.0008}]`),
 				ModelLatency: 900 * time.Millisecond, EnvLatency: 40 * time.Millisecond, InputTokens: 1000, OutputTokens: 50, Cost: 0.002}); err != nil {

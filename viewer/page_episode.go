@@ -15,7 +15,7 @@ import (
 
 // stepView is one step of a trajectory as the page shows it.
 type stepView struct {
-	store.Step
+	store.Turn
 	Shot     string
 	SVG      template.HTML
 	Marks    int
@@ -70,7 +70,7 @@ type reviewForm struct {
 }
 
 // renderEpisode writes an episode's page.
-func (s *Server) renderEpisode(w http.ResponseWriter, code int, run *run, res store.Result, steps []store.Step, reviews []store.Review, form reviewForm) {
+func (s *Server) renderEpisode(w http.ResponseWriter, code int, run *run, res store.Result, steps []store.Turn, reviews []store.Review, form reviewForm) {
 	var v check.Verdict
 	if len(res.Verdict) > 0 {
 		_ = json.Unmarshal(res.Verdict, &v)
@@ -78,7 +78,7 @@ func (s *Server) renderEpisode(w http.ResponseWriter, code int, run *run, res st
 	width, height := screenSize(run.Report.Run.Resolution)
 	views := make([]stepView, len(steps))
 	for i, st := range steps {
-		sv := stepView{Step: st, Width: width, Height: height, Icons: icons(st), ThumbHeight: max(1, 96*height/max(width, 1))}
+		sv := stepView{Turn: st, Width: width, Height: height, Icons: icons(st), ThumbHeight: max(1, 96*height/max(width, 1))}
 		if len(st.Prompt) > 0 {
 			_ = json.Unmarshal(st.Prompt, &sv.Prompt)
 		}
@@ -149,7 +149,7 @@ type promptMessage struct {
 
 // usageByModel sums an episode's tokens and cost by model, for agents
 // that ask several (a planner and a grounder); nil for one model.
-func usageByModel(steps []store.Step) []modelUsage {
+func usageByModel(steps []store.Turn) []modelUsage {
 	var out []modelUsage
 	for _, st := range steps {
 		var ms []modelUsage

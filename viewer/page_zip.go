@@ -34,7 +34,7 @@ func (s *Server) episodeZip(w http.ResponseWriter, r *http.Request) {
 	// episode finished (the store keeps no time per step).
 	when := zipTime(run, res)
 	files := make([]string, len(steps))
-	named := make([]store.Step, len(steps))
+	named := make([]store.Turn, len(steps))
 	for i, st := range steps {
 		named[i] = st
 		if st.Shot != "" {

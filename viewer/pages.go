@@ -149,7 +149,7 @@ var actionIcons = map[action.Kind]string{
 
 // icons sums up a step's actions, one sign each ("·" for other kinds),
 // "?" for a reply that could not be parsed.
-func icons(st store.Step) string {
+func icons(st store.Turn) string {
 	var acts []action.Action
 	if len(st.Actions) == 0 || json.Unmarshal(st.Actions, &acts) != nil || len(acts) == 0 {
 		if st.ParseError != "" {
@@ -170,7 +170,7 @@ func icons(st store.Step) string {
 
 // episodeData reads an episode, its steps and, when history is set, all
 // the reviews it has had.
-func (s *Server) episodeData(r *http.Request, history bool) (*run, store.Result, []store.Step, []store.Review, error) {
+func (s *Server) episodeData(r *http.Request, history bool) (*run, store.Result, []store.Turn, []store.Review, error) {
 	run, err := s.find(r.PathValue("id"))
 	if err != nil {
 		return nil, store.Result{}, nil, nil, err
@@ -185,13 +185,13 @@ func (s *Server) episodeData(r *http.Request, history bool) (*run, store.Result,
 
 // episodeSteps reads an episode's steps and, when history is set, all
 // the reviews it has had.
-func (s *Server) episodeSteps(run *run, res store.Result, history bool) ([]store.Step, []store.Review, error) {
+func (s *Server) episodeSteps(run *run, res store.Result, history bool) ([]store.Turn, []store.Review, error) {
 	db, err := store.Open(run.Dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer db.Close()
-	steps, err := db.Steps(res.Task, res.Repeat)
+	steps, err := db.Turns(res.Task, res.Repeat)
 	if err != nil || !history {
 		return steps, nil, err
 	}

@@ -121,12 +121,12 @@ func pagesRoot(t *testing.T) string {
 	if err := st.SetRun(info); err != nil {
 		t.Fatal(err)
 	}
-	steps, _ := st.Steps("sort-rows", 0)
+	steps, _ := st.Turns("sort-rows", 0)
 	steps[0].Marks = json.RawMessage(`[{"tag":1,"app":"mousepad","role":"push button","name":"Save","box":{"x":10,"y":20,"w":80,"h":24}},` +
 		`{"tag":2,"role":"text","text":"out.txt","box":{"x":0,"y":50,"w":300,"h":20}}]`)
 	steps[1].Actions, steps[1].ParseError = json.RawMessage("null"), "no Action: line in the reply"
 	for _, s := range steps[:2] {
-		if err := st.SaveStep(s); err != nil {
+		if err := st.SaveTurn(s); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -146,9 +146,9 @@ func pagesRoot(t *testing.T) string {
 	if err := st.SetRun(info); err != nil {
 		t.Fatal(err)
 	}
-	ls, _ := st.Steps("write-note", 0)
+	ls, _ := st.Turns("write-note", 0)
 	ls[0].Task, ls[0].Thought = "sort-rows", "opening the sheet"
-	if err := st.SaveStep(ls[0]); err != nil {
+	if err := st.SaveTurn(ls[0]); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()

@@ -19,7 +19,7 @@ import (
 // its parts (seconds of model, environment and settle time; or tokens in
 // and out), with a legend, the axis ticked at round numbers, and the
 // step's figures in its tooltip.
-func stepBars(title, unit string, steps []store.Step, parts []string, colours []string, value func(store.Step) []float64, format func(float64) string) template.HTML {
+func stepBars(title, unit string, steps []store.Turn, parts []string, colours []string, value func(store.Turn) []float64, format func(float64) string) template.HTML {
 	const W, plotH, L, R, T, B = 520, 200, 56, 12, 30, 34
 	if len(steps) == 0 {
 		return ""
@@ -94,7 +94,7 @@ func niceStep(x float64) float64 {
 
 // settle is how long the environment waited for the screen to settle
 // after the step (recorded on the turn's last action).
-func settle(st store.Step) time.Duration {
+func settle(st store.Turn) time.Duration {
 	var done []action.Step
 	if json.Unmarshal(st.Done, &done) != nil || len(done) == 0 {
 		return 0
@@ -103,9 +103,9 @@ func settle(st store.Step) time.Duration {
 }
 
 // timingChart is each step's model, environment and settle time.
-func timingChart(steps []store.Step) template.HTML {
+func timingChart(steps []store.Turn) template.HTML {
 	return stepBars("Time per step", "seconds", steps, []string{"model", "environment", "settle"},
-		[]string{"#0a84ff", "#ff9f0a", "#30d158"}, func(st store.Step) []float64 {
+		[]string{"#0a84ff", "#ff9f0a", "#30d158"}, func(st store.Turn) []float64 {
 			s := settle(st)
 			env := st.EnvLatency - s
 			if env < 0 {
@@ -116,7 +116,7 @@ func timingChart(steps []store.Step) template.HTML {
 }
 
 // tokenChart is each step's input and output tokens.
-func tokenChart(steps []store.Step) template.HTML {
+func tokenChart(steps []store.Turn) template.HTML {
 	any := false
 	for _, st := range steps {
 		any = any || st.InputTokens+st.OutputTokens > 0
@@ -125,7 +125,7 @@ func tokenChart(steps []store.Step) template.HTML {
 		return ""
 	}
 	return stepBars("Tokens per step", "tokens", steps, []string{"input", "output"}, []string{"#5e5ce6", "#ff375f"},
-		func(st store.Step) []float64 { return []float64{float64(st.InputTokens), float64(st.OutputTokens)} },
+		func(st store.Turn) []float64 { return []float64{float64(st.InputTokens), float64(st.OutputTokens)} },
 		func(v float64) string {
 			if v >= 1000 {
 				return fmt.Sprintf("%.3gk", v/1000)
@@ -136,7 +136,7 @@ func tokenChart(steps []store.Step) template.HTML {
 
 // costChart is each step's cost, split by model where the agent asks
 // several (a planner and a grounder); empty when nothing was spent.
-func costChart(steps []store.Step) template.HTML {
+func costChart(steps []store.Turn) template.HTML {
 	spent := false
 	var parts []string
 	split := make([]map[string]float64, len(steps))
@@ -174,8 +174,8 @@ func costChart(steps []store.Step) template.HTML {
 	for len(colours) < len(parts) {
 		colours = append(colours, colours...)
 	}
-	return stepBars("Cost per step", "USD", steps, parts, colours[:len(parts)], func(st store.Step) []float64 {
-		i := slices.IndexFunc(steps, func(s store.Step) bool { return s.Index == st.Index })
+	return stepBars("Cost per step", "USD", steps, parts, colours[:len(parts)], func(st store.Turn) []float64 {
+		i := slices.IndexFunc(steps, func(s store.Turn) bool { return s.Index == st.Index })
 		out := make([]float64, len(parts))
 		sum := 0.0
 		for j, p := range parts {

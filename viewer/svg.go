@@ -24,7 +24,7 @@ type mark struct {
 // recorded them (the point a click landed on, the element under it), else
 // as the agent asked. It also returns the clicked elements' descriptions
 // and the commands' outputs.
-func overlay(st store.Step, w, h int) (marks []mark, elements, outputs []string) {
+func overlay(st store.Turn, w, h int) (marks []mark, elements, outputs []string) {
 	var done []action.Step
 	if len(st.Done) > 0 {
 		_ = json.Unmarshal(st.Done, &done)

@@ -169,7 +169,7 @@ func TestEpisodeZip(t *testing.T) {
 	}
 	var shots []string
 	var traj struct {
-		Steps []store.Step `json:"steps"`
+		Steps []store.Turn `json:"steps"`
 	}
 	finished := time.Date(2026, 11, 22, 9, 1, 0, 0, time.UTC) // the episode's end in twoRuns
 	for _, f := range zr.File {
@@ -198,13 +198,13 @@ func TestEpisodeZip(t *testing.T) {
 }
 
 func TestOverlay(t *testing.T) {
-	mk := func(acts []action.Action, done string) store.Step {
+	mk := func(acts []action.Action, done string) store.Turn {
 		b, _ := json.Marshal(acts)
-		return store.Step{Actions: b, Done: json.RawMessage(done)}
+		return store.Turn{Actions: b, Done: json.RawMessage(done)}
 	}
 	tests := []struct {
 		name  string
-		step  store.Step
+		step  store.Turn
 		kinds []string
 		first mark
 	}{
@@ -345,14 +345,14 @@ func TestEpisodeTreeAndParseError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps, err := st.Steps("sort-rows", 0)
+	steps, err := st.Turns("sort-rows", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	steps[0].Tree = "[window] Mousepad\n  [push button] <Save> & close\n"
 	steps[1].Actions, steps[1].ParseError = json.RawMessage("null"), "no Action: line in the reply"
 	for _, s := range steps[:2] {
-		if err := st.SaveStep(s); err != nil {
+		if err := st.SaveTurn(s); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -463,13 +463,13 @@ func TestEpisodeMarksTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps, err := st.Steps("sort-rows", 0)
+	steps, err := st.Turns("sort-rows", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	steps[0].Marks = json.RawMessage(`[{"tag":1,"app":"mousepad","role":"push button","name":"Save","box":{"x":10,"y":20,"w":80,"h":24}},` +
 		`{"tag":2,"role":"text","text":"<out.txt>","box":{"x":0,"y":50,"w":300,"h":20}}]`)
-	if err := st.SaveStep(steps[0]); err != nil {
+	if err := st.SaveTurn(steps[0]); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()

@@ -74,7 +74,7 @@ func TestBrowserUseAgentOrdersAPlan(t *testing.T) {
 	if run, err := st.Run(); err != nil || run.Resolution != "1280x800" {
 		t.Fatalf("the run records the resolution %q (%v), want the task's 1280x800", run.Resolution, err)
 	}
-	recorded, err := st.Steps("order-plan", 0)
+	recorded, err := st.Turns("order-plan", 0)
 	if err != nil || len(recorded) != 3 {
 		t.Fatalf("%d steps recorded (%v), want 3", len(recorded), err)
 	}

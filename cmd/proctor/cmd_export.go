@@ -75,7 +75,7 @@ func exportRun(enc *json.Encoder, dir string) error {
 		return err
 	}
 	for _, r := range rs {
-		steps, err := st.Steps(r.Task, r.Repeat)
+		steps, err := st.Turns(r.Task, r.Repeat)
 		if err != nil {
 			return err
 		}

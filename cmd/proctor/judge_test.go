@@ -308,7 +308,7 @@ func TestJudgeOutageDuringRun(t *testing.T) {
 			t.Errorf("the reason lacks %q: %s", w, r.Reason)
 		}
 	}
-	if steps, err := st.Steps(r.Task, r.Repeat); err != nil || len(steps) != 2 {
+	if steps, err := st.Turns(r.Task, r.Repeat); err != nil || len(steps) != 2 {
 		t.Errorf("%d steps recorded (%v), want the gold's 2 once", len(steps), err)
 	}
 	if _, err := st.Evidence(r.Task, r.Repeat); err != nil {

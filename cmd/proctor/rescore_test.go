@@ -149,7 +149,7 @@ func recordRun(t *testing.T, dir, suiteDir string, eps []fakeEpisode) {
 			}
 			ab, _ := json.Marshal(acts)
 			db, _ := json.Marshal(done)
-			if err := st.SaveStep(store.Step{Task: tk.ID, Repeat: ep.repeat, Index: i + 1, Actions: ab, Done: db}); err != nil {
+			if err := st.SaveTurn(store.Turn{Task: tk.ID, Repeat: ep.repeat, Index: i + 1, Actions: ab, Done: db}); err != nil {
 				t.Fatal(err)
 			}
 		}

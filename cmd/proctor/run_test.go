@@ -233,7 +233,7 @@ func TestOpenAIAgentSolvesATask(t *testing.T) {
 		t.Fatalf("run record %+v", run)
 	}
 	// The model's prose is kept apart from its code, for the viewer.
-	if steps, err := st.Steps("dialog-later", 0); err != nil || len(steps) == 0 || steps[0].Thought != "The dialog is open." {
+	if steps, err := st.Turns("dialog-later", 0); err != nil || len(steps) == 0 || steps[0].Thought != "The dialog is open." {
 		t.Fatalf("steps %+v (%v): the first should carry the thought", steps, err)
 	}
 }
