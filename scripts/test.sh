@@ -46,8 +46,11 @@ for pkg in $(go list ./...); do
 			{ cat /tmp/proctor-fuzz.log; exit 1; }
 	done
 done
-echo "== proctor tasks lint testdata/example testdata/runner testdata/judged testdata/android suites/desktop suites/web suites/enterprise suites/science [${SECONDS}s]"
-go run ./cmd/proctor tasks lint testdata/example testdata/runner testdata/judged testdata/android suites/desktop suites/web suites/enterprise suites/science
+echo "== proctor tasks lint testdata/example testdata/runner testdata/mem testdata/judged testdata/android suites/desktop suites/web suites/enterprise suites/science [${SECONDS}s]"
+go run ./cmd/proctor tasks lint testdata/example testdata/runner testdata/mem testdata/judged testdata/android suites/desktop suites/web suites/enterprise suites/science
+# The in-memory desktop (env/mem) through its provider, as the README shows it (about 10 s).
+echo "== proctor validate testdata/mem --env mem [${SECONDS}s]"
+go run ./cmd/proctor validate testdata/mem --env mem >/dev/null
 # The judged suite's judge checks without a model, from the verdicts recorded with it (about 15 s).
 echo "== proctor validate testdata/judged --judge-offline (recorded verdicts, no model) [${SECONDS}s]"
 go run ./cmd/proctor validate testdata/judged --judge-offline --parallel 2 >/dev/null
