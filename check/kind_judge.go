@@ -195,7 +195,7 @@ func compileJudge(c *Check) error {
 
 func evalJudge(ctx context.Context, c *Check, in input) (bool, string, error) {
 	if in.judge == nil {
-		return false, "", infraError{errors.New("no judge model is configured for this judge check (give --judge-model)")}
+		return false, "", infraError{errors.New("no judge model is configured for this judge check")}
 	}
 	req, images, err := c.judgeRequest(ctx, in.ev)
 	if err != nil {

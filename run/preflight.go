@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/proctor-eval/proctor/action"
@@ -21,7 +21,8 @@ func preflight(ctx context.Context, cfg Config, jobs []job) ([]*place, error) {
 	for _, src := range sources(cfg) {
 		places = append(places, &place{src: src, startTimeout: cfg.ResetTimeout})
 	}
-	var problems, unjudged []string
+	var problems []Problem
+	var unjudged []string
 	seen := map[string]bool{}
 	for _, j := range jobs {
 		if seen[j.t.ID] {
@@ -41,9 +42,9 @@ func preflight(ctx context.Context, cfg Config, jobs []job) ([]*place, error) {
 		}
 		switch {
 		case n == 0 && len(far) > 0:
-			problems = append(problems, fmt.Sprintf("task %s uses the service(s) %s, which Proctor starts on this machine's loopback; %s runs on another machine and cannot reach them: run it on a local environment (--env local or --env browser)", j.t.ID, strings.Join(j.local, ", "), strings.Join(far, ", ")))
+			problems = append(problems, Problem{fmt.Sprintf("task %s uses the service(s) %s, which Proctor starts on this machine's loopback; %s runs on another machine and cannot reach them", j.t.ID, strings.Join(j.local, ", "), strings.Join(far, ", ")), ErrLocalService})
 		case n == 0:
-			problems = append(problems, fmt.Sprintf("task %s needs a %s environment of %dx%d; the pool has %s", j.t.ID, j.typ(), j.size().W, j.size().H, describePool(places)))
+			problems = append(problems, Problem{Text: fmt.Sprintf("task %s needs a %s environment of %dx%d; the pool has %s", j.t.ID, j.typ(), j.size().W, j.size().H, describePool(places))})
 		}
 	}
 	if len(unjudged) > 0 {
@@ -51,13 +52,13 @@ func preflight(ctx context.Context, cfg Config, jobs []job) ([]*place, error) {
 		if len(unjudged) > 5 {
 			names = strings.Join(unjudged[:5], ", ") + fmt.Sprintf(" and %d more", len(unjudged)-5)
 		}
-		problems = append(problems, fmt.Sprintf("%d tasks have judge checks (%s), and no judge model is configured: give --judge-model (and --judge-provider, --judge-base-url where needed)", len(unjudged), names))
+		problems = append(problems, Problem{fmt.Sprintf("%d tasks have judge checks (%s), and no judge model is configured", len(unjudged), names), ErrNoJudge})
 	}
 	if cfg.Suite != nil {
 		for _, sv := range cfg.Suite.Services {
 			if d := cfg.Suite.DataPath(sv); sv.IsCommand() && d != "" {
 				if st, err := os.Stat(d); err != nil || !st.IsDir() {
-					problems = append(problems, fmt.Sprintf("service %s: its data folder %s is missing: run `proctor setup %s` first", sv.Name, d, cfg.Suite.Name))
+					problems = append(problems, Problem{Text: fmt.Sprintf("service %s: its data folder %s is missing: run `proctor setup %s` first", sv.Name, d, cfg.Suite.Name)})
 				}
 			}
 		}
@@ -88,7 +89,7 @@ func preflight(ctx context.Context, cfg Config, jobs []job) ([]*place, error) {
 	if cfg.Obs != ObsScreenshot {
 		for _, p := range started {
 			if !p.info.Has(task.CapTree) {
-				problems = append(problems, fmt.Sprintf("observation mode %s needs tree, which %s does not offer: use --obs screenshot", cfg.Obs, p.src.Name))
+				problems = append(problems, Problem{fmt.Sprintf("observation mode %s needs tree, which %s does not offer", cfg.Obs, p.src.Name), ErrNeedsTree})
 			}
 		}
 	}
@@ -102,7 +103,7 @@ func preflight(ctx context.Context, cfg Config, jobs []job) ([]*place, error) {
 				continue
 			}
 			for _, n := range j.t.Missing(p.info.Caps) {
-				problems = append(problems, fmt.Sprintf("task %s: %s needs %s, which %s does not offer", j.t.ID, n.Label, n.Cap, p.src.Name))
+				problems = append(problems, Problem{Text: fmt.Sprintf("task %s: %s needs %s, which %s does not offer", j.t.ID, n.Label, n.Cap, p.src.Name)})
 			}
 		}
 	}
@@ -137,7 +138,33 @@ func judged(t *task.Task) bool {
 	return err == nil && s.Judged()
 }
 
-func preflightError(problems []string) error {
-	sort.Strings(problems)
-	return fmt.Errorf("pre-flight refused the run:\n  %s", strings.Join(problems, "\n  "))
+func preflightError(problems []Problem) error {
+	slices.SortFunc(problems, func(a, b Problem) int { return strings.Compare(a.Text, b.Text) })
+	return &PreflightError{Problems: problems}
+}
+
+// PreflightError is a run refused by its pre-flight, before any episode.
+// It matches ErrPreflight, and the Kind of each of its problems.
+type PreflightError struct {
+	Problems []Problem
+}
+
+// Problem is one reason a pre-flight refused a run. Kind, when not nil,
+// says what would fix it (ErrNoJudge, ErrNeedsTree, ErrLocalService), so
+// that a command can say so in its own flags.
+type Problem struct {
+	Text string
+	Kind error
+}
+
+func (e *PreflightError) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = p.Text
+	}
+	return "pre-flight refused the run:\n  " + strings.Join(lines, "\n  ")
+}
+
+func (e *PreflightError) Is(target error) bool {
+	return target == ErrPreflight || slices.ContainsFunc(e.Problems, func(p Problem) bool { return p.Kind != nil && p.Kind == target })
 }

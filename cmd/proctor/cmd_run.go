@@ -577,7 +577,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		if rs, rerr := st.Results(); rerr == nil && len(rs) == 0 {
 			discard()
 		}
-		return err
+		return withFlags(err)
 	}
 	fmt.Fprintf(stderr, "run folder: %s\n", dir)
 	if o.report == "none" {
@@ -624,4 +624,28 @@ func removeRunFolder(dir, made string) {
 	}
 	os.Remove(filepath.Join(dir, store.ShotDir)) // when empty
 	os.Remove(runJudgeCache(dir))
+}
+
+// preflightFixes say, in the command's flags, what fixes a problem of a
+// run's pre-flight.
+var preflightFixes = map[error]string{
+	run.ErrNoJudge:      "give --judge-model (and --judge-provider, --judge-base-url where needed)",
+	run.ErrNeedsTree:    "use --obs screenshot",
+	run.ErrLocalService: "run it on a local environment (--env local or --env browser)",
+}
+
+// withFlags adds to the problems of a refused pre-flight the flags that
+// fix them; other errors are returned as they are.
+func withFlags(err error) error {
+	var pe *run.PreflightError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	out := &run.PreflightError{Problems: slices.Clone(pe.Problems)}
+	for i, p := range out.Problems {
+		if fix, ok := preflightFixes[p.Kind]; ok {
+			out.Problems[i].Text += ": " + fix
+		}
+	}
+	return out
 }

@@ -149,7 +149,7 @@ keeps the other tasks' verdicts.`,
 				Lost:  func(name, reason string) { lost = append(lost, name+": "+reason) },
 				Store: st, Progress: cmd.ErrOrStderr(), Judge: jm})
 			if err != nil {
-				return err
+				return withFlags(err)
 			}
 			for _, l := range lost {
 				fmt.Fprintf(cmd.ErrOrStderr(), "lost environment %s\n", l)

@@ -208,7 +208,7 @@ func (e *Env) size() action.Size {
 // missing is the error of an operation that needs a capability the
 // desktop does not offer without a guest.
 func (e *Env) missing(what string, c task.Capability) error {
-	return fmt.Errorf("%w: %s needs %s, which %s does not offer without a guest (run \"proctor guest\" beside the VNC server and give --vnc-guest)",
+	return fmt.Errorf("%w: %s needs %s, which %s does not offer without a guest (a \"proctor guest\" daemon beside the VNC server, named as the desktop's guest)",
 		env.ErrBadAction, what, c, e.Name())
 }
 
