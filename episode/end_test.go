@@ -79,7 +79,9 @@ func TestEndConditions(t *testing.T) {
 			end: check.EndAgent, outcome: check.Success, reason: "all checks passed", steps: 1},
 		{name: "early stop", cfg: Config{EarlyStop: 3}, turn: func(int) agent.Turn { return turn(click) },
 			end: check.EndEarlyStop, outcome: check.EarlyStopped, reason: "repeated", steps: 3},
-		{name: "step budget", turn: func(step int) agent.Turn { return turn(action.Action{Kind: action.Click, Point: action.At(float64(step), 5)}) },
+		{name: "step budget", turn: func(step int) agent.Turn {
+			return turn(action.Action{Kind: action.Click, Point: action.At(float64(step), 5)})
+		},
 			end: check.EndBudget, outcome: check.Uncompleted, reason: "the step budget of 5 steps was used up", steps: 5},
 		{name: "cost budget", cfg: Config{CostBudget: 1}, turn: func(step int) agent.Turn {
 			tr := turn(action.Action{Kind: action.Click, Point: action.At(float64(step), 5)})
