@@ -22,19 +22,6 @@ import (
 	"github.com/proctor-eval/proctor/task"
 )
 
-// Error is a sentinel error of the environment contract.
-type Error string
-
-func (e Error) Error() string { return string(e) }
-
-// Sentinel errors; implementations wrap them with details.
-const (
-	ErrNotFound        = observe.ErrNotFound   // no element, window or file matches (the checks' sentinel too)
-	ErrForbidden Error = "forbidden"           // a path outside the allowed roots
-	ErrClosed    Error = "environment closed"  // the environment was closed or died
-	ErrBadAction Error = "action not possible" // the action cannot be done here
-)
-
 // Info describes an environment.
 type Info struct {
 	Kind     string            `json:"kind"` // x11, browser, vnc, android

@@ -15,15 +15,6 @@ import (
 // the data model, so that package env (which implements the contract) and
 // package check (which reads it) share them without importing each other.
 
-// Error is a sentinel error of the environment contract.
-type Error string
-
-func (e Error) Error() string { return string(e) }
-
-// ErrNotFound means no element, window or file matches: the one not-found
-// sentinel of every environment and of the checks.
-const ErrNotFound Error = "not found"
-
 // DefaultCommandTimeout bounds a command run in the environment (a
 // check's command among them) when none is given.
 const DefaultCommandTimeout = 30 * time.Second

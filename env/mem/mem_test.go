@@ -319,7 +319,7 @@ func TestReset(t *testing.T) {
 		{"open a file", []task.Step{{Open: &task.Open{Path: "~/notes.txt"}}}, "", []string{"notes.txt - Editor"}},
 		{"focus", []task.Step{{Launch: &task.Launch{App: "form"}}, {Launch: &task.Launch{App: "xterm"}}, {Focus: &task.Focus{Title: "Form"}}}, "", []string{"Form", "xterm"}},
 		{"an unknown app", []task.Step{{Launch: &task.Launch{App: "nosuch"}}}, `setup[0] launch: unknown app "nosuch"`, nil},
-		{"a run step", []task.Step{{Run: &task.Run{Command: "true"}}}, "setup[0] run: action not possible: a run step needs commands", nil},
+		{"a run step", []task.Step{{Run: &task.Run{Command: "true"}}}, "setup[0] run: `true`: action not possible: a run step needs commands", nil},
 		{"a URL", []task.Step{{Open: &task.Open{URL: "https://example.org"}}}, "setup[0] open: action not possible: opening https://example.org needs a browser's page", nil},
 		{"a missing file", []task.Step{{Open: &task.Open{Path: "~/none"}}}, "setup[0] open: ~/none: not found", nil},
 		{"a window never opened", []task.Step{{WaitWindow: &task.WaitWindow{Title: "Nowhere"}}}, `setup[0] wait_window: not found: no window whose title holds "Nowhere"`, nil},

@@ -3,20 +3,20 @@ package mem
 import (
 	"context"
 	"fmt"
-	"strconv"
+	"io/fs"
 	"strings"
 	"time"
 
 	"github.com/proctor-eval/proctor/env"
-	"github.com/proctor-eval/proctor/env/input"
+	"github.com/proctor-eval/proctor/env/setup"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
 )
 
 // Reset closes every window, restores the files (WithFiles) and empties
-// the clipboard, then runs the setup steps. Nothing happens on the
-// in-memory desktop by itself, so the waits look once: a window or an
-// element that is not there fails the step at once.
+// the clipboard, then runs the setup steps through setup.Executor. Nothing
+// happens on the in-memory desktop by itself, so the waits look once: a
+// window or an element that is not there fails the step at once.
 func (e *Env) Reset(ctx context.Context, s env.Setup) error {
 	if err := e.enter(ctx, "Reset"); err != nil {
 		return err
@@ -24,29 +24,61 @@ func (e *Env) Reset(ctx context.Context, s env.Setup) error {
 	e.mu.Lock()
 	e.resetLocked()
 	e.mu.Unlock()
-	for i, st := range s.Steps {
-		spec := st.Spec()
-		if spec == nil {
-			return fmt.Errorf("setup[%d]: a step needs exactly one kind", i)
-		}
-		if err := e.step(ctx, s, spec); err != nil {
-			return fmt.Errorf("setup[%d] %s: %w", i, spec.Kind(), err)
-		}
-		if err := e.alive(); err != nil {
-			return err
-		}
+	if err := (setup.Executor{Env: setupEnv{e}, Hook: setupHook{e}}).Run(ctx, s); err != nil {
+		return err
 	}
-	return nil
+	return e.alive()
 }
 
-func (e *Env) step(ctx context.Context, s env.Setup, spec task.StepSpec) error {
-	if st, ok := spec.(task.Sleep); ok {
-		return input.Sleep(ctx, time.Duration(st.For))
-	}
+// setupEnv is the environment the setup steps run on: e, whose files,
+// commands and elements the steps use without counting as calls (so that
+// a Fault falls on the calls of the episode, as it always has).
+type setupEnv struct{ *Env }
+
+// locked runs f under e's lock, on a live environment.
+func (e *Env) locked(f func() error) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	switch st := spec.(type) {
-	case task.Launch:
+	if e.down != nil {
+		return e.down
+	}
+	return f()
+}
+
+// Run refuses: a run step needs a shell.
+func (v setupEnv) Run(context.Context, string, time.Duration) (observe.CommandResult, error) {
+	return observe.CommandResult{}, errNoCommands("a run step")
+}
+
+// WriteFile writes a file for a write or copy step.
+func (v setupEnv) WriteFile(_ context.Context, p string, data []byte) error {
+	return v.locked(func() error { return v.writeLocked(p, data) })
+}
+
+// Elements looks for the element of a wait_element step.
+func (v setupEnv) Elements(_ context.Context, q observe.ElementQuery) ([]observe.Element, error) {
+	var els []observe.Element
+	err := v.locked(func() error {
+		els = v.treeLocked().Elements(q)
+		return nil
+	})
+	return els, err
+}
+
+// setupHook runs the launch, open, wait_window and focus steps on the
+// in-memory desktop. It is Still, and a write step's mode is checked and
+// left: the in-memory files have no modes.
+type setupHook struct{ e *Env }
+
+func (h setupHook) Still() bool { return true }
+
+func (h setupHook) WriteFileMode(_ context.Context, p string, data []byte, _ fs.FileMode) error {
+	return h.e.locked(func() error { return h.e.writeLocked(p, data) })
+}
+
+func (h setupHook) Launch(_ context.Context, s env.Setup, st task.Launch) error {
+	e := h.e
+	return e.locked(func() error {
 		a, err := e.app(s, st.App, st.Args)
 		if err != nil {
 			return err
@@ -57,25 +89,15 @@ func (e *Env) step(ctx context.Context, s env.Setup, spec task.StepSpec) error {
 			return err
 		}
 		return nil
-	case task.Run:
-		return errNoCommands("a run step")
-	case task.Write:
-		if st.Mode != "" {
-			if _, err := strconv.ParseUint(st.Mode, 8, 32); err != nil {
-				return fmt.Errorf("mode %q is not octal", st.Mode)
-			}
-		}
-		return e.writeLocked(st.Path, []byte(st.Content))
-	case task.Copy:
-		b, ok := s.Assets[st.Asset]
-		if !ok {
-			return fmt.Errorf("asset %q was not given", st.Asset)
-		}
-		return e.writeLocked(st.To, b)
-	case task.Open:
-		if st.URL != "" {
-			return fmt.Errorf("%w: opening %s needs a browser's page (%s), which the in-memory environment does not offer", env.ErrBadAction, st.URL, task.CapPage)
-		}
+	})
+}
+
+func (h setupHook) Open(_ context.Context, s env.Setup, st task.Open) error {
+	if st.URL != "" {
+		return fmt.Errorf("%w: opening %s needs a browser's page (%s), which the in-memory environment does not offer", env.ErrBadAction, st.URL, task.CapPage)
+	}
+	e := h.e
+	return e.locked(func() error {
 		b, err := e.readLocked(st.Path)
 		if err != nil {
 			return err
@@ -92,22 +114,25 @@ func (e *Env) step(ctx context.Context, s env.Setup, spec task.StepSpec) error {
 		}
 		e.wins = append(e.wins, e.layout(title, editor(fileTitle(st.Path)+" - "+title, st.Path, string(b))))
 		return nil
-	case task.WaitWindow:
-		_, err := e.windowLocked(st.Title)
+	})
+}
+
+func (h setupHook) WaitWindow(_ context.Context, st task.WaitWindow) error {
+	return h.e.locked(func() error {
+		_, err := h.e.windowLocked(st.Title)
 		return err
-	case task.Focus:
+	})
+}
+
+func (h setupHook) Focus(_ context.Context, st task.Focus) error {
+	e := h.e
+	return e.locked(func() error {
 		w, err := e.windowLocked(st.Title)
 		if err == nil {
 			e.raise(w)
 		}
 		return err
-	case task.WaitElement:
-		if len(e.treeLocked().Elements(st.Element)) == 0 {
-			return fmt.Errorf("%w: no element %s is showing", observe.ErrNotFound, st.Element.Describe())
-		}
-		return nil
-	}
-	return fmt.Errorf("%w: the in-memory environment cannot do a %s step", env.ErrBadAction, spec.Kind())
+	})
 }
 
 // app finds the application a launch step names: one of WithApp, else a

@@ -4,7 +4,7 @@
 // env.Env has: WriteFile, Run and Elements. The steps each backend does its
 // own way (launch, open, wait_window, focus) it hands to the backend's Hook,
 // and a few optional interfaces of the hook (ModeWriter, Starter,
-// NetworkRunner, Transient) cover what else differs.
+// NetworkRunner, Transient, Still) cover what else differs.
 //
 // Timeouts: a run, launch, wait_window, focus or wait_element step that
 // names no timeout is given task.DefaultStepTimeout, on every backend. A
@@ -84,6 +84,16 @@ type Transient interface {
 	Transient(err error) bool
 }
 
+// Still is implemented by a hook whose backend changes only when it is
+// acted on (an in-memory desktop, say): where Still reports true, waiting
+// cannot bring about what a wait waits for, so a wait_element step, and a
+// run step's until probe, look once and fail at once (an element not
+// there with an error wrapping observe.ErrNotFound) rather than looking
+// again until their timeout.
+type Still interface {
+	Still() bool
+}
+
 // Refuse is a Hook that refuses every kind, an error wrapping
 // env.ErrBadAction. A backend's hook embeds it and defines the kinds it
 // offers; Why, when set, says what the backend offers instead.
@@ -153,6 +163,12 @@ func timeout[D ~int64](d D) time.Duration {
 		return time.Duration(d)
 	}
 	return task.DefaultStepTimeout
+}
+
+// still reports whether the hook is Still and says so.
+func (x Executor) still() bool {
+	s, ok := x.Hook.(Still)
+	return ok && s.Still()
 }
 
 func (x Executor) hook() Hook {
@@ -249,7 +265,7 @@ func (x Executor) run(ctx context.Context, st task.Run) error {
 	if st.Until == "" {
 		return nil
 	}
-	return x.wait(ctx, limit, "`"+st.Until+"` to succeed", func(ctx context.Context) (bool, error) {
+	return x.wait(ctx, limit, "`"+st.Until+"` to succeed", "`"+st.Until+"` did not succeed", func(ctx context.Context) (bool, error) {
 		try := UntilTry
 		if dl, ok := ctx.Deadline(); ok {
 			try = min(try, time.Until(dl))
@@ -282,7 +298,8 @@ func (x Executor) waitElement(ctx context.Context, st task.WaitElement) error {
 	if t, ok := x.Hook.(Transient); ok {
 		transient = t.Transient
 	}
-	return x.wait(ctx, timeout(st.Timeout), "element "+st.Element.Describe(), func(ctx context.Context) (bool, error) {
+	what := "element " + st.Element.Describe()
+	return x.wait(ctx, timeout(st.Timeout), what, "no "+what+" is showing", func(ctx context.Context) (bool, error) {
 		els, err := x.Env.Elements(ctx, st.Element)
 		return err == nil && len(els) > 0, err
 	}, transient)
@@ -291,8 +308,9 @@ func (x Executor) waitElement(ctx context.Context, st task.WaitElement) error {
 // wait calls f until it reports true, within timeout. An error of f for
 // which retry is false ends the wait at once; other errors are looked past,
 // and the last is told when the time is up. An end of ctx ends the wait
-// with ctx's error.
-func (x Executor) wait(ctx context.Context, limit time.Duration, what string, f func(context.Context) (bool, error), retry func(error) bool) error {
+// with ctx's error. Where the hook is Still, f is called once: absent says
+// what is not there when it reports false with no error.
+func (x Executor) wait(ctx context.Context, limit time.Duration, what, absent string, f func(context.Context) (bool, error), retry func(error) bool) error {
 	every := x.PollEvery
 	if every <= 0 {
 		every = PollEvery
@@ -309,6 +327,11 @@ func (x Executor) wait(ctx context.Context, limit time.Duration, what string, f 
 			return ctx.Err()
 		case err != nil && wctx.Err() == nil && !retry(err):
 			return fmt.Errorf("waiting for %s: %w", what, err)
+		case x.still():
+			if err != nil {
+				return fmt.Errorf("waiting for %s: %w", what, err)
+			}
+			return fmt.Errorf("%w: %s", observe.ErrNotFound, absent)
 		case err != nil && !errors.Is(err, context.DeadlineExceeded):
 			last = err
 		}

@@ -455,3 +455,70 @@ func TestCancel(t *testing.T) {
 		}
 	})
 }
+
+// stillHook is a fakeHook whose backend is Still as it says.
+type stillHook struct {
+	fakeHook
+	still bool
+}
+
+func (h stillHook) Still() bool { return h.still }
+
+// Where the hook is Still, a wait looks once and fails at once; where it
+// says it is not, a wait looks again until what it waits for comes.
+func TestStillLooksOnce(t *testing.T) {
+	el := task.Step{WaitElement: &task.WaitElement{Element: observe.ElementQuery{Name: "OK"}, Timeout: dur(time.Minute)}}
+	probe := task.Step{Run: &task.Run{Command: "true", Until: "probe", Timeout: dur(time.Minute)}}
+	for _, tc := range []struct {
+		name   string
+		still  bool
+		step   task.Step
+		appear time.Duration // when the element shows; 0: never
+		err    string        // "" for none
+		is     error
+		looks  int // Elements calls; -1: not counted
+	}{
+		{"an element not there fails at once", true, el, 0,
+			`setup[0] wait_element: not found: no element "OK" is showing`, observe.ErrNotFound, 1},
+		{"an element there is found", true, el, -time.Second, "", nil, 1},
+		{"an until probe is tried once", true, probe, 0,
+			"setup[0] run: waiting for `probe` to succeed: exited 1: not yet", nil, -1},
+		{"a hook that is not still looks again", false, el, 50 * time.Millisecond, "", nil, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := &recEnv{answer: func(_ context.Context, cmd string, _ time.Duration) (observe.CommandResult, error) {
+				if cmd == "probe" {
+					return observe.CommandResult{ExitCode: 1, Stderr: "not yet"}, nil
+				}
+				return observe.CommandResult{}, nil
+			}}
+			if tc.appear != 0 {
+				e.appear = time.Now().Add(tc.appear)
+			}
+			start := time.Now()
+			err := Executor{Env: e, Hook: stillHook{fakeHook{e: e}, tc.still}, PollEvery: time.Millisecond}.Run(context.Background(), env.Setup{Steps: []task.Step{tc.step}})
+			switch {
+			case tc.err == "" && err != nil:
+				t.Fatalf("Run = %v", err)
+			case tc.err != "" && (err == nil || err.Error() != tc.err):
+				t.Fatalf("Run = %v, want %q", err, tc.err)
+			case tc.is != nil && !errors.Is(err, tc.is):
+				t.Errorf("Run = %v, want it to wrap %v", err, tc.is)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("Run took %s", d)
+			}
+			if tc.looks >= 0 && e.looks != tc.looks {
+				t.Errorf("looked %d times, want %d", e.looks, tc.looks)
+			}
+			if !tc.still && e.looks < 2 {
+				t.Errorf("looked %d times, want more than once", e.looks)
+			}
+			if tc.step.Run != nil {
+				if n := strings.Count(strings.Join(e.Calls(), "\n"), `run "probe"`); n != 1 {
+					t.Errorf("probe run %d times, want once: %q", n, e.Calls())
+				}
+			}
+		})
+	}
+}

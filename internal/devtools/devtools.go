@@ -21,11 +21,6 @@ import (
 // EvalTimeout bounds a JavaScript expression's evaluation.
 const EvalTimeout = 10 * time.Second
 
-// Error is an exception the page's JavaScript threw.
-type Error string
-
-func (e Error) Error() string { return string(e) }
-
 // Eval evaluates expr in the target's page, awaiting a promise, and
 // returns its value as text: a string as it is, anything else as JSON.
 // null says the value was null or undefined. A protocol failure is
