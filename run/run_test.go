@@ -953,3 +953,28 @@ func TestRetriesAreToldAndTimed(t *testing.T) {
 		t.Errorf("the last line %q should report the error and its time", last)
 	}
 }
+
+// TestForbiddenSetupIsNotRetried: a task whose setup writes where its
+// environment refuses is an error at its first attempt, never retried as
+// an infrastructure fault.
+func TestForbiddenSetupIsNotRetried(t *testing.T) {
+	s := only(suite(t), "count-lines")
+	bad := *s.Tasks[0]
+	bad.Setup = []task.Step{{Write: &task.Write{Path: "/etc/sky.txt", Content: "blue"}}}
+	s.Tasks = []*task.Task{&bad}
+	replay, _ := agent.Lookup("replay")
+	cfg := config(t, s, replay)
+	cfg.Parallel = 1
+	var progress strings.Builder
+	cfg.Progress = &syncWriter{w: &progress}
+	rs, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || rs[0].Outcome != "error" || rs[0].Attempts != 1 || !strings.Contains(rs[0].Reason, "forbidden") {
+		t.Fatalf("results %+v, want an error at the first attempt naming the refusal", rs)
+	}
+	if strings.Contains(progress.String(), "retry:") {
+		t.Fatalf("the refused setup was retried:\n%s", progress.String())
+	}
+}

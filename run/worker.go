@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -169,6 +170,15 @@ func runEpisode(ctx context.Context, cfg Config, pl *place, j job, p *progress) 
 		last = err
 		if ctx.Err() != nil {
 			break
+		}
+		if errors.Is(err, env.ErrForbidden) {
+			// The task asks for what its environment refuses (a setup
+			// step writing outside the allowed folders): running it again
+			// cannot help, and the place is sound.
+			res := episode.Result(j.t, j.repeat)
+			res.Outcome, res.Reason, res.Attempts = string(check.Error), fmt.Sprintf("the task asks for what the environment refuses (not run again): %v", err), attempts
+			res.Duration, res.Finished = time.Since(began), time.Now().UTC()
+			return res, nil
 		}
 		if attempt < n {
 			p.notef("retry: %s: infrastructure fault (%v): episode attempt %d of %d, retrying in %s", j.label(cfg.Repeat), err, attempt, n, wait)

@@ -2,6 +2,7 @@ package task
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -59,7 +60,13 @@ func (s *Suite) lint(f *fileCtx, t *Task) Problems {
 			add([]any{"setup", i}, "a setup step needs exactly one kind")
 			continue
 		}
-		if err := spec.Validate(s); err != nil {
+		if err := spec.Validate(s); err == nil {
+			if field, dest := writes(st); field != "" {
+				if why := outsideHome(t.Environment.TypeOrDefault(), dest); why != "" {
+					add([]any{"setup", i, spec.Kind(), field}, "%q %s", dest, why)
+				}
+			}
+		} else {
 			field, msg, ok := strings.Cut(err.Error(), ": ")
 			if ok && field == spec.Kind() {
 				add([]any{"setup", i, spec.Kind()}, "%s", msg)
@@ -199,4 +206,32 @@ func kindList() string {
 		parts[i] = string(k)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// homeTypes are the environment types whose files a task writes under the
+// home folder only (~/...): the X11 desktop, a VNC desktop's guest and the
+// browser's folder refuse any other path at run time.
+var homeTypes = map[string]bool{"x11": true, "vnc": true, "browser": true}
+
+// writes is the field and the path a write or copy step writes.
+func writes(st Step) (field, dest string) {
+	switch {
+	case st.Write != nil:
+		return "path", st.Write.Path
+	case st.Copy != nil:
+		return "to", st.Copy.To
+	}
+	return "", ""
+}
+
+// outsideHome says why an environment of type typ would refuse a setup
+// step writing dest, or "" when it would not.
+func outsideHome(typ, dest string) string {
+	if !homeTypes[typ] || dest == "" {
+		return ""
+	}
+	if dest != "~" && !strings.HasPrefix(dest, "~/") {
+		return fmt.Sprintf("is outside the home folder, the only one a %s environment lets a setup step write: give a path under ~/", typ)
+	}
+	return "" // ".." is refused by the step's own validation
 }

@@ -155,6 +155,9 @@ func TestLintBrokenFiles(t *testing.T) {
 		{"template-zip.yaml", []string{`8:3: params.b: has 2 values but a has 3: zip needs equal lists`}},
 		{"loopback-network.yaml", []string{`6:28: setup[0].run.network: value must be 'private'`}},
 		{"loopback-null.yaml", []string{`7:5: checks[0].probe: xmlrpc's params[1]: null has no XML-RPC value`}},
+		{"write-outside-home.yaml", []string{
+			`7:7: setup[0].write.path: "/etc/sky.txt" is outside the home folder, the only one a x11 environment lets a setup step write: give a path under ~/`,
+			`10:7: setup[1].write.path: "~/../sky.txt" must not contain ..`}},
 		{"network-x11.yaml", []string{`5:1: environment: network and allow rule the pages of a browser (type: browser); the x11 environment keeps its own network`}},
 		{"bad-allow.yaml", []string{
 			`7:11: environment.allow[0]: 'https://sky.example/path' does not match pattern`,
