@@ -62,6 +62,14 @@ const (
 	// connection the daemon is closing.
 	DefaultIdleTimeout = 2 * time.Minute
 	DefaultMaxConns    = 64
+	// DefaultConnectTimeout bounds how long a new connection may take to
+	// finish its TLS handshake and send its first request's headers: a
+	// client that connects and says nothing loses its slot after it.
+	DefaultConnectTimeout = 3 * time.Second
+	// DefaultMaxConnsPerAddr is how many new connections, not yet past
+	// their first request's headers, one client address may hold at once,
+	// so that one client cannot take every slot.
+	DefaultMaxConnsPerAddr = 16
 )
 
 // MaxPath bounds a file path (Linux's PATH_MAX): a longer one cannot name
@@ -93,7 +101,13 @@ type Server struct {
 	ReadTimeout       time.Duration // to read a whole request, body included
 	IdleTimeout       time.Duration // to wait for the next request on a kept-alive connection
 	MaxConns          int           // connections served at once; more wait to be accepted
+	MaxConnsPerAddr   int           // new connections (no request yet) one client address may hold; more are closed at once
+	ConnectTimeout    time.Duration // for a new connection to finish its handshake and first request's headers
 	MaxBody           int64         // request body bytes
+
+	// resetMu makes resets one at a time: a second waits for the first,
+	// so that no setup runs on a desktop another reset is clearing.
+	resetMu sync.Mutex
 
 	// marksTree is the tree the last set-of-mark screenshot was made from,
 	// kept for the request right after it if that reads the tree: the
@@ -124,11 +138,15 @@ func orDefault[T comparable](v, def T) T {
 // HTTPServer returns the http.Server of the API with the Server's timeouts.
 // Serve it on a listener from Listener, or use Serve, so that the
 // connection limit holds too. It has no write timeout: a command or a
-// reset may rightly take minutes to answer. The TLS handshake is bounded
-// by ReadHeaderTimeout, as net/http bounds it by the shortest timeout.
+// reset may rightly take minutes to answer. A new connection has
+// ConnectTimeout to finish its TLS handshake and send its first request's
+// headers, and is closed after it.
 func (s *Server) HTTPServer() *http.Server {
+	p := &pendingConns{timeout: orDefault(s.ConnectTimeout, DefaultConnectTimeout), perAddr: orDefault(s.MaxConnsPerAddr, DefaultMaxConnsPerAddr),
+		conns: map[net.Conn]pendingConn{}, byAddr: map[string]int{}, logf: s.logf}
 	return &http.Server{
-		Handler: s.Handler(),
+		ConnState: p.track,
+		Handler:   s.Handler(),
 		// net/http's own log (failed TLS handshakes, a panic) goes with
 		// the request log, else to the standard logger as before.
 		ErrorLog:          s.Log,
@@ -687,9 +705,56 @@ func (s *Server) reset(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &setup) {
 		return
 	}
+	s.resetMu.Lock()
+	defer s.resetMu.Unlock()
 	if err := s.Env.Reset(r.Context(), setup); err != nil {
 		fail(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// pendingConns are the connections that have not yet sent the headers of
+// their first request: each is closed after timeout, and one client
+// address may hold perAddr of them.
+type pendingConns struct {
+	timeout time.Duration
+	perAddr int
+	logf    func(format string, args ...any)
+
+	mu     sync.Mutex
+	conns  map[net.Conn]pendingConn
+	byAddr map[string]int
+}
+
+type pendingConn struct {
+	addr  string
+	timer *time.Timer
+}
+
+// track is the http.Server's ConnState hook.
+func (p *pendingConns) track(c net.Conn, st http.ConnState) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if st != http.StateNew {
+		if pc, ok := p.conns[c]; ok {
+			pc.timer.Stop()
+			delete(p.conns, c)
+			if p.byAddr[pc.addr]--; p.byAddr[pc.addr] <= 0 {
+				delete(p.byAddr, pc.addr)
+			}
+		}
+		return
+	}
+	addr := c.RemoteAddr().String()
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		addr = host
+	}
+	if p.byAddr[addr] >= p.perAddr {
+		p.logf("closed a connection from %s: it holds %d that sent no request yet", addr, p.perAddr)
+		c.Close()
+		return
+	}
+	p.byAddr[addr]++
+	p.conns[c] = pendingConn{addr: addr, timer: time.AfterFunc(p.timeout, func() { c.Close() })}
 }

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -380,4 +381,101 @@ func TestMarksTreeServedOnce(t *testing.T) {
 			t.Fatalf("after request %d (%s %s): %d tree reads, want %d", i+1, st.method, st.target, e.reads, st.reads)
 		}
 	}
+}
+
+// overlapEnv counts the resets running at once.
+type overlapEnv struct {
+	env.Env
+	mu       sync.Mutex
+	cur, max int
+}
+
+func (e *overlapEnv) Reset(ctx context.Context, s env.Setup) error {
+	e.mu.Lock()
+	e.cur++
+	e.max = max(e.max, e.cur)
+	e.mu.Unlock()
+	time.Sleep(50 * time.Millisecond)
+	e.mu.Lock()
+	e.cur--
+	e.mu.Unlock()
+	return nil
+}
+
+// TestResetsOneAtATime: concurrent resets of one daemon run one after the
+// other, each answered, none beside another (a setup must not run on a
+// desktop another reset is clearing).
+func TestResetsOneAtATime(t *testing.T) {
+	e := &overlapEnv{Env: newRootEnv(t)}
+	addr := serveConns(t, &Server{Env: e, Token: "tok"})
+	var wg sync.WaitGroup
+	codes := make(chan int, 6)
+	for range 6 {
+		wg.Go(func() {
+			req, _ := http.NewRequest("POST", "http://"+addr+remote.PathReset, strings.NewReader("{}"))
+			req.Header.Set("Authorization", "Bearer tok")
+			req.Header.Set(remote.APIHeader, remote.APIVersion)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			codes <- resp.StatusCode
+		})
+	}
+	wg.Wait()
+	close(codes)
+	for c := range codes {
+		if c != http.StatusNoContent {
+			t.Errorf("a reset answered %d", c)
+		}
+	}
+	if e.max != 1 {
+		t.Fatalf("%d resets ran at once", e.max)
+	}
+}
+
+// TestSilentConnectionsLoseTheirSlots: connections that never send a
+// request lose their slots after ConnectTimeout, so that an authenticated
+// request is served while the header timeout is still far off; and one
+// address holds at most MaxConnsPerAddr connections, more are closed at
+// once.
+func TestSilentConnectionsLoseTheirSlots(t *testing.T) {
+	s := &Server{Env: newRootEnv(t), Token: "tok", MaxConns: 4, ConnectTimeout: 300 * time.Millisecond, ReadHeaderTimeout: time.Minute}
+	addr := serveConns(t, s)
+	for range 4 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+	}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "GET /v1/health HTTP/1.1\r\nHost: guest\r\nAuthorization: Bearer tok\r\n\r\n")
+	c.SetReadDeadline(time.Now().Add(20 * time.Second)) // the header timeout is a minute
+	b := make([]byte, 12)
+	if _, err := io.ReadFull(c, b); err != nil || string(b) != "HTTP/1.1 200" {
+		t.Fatalf("behind silent connections, the request got %q, %v", b, err)
+	}
+
+	s = &Server{Env: newRootEnv(t), Token: "tok", MaxConns: 10, MaxConnsPerAddr: 2, ConnectTimeout: time.Minute, ReadHeaderTimeout: time.Minute}
+	addr = serveConns(t, s)
+	for range 2 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+	}
+	third, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer third.Close()
+	untilClosed(t, third, 20*time.Second) // the timeouts are a minute
 }
