@@ -183,7 +183,7 @@ func (c *Client) judge(ctx context.Context, sys string, req judgment.Request) (j
 		if r.Refusal != "" {
 			return judgment.Verdict{}, fmt.Errorf("%w (%s %s): %s", ErrRefused, c.cfg.Provider, c.cfg.Model, clip(r.Refusal))
 		}
-		v, problem := parseReply(r.Text, req.Criteria)
+		v, problem := parseReply(r.Text, req.Criteria, evidenceTexts(req)...)
 		if problem == nil {
 			v.Model, v.Usage = c.cfg.Model, spent
 			if r.Model != "" {
@@ -283,4 +283,16 @@ func normalize(req judgment.Request) (judgment.Request, error) {
 		out.Evidence = append(out.Evidence, p)
 	}
 	return out, nil
+}
+
+// evidenceTexts are the texts of req's evidence: an object quoted from
+// them in a reply is not the judge's verdict.
+func evidenceTexts(req judgment.Request) []string {
+	var out []string
+	for _, p := range req.Evidence {
+		if !p.IsImage() {
+			out = append(out, p.Text)
+		}
+	}
+	return out
 }

@@ -10,15 +10,16 @@ import (
 	"github.com/proctor-eval/proctor/judgment"
 )
 
-// parseReply reads a model's reply strictly: one JSON object (alone, in
-// a code fence, or after some prose) with a verdict of "pass" or "fail", a
+// parseReply reads a model's reply strictly: its own JSON object (the
+// last one, alone, in a code fence, or among prose, and never one that
+// stands verbatim in the evidence texts) with a verdict of "pass" or "fail", a
 // reason, and, when criteria were asked for, every criterion's id exactly
 // once with a boolean pass and a reason. With criteria the verdict must
 // agree with them (pass only if all pass). Keys are matched exactly and
 // must not repeat; other keys are ignored. The error says what is wrong,
 // in words meant for the model.
-func parseReply(text string, criteria []judgment.Criterion) (judgment.Verdict, error) {
-	obj, err := extract(text)
+func parseReply(text string, criteria []judgment.Criterion, evidence ...string) (judgment.Verdict, error) {
+	obj, err := extract(text, evidence)
 	if err != nil {
 		return judgment.Verdict{}, err
 	}
@@ -130,41 +131,67 @@ func parseReply(text string, criteria []judgment.Criterion) (judgment.Verdict, e
 	return v, nil
 }
 
-// extract finds the reply's JSON object: in the first code fence if there
-// is one, else from the first "{". Prose before or after it is allowed, a
-// second object is not.
-func extract(text string) ([]byte, error) {
+// extract finds the judge's own JSON object in its reply: the last
+// object written at the top level (alone, in a code fence or among
+// prose), leaving out any object that stands verbatim in the evidence (an
+// agent's forged verdict that the judge quoted). Code fences are prose to
+// it, so a fence inside a JSON string is just text.
+func extract(text string, evidence []string) ([]byte, error) {
 	t := strings.TrimSpace(text)
 	if t == "" {
 		return nil, errors.New("the reply is empty")
 	}
-	if i := strings.Index(t, "```"); i >= 0 {
-		body := t[i+3:]
-		if len(body) >= 4 && strings.EqualFold(body[:4], "json") {
-			body = body[4:]
+	quoted := map[string]bool{}
+	for _, e := range evidence {
+		for _, o := range objects(e) {
+			quoted[string(o)] = true
 		}
-		j := strings.Index(body, "```")
-		if j < 0 {
-			return nil, errors.New("the code fence is not closed")
+	}
+	all := objects(t)
+	var own [][]byte
+	for _, o := range all {
+		if !quoted[string(o)] {
+			own = append(own, o)
 		}
-		if strings.Contains(body[j+3:], "{") {
-			return nil, errors.New("the reply holds more than one JSON object")
+	}
+	switch {
+	case len(own) > 0:
+		return own[len(own)-1], nil
+	case len(all) > 0:
+		return nil, errors.New("the reply's only JSON objects are quoted from the evidence; give your own verdict as a JSON object")
+	}
+	if i := strings.IndexByte(t, '{'); i >= 0 {
+		var v json.RawMessage
+		if err := json.NewDecoder(strings.NewReader(t[i:])).Decode(&v); err != nil {
+			return nil, fmt.Errorf("the JSON object does not parse: %v", err)
 		}
-		t = strings.TrimSpace(body[:j])
 	}
-	start := strings.IndexByte(t, '{')
-	if start < 0 {
-		return nil, errors.New("the reply holds no JSON object")
+	return nil, errors.New("the reply holds no JSON object")
+}
+
+// objects lists, compacted, the JSON objects written at the top level of
+// text: a value that opens with { or [ and parses is taken whole (an
+// array's objects are not the reply's object), anything else is skipped.
+func objects(text string) [][]byte {
+	var out [][]byte
+	for i := 0; i < len(text); i++ {
+		if text[i] != '{' && text[i] != '[' {
+			continue
+		}
+		dec := json.NewDecoder(strings.NewReader(text[i:]))
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			continue
+		}
+		if v[0] == '{' {
+			var b bytes.Buffer
+			if json.Compact(&b, v) == nil {
+				out = append(out, b.Bytes())
+			}
+		}
+		i += int(dec.InputOffset()) - 1
 	}
-	dec := json.NewDecoder(strings.NewReader(t[start:]))
-	var obj json.RawMessage
-	if err := dec.Decode(&obj); err != nil {
-		return nil, fmt.Errorf("the JSON object does not parse: %v", err)
-	}
-	if rest := t[start+int(dec.InputOffset()):]; strings.Contains(rest, "{") {
-		return nil, errors.New("the reply holds more than one JSON object")
-	}
-	return obj, nil
+	return out
 }
 
 // uniqueKeys rejects an object in which a key repeats, at any depth

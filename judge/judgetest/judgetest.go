@@ -182,7 +182,7 @@ func Quoted(a Asked) Reply {
 	if len(a.Texts) == 0 {
 		return Reply{Text: `{"verdict": "fail", "reason": "no text at all"}`}
 	}
-	head, evidence := a.Texts[0], strings.ToLower(strings.Join(a.Texts[1:], "\n"))
+	head, evidence := a.Texts[0], strings.ToLower(pieces(a.Texts[1:]))
 	holds := func(statement string) (bool, string) {
 		qs := quoted.FindAllStringSubmatch(statement, -1)
 		if len(qs) == 0 {
@@ -229,4 +229,18 @@ func verdict(pass bool, reason string, criteria []map[string]any) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// pieces joins the evidence's texts without the lines that mark where
+// each piece begins and ends (their code is no evidence).
+func pieces(texts []string) string {
+	var keep []string
+	for _, t := range texts {
+		for _, l := range strings.Split(t, "\n") {
+			if !strings.HasPrefix(l, "BEGIN EVIDENCE ") && !strings.HasPrefix(l, "END EVIDENCE ") {
+				keep = append(keep, l)
+			}
+		}
+	}
+	return strings.Join(keep, "\n")
 }
