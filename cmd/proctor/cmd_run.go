@@ -20,6 +20,7 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/agent"
+	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/provider"
 	"github.com/proctor-eval/proctor/judgment"
@@ -509,6 +510,9 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		if jm, err = rc.Judge.model(runJudgeCache(dir), false); err != nil {
 			return err
 		}
+		if err := judgeAnswers(ctx, jm, tasks); err != nil {
+			return err
+		}
 	}
 	sources, err := o.envs.sources(ctx, rc.Parallel, stderr)
 	if err != nil {
@@ -648,4 +652,28 @@ func withFlags(err error) error {
 		}
 	}
 	return out
+}
+
+// judgeProbeTimeout bounds the pre-flight's question to the judge.
+const judgeProbeTimeout = time.Minute
+
+// judgeAnswers asks jm one small question before a run whose tasks have
+// judge checks, so that a judge that cannot be reached (a wrong URL, key
+// or model) refuses the run before any episode, instead of making every
+// episode an error.
+func judgeAnswers(ctx context.Context, jm judgment.Model, tasks []*task.Task) error {
+	if !slices.ContainsFunc(tasks, func(t *task.Task) bool {
+		c, err := check.CompileAll(t.Checks, t.Milestones)
+		return err == nil && c.Judged()
+	}) {
+		return nil
+	}
+	jctx, cancel := context.WithTimeout(ctx, judgeProbeTimeout)
+	defer cancel()
+	_, err := jm.Judge(jctx, judgment.Request{Expectation: `The note says "ready".`,
+		Evidence: []judgment.Part{judgment.Text("a note", "ready")}})
+	if err != nil {
+		return fmt.Errorf("pre-flight refused the run:\n  the judge %s does not answer a test question: %v (check --judge-model, --judge-base-url and the API key)", jm.Name(), err)
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -407,5 +408,32 @@ func TestValidateRecordedVerdicts(t *testing.T) {
 	out, errs, code = runCLI(t, "", "validate", suite, "--judge-offline", "--out", filepath.Join(t.TempDir(), "none"))
 	if code == 0 || !strings.Contains(errs, "no recorded verdicts") {
 		t.Fatalf("validate --judge-offline without recorded verdicts: code %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestUnreachableJudgeIsRefused: a run whose judge cannot be reached is
+// refused at its pre-flight, naming the judge, before any episode; a run
+// whose tasks have no judge checks does not ask it.
+func TestUnreachableJudgeIsRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String() + "/v1"
+	ln.Close() // nothing listens there now
+	t.Setenv("PROCTOR_JUDGE_KEY", judgetest.Key)
+	flags := []string{"--agent", "replay", "--env", "mem", "--judge-model", "judge-a", "--judge-base-url", dead, "--judge-api-key-env", "PROCTOR_JUDGE_KEY"}
+	out := filepath.Join(t.TempDir(), "run")
+	_, errs, code := runCLI(t, "", append([]string{"run", "--suite", "../../testdata/judged", "--out", out}, flags...)...)
+	if code == 0 || !strings.Contains(errs, "pre-flight refused the run") || !strings.Contains(errs, "the judge openai:judge-a does not answer") {
+		t.Fatalf("a run with an unreachable judge: code %d\n%s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(out, "results.db")); err == nil {
+		t.Fatal("the refused run left episodes")
+	}
+	// No judge checks: the judge is not asked, and the run goes on.
+	_, errs, code = runCLI(t, "", append([]string{"run", "--suite", "../../testdata/mem", "--out", filepath.Join(t.TempDir(), "mem"), "--report", "none"}, flags...)...)
+	if code != 0 {
+		t.Fatalf("a run without judge checks: code %d\n%s", code, errs)
 	}
 }
