@@ -142,6 +142,11 @@ keeps the other tasks' verdicts.`,
 			if err != nil {
 				return err
 			}
+			if jm != nil && !judgeOffline {
+				if err := judgeAnswers(cmd.Context(), jm, tasks); err != nil {
+					return err
+				}
+			}
 			if jm == nil && recorded != nil {
 				jm = notRecorded{recorded.Judge} // every check from the recorded file
 			}

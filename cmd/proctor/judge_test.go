@@ -93,9 +93,10 @@ func TestJudgeEndToEnd(t *testing.T) {
 		t.Errorf("the report does not show the judge's tokens apart:\n%s", out)
 	}
 	asked := sa.Asked()[before:]
-	if len(asked) != 5 {
-		t.Fatalf("the run asked the judge %d times, want 5 (one a task)", len(asked))
+	if len(asked) != 6 || !preflightQuestion(asked[0]) {
+		t.Fatalf("the run asked the judge %d times, want 6 (one at pre-flight, then one a task)", len(asked))
 	}
+	asked = asked[1:]
 	images := map[string]int{}
 	for _, a := range asked {
 		switch text := a.Text(); {
@@ -274,6 +275,9 @@ func TestJudgeOutageDuringRun(t *testing.T) {
 	)
 	var mode atomic.Int32
 	sa := judgetest.New(t, func(a judgetest.Asked) judgetest.Reply {
+		if preflightQuestion(a) {
+			return judgetest.Quoted(a) // the judge was up when the run began
+		}
 		switch mode.Load() {
 		case down:
 			return judgetest.Reply{Status: 503, Text: "overloaded"}
@@ -436,4 +440,10 @@ func TestUnreachableJudgeIsRefused(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("a run without judge checks: code %d\n%s", code, errs)
 	}
+}
+
+// preflightQuestion tells the question a run asks its judge at pre-flight
+// (judgeAnswers) from the questions of the checks.
+func preflightQuestion(a judgetest.Asked) bool {
+	return len(a.Texts) > 0 && strings.Contains(a.Texts[0], `The note says "ready".`)
 }
