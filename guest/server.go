@@ -756,5 +756,10 @@ func (p *pendingConns) track(c net.Conn, st http.ConnState) {
 		return
 	}
 	p.byAddr[addr]++
-	p.conns[c] = pendingConn{addr: addr, timer: time.AfterFunc(p.timeout, func() { c.Close() })}
+	p.conns[c] = pendingConn{addr: addr, timer: time.AfterFunc(p.timeout, func() {
+		if tc, ok := c.(*tls.Conn); ok && tc.ConnectionState().NegotiatedProtocol == "h2" {
+			return // net/http reports no request state of an HTTP/2 connection
+		}
+		c.Close()
+	})}
 }
