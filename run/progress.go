@@ -20,6 +20,7 @@ type progress struct {
 	tokens          int
 	cost            float64
 	start           time.Time
+	validation      bool // no success rate: the episodes are meant to differ
 }
 
 func newProgress(w io.Writer, total, already, rerun int) *progress {
@@ -63,9 +64,13 @@ func (p *progress) done(r store.Result) {
 	if p.n > 0 {
 		eta = time.Since(p.start) / time.Duration(p.n) * time.Duration(left)
 	}
-	fmt.Fprintf(p.w, "[%*d/%d] %s %3.0f%% %-12s %s (%d steps, %s) | success %.1f%% | %d tokens | $%.4f | ETA %s\n",
+	rate := fmt.Sprintf(" | success %.1f%%", 100*float64(p.passed)/float64(p.n))
+	if p.validation {
+		rate = ""
+	}
+	fmt.Fprintf(p.w, "[%*d/%d] %s %3.0f%% %-12s %s (%d steps, %s)%s | %d tokens | $%.4f | ETA %s\n",
 		len(fmt.Sprint(p.total)), at, p.total, bar(at, p.total, 20), 100*float64(at)/float64(p.total), r.Outcome, r.Task, r.Steps,
-		r.Duration.Round(100*time.Millisecond), 100*float64(p.passed)/float64(p.n), p.tokens, p.cost, eta.Round(time.Second))
+		r.Duration.Round(100*time.Millisecond), rate, p.tokens, p.cost, eta.Round(time.Second))
 }
 
 // bar draws done out of total as a bar of width characters: [#####-----].

@@ -97,6 +97,10 @@ type Config struct {
 	// before their environments are closed under them; 0: DefaultStopGrace.
 	StopGrace time.Duration
 	Progress  io.Writer // a line per finished episode; nil: quiet
+	// Validation says the episodes replay a suite's trajectories to prove
+	// its checks (proctor validate): some are meant to fail, so the
+	// progress shows no success rate.
+	Validation bool
 
 	static []string // the origins of the suite's static services (service.Set.Reachable)
 }
@@ -223,6 +227,7 @@ func Run(ctx context.Context, cfg Config) ([]store.Result, error) {
 	}
 	total := len(cfg.Tasks) * cfg.Repeat
 	p := newProgress(cfg.Progress, total, total-len(jobs), rerun)
+	p.validation = cfg.Validation
 	if len(jobs) > 0 {
 		if err := runJobs(ctx, cfg, jobs, p); err != nil {
 			return nil, err

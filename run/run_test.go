@@ -978,3 +978,20 @@ func TestForbiddenSetupIsNotRetried(t *testing.T) {
 		t.Fatalf("the refused setup was retried:\n%s", progress.String())
 	}
 }
+
+// TestValidationProgressHasNoRate: a validation's progress lines show no
+// success rate (its trajectories are meant to differ); a run's do.
+func TestValidationProgressHasNoRate(t *testing.T) {
+	for _, validation := range []bool{false, true} {
+		replay, _ := agent.Lookup("replay")
+		cfg := config(t, only(suite(t), "count-lines"), replay)
+		var out strings.Builder
+		cfg.Progress, cfg.Validation = &syncWriter{w: &out}, validation
+		if _, err := Run(context.Background(), cfg); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(out.String(), "| success "); got == validation {
+			t.Fatalf("validation %v: the progress shows a success rate: %v\n%s", validation, got, out.String())
+		}
+	}
+}

@@ -45,7 +45,14 @@ type Run struct {
 	// repeats), so that a run in progress shows how far it is.
 	Planned int             `json:"planned,omitempty"`
 	Config  json.RawMessage `json:"config,omitempty"` // everything else, as given
+	// Kind is "" for a run of an agent, RunValidation for the episodes
+	// proctor validate kept (gold, do-nothing and wrong trajectories, whose
+	// success rate means nothing).
+	Kind string `json:"kind,omitempty"`
 }
+
+// RunValidation is the Kind of a folder proctor validate wrote.
+const RunValidation = "validation"
 
 // Result is one episode's outcome.
 type Result struct {

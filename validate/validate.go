@@ -111,7 +111,7 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 	}
 	replay, _ := agent.Lookup("replay")
 	results, err := run.Run(ctx, run.Config{Suite: cfg.Suite, Tasks: tasks, Agent: replay, AgentName: "replay",
-		Obs: run.ObsScreenshot, Sources: cfg.Sources, Parallel: cfg.Parallel, NewEnv: cfg.NewEnv, Lost: cfg.Lost, Store: cfg.Store, Progress: cfg.Progress, Judge: cfg.Judge})
+		Obs: run.ObsScreenshot, Sources: cfg.Sources, Parallel: cfg.Parallel, NewEnv: cfg.NewEnv, Lost: cfg.Lost, Store: cfg.Store, Progress: cfg.Progress, Judge: cfg.Judge, Validation: true})
 	if err != nil {
 		return nil, err
 	}

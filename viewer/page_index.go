@@ -10,6 +10,7 @@ import (
 
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/score"
+	"github.com/proctor-eval/proctor/store"
 )
 
 // boardRow is one run on the leaderboard.
@@ -151,6 +152,9 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 	groupSet := map[string]bool{}
 	var shown []*run
 	for _, run := range runs {
+		if run.Report.Run.Kind == store.RunValidation {
+			continue // a validation's outcomes are meant to differ: not a score
+		}
 		row := rowOf(run, dims)
 		hay := strings.ToLower(strings.Join([]string{row.ID, row.Agent, row.Model, row.Obs, row.Harness}, " "))
 		if filter != "" && !strings.Contains(hay, filter) {

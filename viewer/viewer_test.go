@@ -485,3 +485,29 @@ func TestEpisodeMarksTable(t *testing.T) {
 		t.Errorf("%d mark tables, want 1 (only step 1 has marks)", n)
 	}
 }
+
+// TestValidationIsNotRanked: the folder proctor validate keeps (gold,
+// do-nothing and wrong trajectories) is left off the leaderboard, whose
+// success rate would mean nothing; its own page still opens.
+func TestValidationIsNotRanked(t *testing.T) {
+	root := t.TempDir()
+	day := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	makeRun(t, root, "run-a", "openai", day, []episode{{"write-note", "wood", "success", 3}})
+	dir := makeRun(t, root, "proof-1", "replay", day.Add(time.Hour), []episode{{"write-note", "wood", "failure", 1}})
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetRun(store.Run{ID: "proof-1", Started: day.Add(time.Hour), Harness: "test", Suite: "suites/desktop", Agent: "replay", Kind: store.RunValidation}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	h := (&Server{Root: root}).Handler()
+	code, body := get(t, h, "/")
+	if code != 200 || !strings.Contains(body, "run-a") || strings.Contains(body, "proof-1") {
+		t.Fatalf("leaderboard (%d) should rank run-a and leave the validation proof-1 off:\n%s", code, body)
+	}
+	if code, _ := get(t, h, "/run/proof-1"); code != 200 {
+		t.Fatalf("the validation's own page: %d", code)
+	}
+}

@@ -119,7 +119,7 @@ keeps the other tasks' verdicts.`,
 				}
 				os.RemoveAll(dir)
 			}()
-			st.SetRun(store.Run{ID: filepath.Base(dir), Started: time.Now().UTC(), Harness: version, Suite: suite, Agent: "replay", Resolution: resolution(tasks)})
+			st.SetRun(store.Run{ID: filepath.Base(dir), Started: time.Now().UTC(), Harness: version, Suite: suite, Agent: "replay", Resolution: resolution(tasks), Kind: store.RunValidation})
 			start := time.Now()
 			var lost []string
 			verdictsPath := filepath.Join(suiteDir, rescore.VerdictsFile)
