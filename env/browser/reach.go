@@ -262,7 +262,13 @@ func startProxy(r *reach) (*proxy, error) {
 		IdleConnTimeout:     30 * time.Second,
 	}
 	p.rp = &httputil.ReverseProxy{
-		Rewrite:   func(pr *httputil.ProxyRequest) { pr.Out.Host = pr.In.Host },
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.Host = pr.In.Host
+			// The query as the page wrote it: ReverseProxy drops what
+			// url.ParseQuery cannot read, such as the ';' separators
+			// Request Tracker's links use (Update.html?Action=Comment;id=25).
+			pr.Out.URL.RawQuery = pr.In.URL.RawQuery
+		},
 		Transport: tr,
 		ErrorHandler: func(w http.ResponseWriter, req *http.Request, err error) {
 			var refused refusal

@@ -255,3 +255,26 @@ func TestReachCheck(t *testing.T) {
 		t.Error("8.8.8.8 is public")
 	}
 }
+
+// TestQueryKeptAsWritten: a request through the filter reaches the task's
+// server with its query as the page wrote it, ';' separators included
+// (Request Tracker's links: Update.html?Action=Comment;id=25).
+func TestQueryKeptAsWritten(t *testing.T) {
+	b := start(t)
+	var got atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/update" {
+			got.Store(r.URL.RawQuery)
+		}
+		fmt.Fprint(w, `<!doctype html><title>Task</title><a href="/update?Action=Comment;id=25">Comment</a>`)
+	}))
+	t.Cleanup(srv.Close)
+	open(t, b, srv.URL+"/")
+	if _, err := b.Do(testCtx(t), []action.Action{{Kind: action.Click, Target: &action.Target{Role: "link", Name: "Comment"}}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { q, _ := got.Load().(string); return q != "" })
+	if q := got.Load().(string); q != "Action=Comment;id=25" {
+		t.Fatalf("the server got the query %q, want Action=Comment;id=25", q)
+	}
+}
