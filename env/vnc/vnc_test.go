@@ -247,7 +247,7 @@ func TestWithoutGuest(t *testing.T) {
 		}, task.CapFiles},
 		{"a launch step", func() error {
 			return e.Reset(ctx, env.Setup{Steps: []task.Step{{Launch: &task.Launch{App: "mousepad"}}}})
-		}, task.CapCommands},
+		}, task.CapApps},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := c.call()
@@ -276,7 +276,7 @@ func TestWithGuest(t *testing.T) {
 	f := newFake(200, 100)
 	e := attach(t, f, Config{Guest: g})
 	info, err := e.Info(ctx)
-	if err != nil || info.Kind != "vnc" || !slices.Equal(info.Caps, []task.Capability{task.CapClipboard, task.CapTree, task.CapCommands, task.CapFiles, task.CapWindows, task.CapElements}) {
+	if err != nil || info.Kind != "vnc" || !slices.Equal(info.Caps, []task.Capability{task.CapClipboard, task.CapTree, task.CapCommands, task.CapApps, task.CapFiles, task.CapWindows, task.CapElements}) {
 		t.Fatalf("Info = %+v, %v; want the guest's capabilities", info, err)
 	}
 	steps, err := e.Do(ctx, []action.Action{{Kind: action.Click, Target: &action.Target{Role: "push button", Name: "Later"}}})
