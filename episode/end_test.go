@@ -154,8 +154,8 @@ func TestAbortMapsErrors(t *testing.T) {
 		{name: "the agent's start fails", err: errors.New("refused"), how: ByInfrastructure, reason: "agent start: refused"},
 		{name: "the agent's turn fails transiently", started: true, err: agent.Transient(errors.New("503")), how: ByInfrastructure, reason: "step 1: agent:"},
 		{name: "the agent's turn fails", started: true, err: errors.New("400 bad request"), how: ByAgentFault, reason: "step 1: the agent failed: 400 bad request"},
-		{name: "the agent thinks past the wall time", started: true, limit: 100 * time.Millisecond, wait: 150 * time.Millisecond,
-			err: context.DeadlineExceeded, how: ByChecks, reason: "the wall-time limit of 100ms was reached while the agent was thinking (step 1)"},
+		{name: "the agent thinks past the wall time", started: true, limit: 3 * time.Second, wait: 3500 * time.Millisecond,
+			err: context.DeadlineExceeded, how: ByChecks, reason: "the wall-time limit of 3s was reached while the agent was thinking (step 1)"},
 		{name: "an infrastructure fault", started: true, err: infra(errors.New("disk full")), how: ByInfrastructure, reason: "disk full"},
 	}
 	for _, tc := range tests {
