@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/env/input"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -193,7 +194,7 @@ func (x Executor) step(ctx context.Context, s env.Setup, spec task.StepSpec) err
 	case task.WaitElement:
 		return x.waitElement(ctx, st)
 	case task.Sleep:
-		return sleep(ctx, time.Duration(st.For))
+		return input.Sleep(ctx, time.Duration(st.For))
 	case task.Launch:
 		st.Timeout = fill(st.Timeout)
 		return x.hook().Launch(ctx, s, st)
@@ -341,22 +342,7 @@ func (x Executor) wait(ctx context.Context, limit time.Duration, what, absent st
 			}
 			return fmt.Errorf("gave up waiting for %s after %s: %w", what, limit, observe.ErrNotFound)
 		}
-		_ = sleep(wctx, every) // an end of wctx is seen above
-	}
-}
-
-// sleep waits d, or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+		_ = input.Sleep(wctx, every) // an end of wctx is seen above
 	}
 }
 
