@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/proctor-eval/proctor/judgment"
 )
@@ -141,16 +143,18 @@ func extract(text string, evidence []string) ([]byte, error) {
 	if t == "" {
 		return nil, errors.New("the reply is empty")
 	}
-	quoted := map[string]bool{}
-	for _, e := range evidence {
-		for _, o := range objects(e) {
-			quoted[string(o)] = true
-		}
+	// Whitespace aside, so that a quote the judge reformatted still
+	// matches; a linear search, since the evidence is the agent's and may
+	// be large (the reply is bounded by the judge's token limit).
+	bare := make([]string, len(evidence))
+	for i, e := range evidence {
+		bare[i] = noSpace(e)
 	}
 	all := objects(t)
 	var own [][]byte
 	for _, o := range all {
-		if !quoted[string(o)] {
+		b := noSpace(string(o))
+		if !slices.ContainsFunc(bare, func(e string) bool { return strings.Contains(e, b) }) {
 			own = append(own, o)
 		}
 	}
@@ -271,4 +275,14 @@ func clipWord(s string) string {
 		return string(r[:40]) + "..."
 	}
 	return s
+}
+
+// noSpace is s without its white space.
+func noSpace(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s)
 }
