@@ -267,7 +267,7 @@ func Start(ctx context.Context, cfg Config) (*Browser, error) {
 		os.RemoveAll(base)
 		return nil, err
 	}
-	b.alloc = &cdppipe.Allocator{Path: cfg.ExecPath, Args: append(flags(cfg, filepath.Join(base, "profile")), b.proxy.flags()...), Output: cfg.Log}
+	b.alloc = &cdppipe.Allocator{Path: cfg.ExecPath, Args: append(flags(cfg, filepath.Join(base, "profile")), b.proxy.flags()...), Output: cfg.Log, Folder: base}
 	actx, cancelAlloc := chromedp.NewAllocatorContext(context.Background(), b.alloc)
 	// chromedp's complaints (a command written as the browser closes)
 	// go to the browser's log, not the program's.

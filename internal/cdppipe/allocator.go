@@ -28,6 +28,9 @@ type Allocator struct {
 	Path   string
 	Args   []string  // flags; --remote-debugging-pipe=cbor is added
 	Output io.Writer // the browser's standard output and error; nil drops them
+	// Folder, where set, is removed with the browser when this process
+	// dies without ending it (SIGKILL, a crash): see reaper.
+	Folder string
 
 	wg    sync.WaitGroup
 	mu    sync.Mutex
@@ -70,8 +73,9 @@ func (a *Allocator) Allocate(ctx context.Context, opts ...chromedp.BrowserOption
 	// A helper process that outlives the browser keeps the output open:
 	// Wait stops copying it after this.
 	cmd.WaitDelay = time.Second
-	// Its own process group, so that its helpers can be ended with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group, so that its helpers can be ended with it,
+	// and killed by the kernel when this process dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	err = cmd.Start()
 	cmdR.Close()
 	resW.Close()
@@ -79,6 +83,14 @@ func (a *Allocator) Allocate(ctx context.Context, opts ...chromedp.BrowserOption
 		cmdW.Close()
 		resR.Close()
 		return nil, fmt.Errorf("cdppipe: start %s: %w", a.Path, err)
+	}
+	r, err := startReaper(cmd.Process.Pid, a.Folder)
+	if err != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+		cmdW.Close()
+		resR.Close()
+		return nil, fmt.Errorf("cdppipe: %w", err)
 	}
 	conn := NewConn(resR, cmdW)
 	exited := make(chan struct{})
@@ -101,6 +113,7 @@ func (a *Allocator) Allocate(ctx context.Context, opts ...chromedp.BrowserOption
 		// after). Its whole group goes, the helpers too.
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-exited
+		r.stop()
 	}()
 	b, err := chromedp.NewBrowserTransport(ctx, conn, opts...)
 	if err != nil {
