@@ -9,6 +9,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -129,7 +131,7 @@ func (h *HTTP) Start(ctx context.Context, t Task) error {
 // Next sends the observation and history and reads the actions.
 func (h *HTTP) Next(ctx context.Context, obs Observation, history []Turn) (Turn, error) {
 	start := time.Now()
-	var resp StepResponse
+	var resp stepAnswer
 	if err := h.post(ctx, "/step", StepRequest{Observation: obs, History: history}, &resp); err != nil {
 		return Turn{}, err
 	}
@@ -159,10 +161,57 @@ func (h *HTTP) Next(ctx context.Context, obs Observation, history []Turn) (Turn,
 			turn.ParseError = err.Error()
 		}
 		turn.Actions = acts
+	case len(resp.keys) > 0:
+		turn.ParseError = fmt.Sprintf("the agent answered neither actions nor a reply: its answer has %s; a step's answer holds \"actions\" (a list) or \"reply\" (text)",
+			keyList(resp.keys))
 	default:
-		turn.ParseError = "the agent answered neither actions nor a reply"
+		turn.ParseError = "the agent answered neither actions nor a reply: its answer is empty; a step's answer holds \"actions\" (a list) or \"reply\" (text)"
 	}
 	return turn, nil
+}
+
+// stepAnswer is a StepResponse that also keeps the answer's keys, for the
+// error of an answer that has neither actions nor a reply.
+type stepAnswer struct {
+	StepResponse
+	keys []string
+}
+
+func (a *stepAnswer) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &a.StepResponse); err != nil {
+		return err
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(b, &m) == nil {
+		for k, v := range m {
+			if string(v) != "null" {
+				a.keys = append(a.keys, k)
+			}
+		}
+		slices.Sort(a.keys)
+	}
+	return nil
+}
+
+// keyList names an answer's keys, the first few, quoted.
+func keyList(keys []string) string {
+	const most = 8
+	q := make([]string, 0, most)
+	for _, k := range keys[:min(len(keys), most)] {
+		if len(k) > 40 {
+			k = k[:40] + "…"
+		}
+		q = append(q, strconv.Quote(k))
+	}
+	s := "the key"
+	if len(keys) > 1 {
+		s += "s"
+	}
+	s += " " + strings.Join(q, ", ")
+	if len(keys) > most {
+		s += fmt.Sprintf(" and %d more", len(keys)-most)
+	}
+	return s
 }
 
 // Stop tells the agent the task is over.

@@ -137,6 +137,16 @@ type Tabs interface {
 	Tabs(ctx context.Context) ([]observe.Tab, error)
 }
 
+// Notices is implemented by an environment that acts on its own behalf
+// while the agent acts (a browser refusing a page's request to an address
+// the task does not allow, closing popups past its cap): Notices returns
+// what happened since its last call, a line each, at most a few lines.
+// The episode tells them to the agent with its next observation and
+// records them with the step.
+type Notices interface {
+	Notices() []string
+}
+
 // LoopbackAPI is implemented by an environment whose applications serve APIs
 // on its own loopback (a desktop app with network: private): the checks'
 // loopback probes (http and xmlrpc with a port) call them through it.

@@ -54,6 +54,8 @@ func (ep *Episode) Act(ctx context.Context, turn agent.Turn) error {
 	ep.feedback = ""
 	if turn.ParseError != "" {
 		ep.feedback = "your last reply could not be used: " + turn.ParseError
+		ep.res.Unparsed++
+		ep.problem(fmt.Sprintf("step %d: reply not usable: %s", step, turn.ParseError))
 	}
 	// Perform the actions up to the first that ends the episode.
 	var act []action.Action
@@ -79,6 +81,9 @@ func (ep *Episode) Act(ctx context.Context, turn agent.Turn) error {
 	if err == nil && refused != nil {
 		err = refused
 	}
+	if n, ok := ep.e.(env.Notices); ok {
+		rec.Notices = n.Notices()
+	}
 	for _, d := range done {
 		ep.traj.Steps = append(ep.traj.Steps, check.Step{Action: d.Action, Element: d.Element, Turn: step})
 	}
@@ -99,7 +104,12 @@ func (ep *Episode) Act(ctx context.Context, turn agent.Turn) error {
 		}
 		rec.EnvError = err.Error()
 		ep.feedback = err.Error() // the agent's mistake: it hears about it
+		ep.res.Refused++
+		ep.problem(fmt.Sprintf("step %d: refused: %s", step, err))
 		final = nil
+	}
+	if len(rec.Notices) > 0 {
+		ep.feedback = strings.TrimPrefix(ep.feedback+"; "+strings.Join(rec.Notices, "; "), "; ")
 	}
 	if err := ep.cfg.Store.SaveTurn(*rec); err != nil {
 		return ep.fail(ctx, phaseActing, infra(err))
@@ -153,4 +163,18 @@ func GUIOnly(t *task.Task, acts []action.Action) ([]action.Action, error) {
 		}
 	}
 	return acts, nil
+}
+
+// maxProblems bounds the reasons an episode's result keeps.
+const maxProblems = 3
+
+// problem records the reason of a reply not used or an action refused,
+// the first few of them.
+func (ep *Episode) problem(reason string) {
+	if len(ep.res.Problems) < maxProblems {
+		if len(reason) > 300 {
+			reason = strings.ToValidUTF8(reason[:300], "") + "…"
+		}
+		ep.res.Problems = append(ep.res.Problems, reason)
+	}
 }

@@ -220,3 +220,34 @@ func TestObserveFaultIsInfrastructure(t *testing.T) {
 		t.Fatalf("Finish = %v, want the observation's fault", err)
 	}
 }
+
+// TestProblemsCounted: replies that could not be used and actions refused
+// are counted in the result, with their first reasons, so that a report
+// can explain a bad agent.
+func TestProblemsCounted(t *testing.T) {
+	_, tk := countLines(t)
+	ep := start(t, Config{}, tk)
+	turns := []agent.Turn{
+		{ParseError: "no action found in the reply"},
+		turn(action.Action{Kind: action.Click, Point: action.At(5000, 5)}), // off the screen
+		{ParseError: "unknown key \"Hyperr\""},
+		turn(answer),
+	}
+	for i := 0; ep.Next(context.Background()); i++ {
+		if _, err := ep.Observe(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		ep.Act(context.Background(), turns[i])
+	}
+	res, err := ep.Finish(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Unparsed != 2 || res.Refused != 1 {
+		t.Fatalf("unparsed %d, refused %d; want 2 and 1", res.Unparsed, res.Refused)
+	}
+	if len(res.Problems) != 3 || !strings.Contains(res.Problems[0], "step 1: reply not usable: no action found") ||
+		!strings.Contains(res.Problems[1], "step 2: refused:") || !strings.Contains(res.Problems[2], "Hyperr") {
+		t.Fatalf("problems %q", res.Problems)
+	}
+}

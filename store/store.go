@@ -96,6 +96,13 @@ type Result struct {
 	// budget, early_stop): proctor judge needs it to decide the episode
 	// later. Empty for every other episode.
 	End string `json:"end,omitempty"`
+	// Unparsed counts the agent's replies that could not be used,
+	// Refused its turns whose actions were refused or failed by its own
+	// fault (fed back to it); Problems are the first few reasons, a line
+	// each, for a report to explain a bad agent.
+	Unparsed int      `json:"unparsed,omitempty"`
+	Refused  int      `json:"refused,omitempty"`
+	Problems []string `json:"problems,omitempty"`
 }
 
 // Turn is the record of one step of an episode: what the agent was
@@ -123,14 +130,17 @@ type Turn struct {
 	Prompt json.RawMessage `json:"prompt,omitempty"`
 	// Marks is the set-of-mark table the agent was shown with the
 	// screenshot (observe.Mark values), where it was.
-	Marks        json.RawMessage `json:"marks,omitempty"`
-	ParseError   string          `json:"parse_error,omitempty"`
-	EnvError     string          `json:"env_error,omitempty"`
-	ModelLatency time.Duration   `json:"model_latency"`
-	EnvLatency   time.Duration   `json:"env_latency"`
-	InputTokens  int             `json:"input_tokens"`
-	OutputTokens int             `json:"output_tokens"`
-	Cost         float64         `json:"cost"`
+	Marks      json.RawMessage `json:"marks,omitempty"`
+	ParseError string          `json:"parse_error,omitempty"`
+	EnvError   string          `json:"env_error,omitempty"`
+	// Notices is what the environment did on its own during the step
+	// (env.Notices: requests refused, popups closed), told to the agent.
+	Notices      []string      `json:"notices,omitempty"`
+	ModelLatency time.Duration `json:"model_latency"`
+	EnvLatency   time.Duration `json:"env_latency"`
+	InputTokens  int           `json:"input_tokens"`
+	OutputTokens int           `json:"output_tokens"`
+	Cost         float64       `json:"cost"`
 }
 
 // Store is an open run folder.

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -168,15 +169,22 @@ func (b *Browser) newTab(ctx context.Context, u string) error {
 			return forbidden(withScheme(u), err) // before a tab opens
 		}
 	}
+	if err := b.tabsFull(ep); err != nil {
+		return fmt.Errorf("%w: %v", env.ErrBadAction, err)
+	}
 	tctx, cancel := chromedp.NewContext(ep.ctx)
-	if err := chromedp.Do(tctx); err != nil {
+	stop := context.AfterFunc(ctx, cancel) // the caller's deadline ends the opening
+	err = chromedp.Do(tctx)
+	if err != nil {
+		stop()
 		cancel()
 		return fmt.Errorf("open a tab: %w", err)
 	}
 	t := &tab{id: chromedp.FromContext(tctx).Target.TargetID, ctx: tctx, cancel: cancel}
-	if err := b.prepareTab(t, ep); err != nil {
+	err = b.prepareTab(t, ep)
+	if !stop() || err != nil {
 		cancel()
-		return err
+		return cmp.Or(ctx.Err(), err)
 	}
 	b.mu.Lock()
 	ep.tabs = append(ep.tabs, t)

@@ -59,6 +59,7 @@ var Caps = []task.Capability{task.CapTree, task.CapElements, task.CapWindows, ta
 type Config struct {
 	Width, Height int    // the viewport; default DefaultWidth x DefaultHeight
 	ExecPath      string // the browser; default chromium (or chromium-browser, google-chrome) on PATH
+	MaxTabs       int    // the tabs an episode may have open at once; default DefaultMaxTabs (tabs.go)
 	Dir           string // where the browser's folders are made; default the system's
 	Log           io.Writer
 }
@@ -110,6 +111,11 @@ type episode struct {
 	home   string
 	tabs   []*tab // in the order they opened
 	active *tab
+	// pages are the page targets of the context open now, those
+	// attached to or not (tabs.go); closedTabs counts those closed past
+	// the cap, told (Notices) up to toldTabs.
+	pages                map[target.ID]bool
+	closedTabs, toldTabs int
 	dialog *dialog // a JavaScript dialog waiting for an answer
 	// used is set by the first action, file written or page read: an
 	// episode still unused (the one Start opened) is as fresh as a new
@@ -245,6 +251,9 @@ func Start(ctx context.Context, cfg Config) (*Browser, error) {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
+	if cfg.MaxTabs <= 0 {
+		cfg.MaxTabs = DefaultMaxTabs
+	}
 	// The browser's output and chromedp's complaints are written from
 	// different goroutines.
 	cfg.Log = &syncWriter{w: cfg.Log}
@@ -297,6 +306,10 @@ func Start(ctx context.Context, cfg Config) (*Browser, error) {
 			err = fmt.Errorf("%w; it printed:\n%s", err, tail)
 		}
 		return nil, fmt.Errorf("start %s: %w", cfg.ExecPath, err)
+	}
+	if err := b.watchTargets(ctx); err != nil {
+		b.Close()
+		return nil, err
 	}
 	// The first episode, unused until the first reset takes it; that
 	// reset opens the next one in the background.
@@ -437,6 +450,7 @@ func (b *Browser) openEpisode(ctx context.Context) (*episode, error) {
 		return fail(err)
 	}
 	ep.tabs, ep.active = []*tab{first}, first
+	ep.pages = map[target.ID]bool{first.id: true}
 	_, err = cdp.Call(ctx, c.Browser, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
 		Behavior: browser.SetDownloadBehaviorBehaviorAllow, BrowserContextID: ep.id,
 		DownloadPath: filepath.Join(home, "Downloads"), EventsEnabled: ptr(true)})
@@ -546,10 +560,11 @@ func (b *Browser) page(ctx context.Context) (context.Context, error) {
 // that it does not know yet and forgets those that closed; it returns
 // the targets it listed.
 func (b *Browser) syncTabs(ctx context.Context, ep *episode) ([]*target.Info, error) {
-	infos, err := chromedp.Targets(ep.ctx)
+	res, err := cdp.Call(ctx, chromedp.FromContext(ep.ctx).Browser, target.GetTargets, target.GetTargetsParams{})
 	if err != nil {
 		return nil, fmt.Errorf("list the tabs: %w", err)
 	}
+	infos := res.TargetInfos
 	live := map[target.ID]bool{}
 	var fresh []*target.Info
 	b.mu.Lock()
@@ -557,16 +572,16 @@ func (b *Browser) syncTabs(ctx context.Context, ep *episode) ([]*target.Info, er
 	for _, t := range ep.tabs {
 		known[t.id] = true
 	}
-	b.mu.Unlock()
 	for _, in := range infos {
 		if in.Type != "page" || in.BrowserContextID != ep.id {
 			continue
 		}
 		live[in.TargetID] = true
-		if !known[in.TargetID] {
+		if !known[in.TargetID] && ep.pages[in.TargetID] { // not one closed past the cap
 			fresh = append(fresh, in)
 		}
 	}
+	b.mu.Unlock()
 	b.mu.Lock()
 	kept := ep.tabs[:0]
 	for _, t := range ep.tabs {
@@ -585,10 +600,18 @@ func (b *Browser) syncTabs(ctx context.Context, ep *episode) ([]*target.Info, er
 	}
 	b.mu.Unlock()
 	for _, in := range fresh {
+		if err := ctx.Err(); err != nil {
+			return infos, err
+		}
 		tctx, cancel := chromedp.NewContext(ep.ctx, chromedp.WithTargetID(in.TargetID))
 		t := &tab{id: in.TargetID, ctx: tctx, cancel: cancel}
-		if err := b.prepareTab(t, ep); err != nil {
+		stop := context.AfterFunc(ctx, cancel) // the caller's deadline ends the attaching
+		err := b.prepareTab(t, ep)
+		if !stop() || err != nil {
 			cancel()
+			if ctx.Err() != nil {
+				return infos, ctx.Err()
+			}
 			continue // it closed while attaching
 		}
 		b.mu.Lock()

@@ -59,6 +59,9 @@ type reach struct {
 
 	log     io.Writer
 	refused []string // the addresses refused, newest last (at most maxRefused)
+	// count is how many were refused in the episode; told, how many of
+	// them Notices told.
+	count, told int
 }
 
 // maxRefused bounds the record of refused addresses.
@@ -88,7 +91,7 @@ func (r *reach) set(origins, files []string, web bool) {
 	}
 	r.mu.Lock()
 	r.hosts, r.origins, r.files, r.web = hosts, list, fs, web
-	r.refused = nil
+	r.refused, r.count, r.told = nil, 0, 0
 	r.mu.Unlock()
 }
 
@@ -217,6 +220,7 @@ func private(ip netip.Addr) string {
 // refuse records a refused address.
 func (r *reach) refuse(addr string, err error) {
 	r.mu.Lock()
+	r.count++
 	r.refused = append(r.refused, addr)
 	if len(r.refused) > maxRefused {
 		r.refused = slices.Delete(r.refused, 0, len(r.refused)-maxRefused)
@@ -225,6 +229,16 @@ func (r *reach) refuse(addr string, err error) {
 	if r.log != nil {
 		fmt.Fprintf(r.log, "proxy: refused %s: %v\n", addr, err)
 	}
+}
+
+// news returns the refusals not told yet: how many, and the last few.
+func (r *reach) news(last int) (int, []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := r.count - r.told
+	r.told = r.count
+	fresh := r.refused[max(0, len(r.refused)-min(n, last)):]
+	return n, slices.Clone(fresh)
 }
 
 // Refused lists the addresses the episode's pages were refused, newest
