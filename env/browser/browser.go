@@ -197,7 +197,10 @@ func ExecPath() (string, error) {
 // and a profile in dir, and none of the background work that costs time
 // or reaches the network. The list follows chromedp's
 // DefaultExecAllocatorOptions, which cannot be read as flags, with
-// scrollbars shown.
+// scrollbars shown and the popup blocker on, as a person's browser has
+// it: a page opens a window only from a click or a key, one per gesture
+// (a loop of window.open in a click handler opens one), and the tabs of
+// an episode are capped besides (tabs.go).
 func flags(cfg Config, dir string) []string {
 	return []string{
 		"--headless",
@@ -220,7 +223,6 @@ func flags(cfg Config, dir string) []string {
 		"--disable-extensions",
 		"--disable-hang-monitor",
 		"--disable-ipc-flooding-protection",
-		"--disable-popup-blocking",
 		"--disable-prompt-on-repost",
 		"--disable-sync",
 		"--disable-quic",

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/env"
 )
 
 // processesUsing lists the processes whose command line holds arg.
@@ -92,5 +96,66 @@ func TestKilledOwnerLeavesNothing(t *testing.T) {
 	if !eventually(func() bool { _, err := os.Stat(base); return os.IsNotExist(err) }) {
 		entries, _ := os.ReadDir(base)
 		t.Errorf("the browser's folder %s outlives its owner (%d entries)", base, len(entries))
+	}
+}
+
+// TestPopupStorm: a click that opens 1,000 windows opens one (the popup
+// blocker lets one window open per gesture), and the observation after it
+// answers; windows a page opens gesture after gesture stop at MaxTabs
+// open, the rest closed as they appear and told to the agent; the agent's
+// own tabs are refused past the cap; the next episode starts clean.
+func TestPopupStorm(t *testing.T) {
+	b := start(t)
+	u := site(t, map[string]string{
+		"storm": `<!doctype html><title>Storm</title><button id=go style="width:300px;height:100px" onclick="for (let i = 0; i < 1000; i++) window.open('/pop?' + i)">Go</button>`,
+		"pop":   `<!doctype html><title>Pop</title><p>pop</p>`,
+		"chain": `<!doctype html><title>Chain</title><script>onkeydown = () => window.open('/chain')</script>`,
+	})
+	open(t, b, u+"/storm")
+	ctx := testCtx(t)
+	if _, err := b.Do(ctx, []action.Action{{Kind: action.Click, Point: action.At(100, 40)}}); err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now()
+	tabs, err := b.Tabs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Screenshot(ctx, env.ShotOptions{Marks: true}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the observation after the storm took %v, with %d tabs", time.Since(started).Round(time.Millisecond), len(tabs))
+	if len(tabs) != 2 {
+		t.Fatalf("%d tabs open after a click that opens 1,000 windows; want 2", len(tabs))
+	}
+
+	// A window per key press, each opened from the newest.
+	open(t, b, u+"/chain")
+	for i := 0; i < DefaultMaxTabs+4; i++ {
+		if _, err := b.Do(ctx, []action.Action{{Kind: action.Key, Keys: []string{"a"}}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Tabs(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var closed string
+	if !eventually(func() bool {
+		closed += strings.Join(b.Notices(), "\n")
+		return strings.Contains(closed, "past its cap of 16 tabs")
+	}) {
+		t.Fatalf("no notice of the windows closed: %q", closed)
+	}
+	if tabs, err := b.Tabs(ctx); err != nil || len(tabs) != DefaultMaxTabs {
+		t.Fatalf("%d tabs open (%v); want the cap, %d", len(tabs), err, DefaultMaxTabs)
+	}
+	_, err = b.Do(ctx, []action.Action{{Kind: action.Navigate, Text: u + "/pop", NewTab: true}})
+	if !errors.Is(err, env.ErrBadAction) || !strings.Contains(err.Error(), "at most 16 tabs") {
+		t.Fatalf("a tab past the cap: %v", err)
+	}
+	// A fresh episode has one tab.
+	open(t, b, u+"/pop")
+	if tabs, err := b.Tabs(ctx); err != nil || len(tabs) != 1 {
+		t.Fatalf("the next episode has %d tabs (%v)", len(tabs), err)
 	}
 }

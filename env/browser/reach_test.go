@@ -142,11 +142,14 @@ const img = new Image(); img.src = other + "/img"; document.body.append(img);
 const f = document.createElement("iframe"); f.src = other + "/frame"; document.body.append(f);
 new Worker(URL.createObjectURL(new Blob(["fetch(" + JSON.stringify(other + "/worker") + ").catch(() => 0)"], {type: "text/javascript"})));
 try { new WebSocket(other.replace("http", "ws") + "/ws"); } catch (e) {}
-window.open(other + "/popup");
+document.onclick = () => window.open(other + "/popup"); // a popup needs a gesture
 </script>`
 	u := site(t, map[string]string{"page": fmt.Sprintf(page, other, service)})
 	ctx := testCtx(t)
 	if err := b.Reset(ctx, env.Setup{Steps: []task.Step{{Open: &task.Open{URL: u + "/page"}}}, Origins: []string{service}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Do(ctx, []action.Action{{Kind: action.Click, Point: action.At(600, 400)}}); err != nil {
 		t.Fatal(err)
 	}
 	// The popup becomes the active tab: the page is read in the first.
