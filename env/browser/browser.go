@@ -116,7 +116,7 @@ type episode struct {
 	// the cap, told (Notices) up to toldTabs.
 	pages                map[target.ID]bool
 	closedTabs, toldTabs int
-	dialog *dialog // a JavaScript dialog waiting for an answer
+	dialog               *dialog // a JavaScript dialog waiting for an answer
 	// used is set by the first action, file written or page read: an
 	// episode still unused (the one Start opened) is as fresh as a new
 	// one, and the first reset takes it.
