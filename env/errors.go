@@ -13,4 +13,8 @@ const (
 	ErrForbidden Error = "forbidden"           // a path outside the allowed roots
 	ErrClosed    Error = "environment closed"  // the environment was closed or died
 	ErrBadAction Error = "action not possible" // the action cannot be done here
+	// ErrLimit is a bound of the environment's own that the episode's
+	// content passed (a page's memory): the episode ends uncompleted with
+	// the reason, and the environment is sound for the next one.
+	ErrLimit Error = "over the environment's limit"
 )

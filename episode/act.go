@@ -81,8 +81,9 @@ func (ep *Episode) Act(ctx context.Context, turn agent.Turn) error {
 	if err == nil && refused != nil {
 		err = refused
 	}
+	seen := rec.Notices // told with the observation
 	if n, ok := ep.e.(env.Notices); ok {
-		rec.Notices = n.Notices()
+		rec.Notices = append(rec.Notices, n.Notices()...)
 	}
 	for _, d := range done {
 		ep.traj.Steps = append(ep.traj.Steps, check.Step{Action: d.Action, Element: d.Element, Turn: step})
@@ -108,8 +109,8 @@ func (ep *Episode) Act(ctx context.Context, turn agent.Turn) error {
 		ep.problem(fmt.Sprintf("step %d: refused: %s", step, err))
 		final = nil
 	}
-	if len(rec.Notices) > 0 {
-		ep.feedback = strings.TrimPrefix(ep.feedback+"; "+strings.Join(rec.Notices, "; "), "; ")
+	if len(rec.Notices) > len(seen) {
+		ep.feedback = strings.TrimPrefix(ep.feedback+"; "+strings.Join(rec.Notices[len(seen):], "; "), "; ")
 	}
 	if err := ep.cfg.Store.SaveTurn(*rec); err != nil {
 		return ep.fail(ctx, phaseActing, infra(err))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/env"
 )
 
 // How says who decides the outcome of an episode that ended.
@@ -117,6 +118,8 @@ const (
 //	within the agent timeout)                                               run again
 //	the agent's turn failed with the wall time over                         uncompleted (checks run)
 //	the agent's turn failed otherwise                                       an error of the agent's, not run again
+//	observing or acting passed a limit of the environment's (env.ErrLimit:
+//	a page's memory)                                                         uncompleted (checks run)
 //	observing or acting failed with the wall time over, the env alive       uncompleted (checks run)
 //	observing or acting failed otherwise                                    run again
 //
@@ -166,6 +169,8 @@ func (ep *Episode) classify(ctx context.Context, ph phase, err error) Ending {
 	switch {
 	case errors.Is(err, ErrInfrastructure):
 		return Ending{How: ByInfrastructure, Reason: err.Error(), Err: err}
+	case errors.Is(err, env.ErrLimit) && ph != phaseThinking && ph != phaseStarting:
+		return Ending{End: check.EndBudget, Reason: fmt.Sprintf("step %d: %v", step, err), Err: err}
 	// A call whose service failed (a 5xx, a refused connection, the agent
 	// timeout) is the service's fault even when the wall time ran out as
 	// it was retried; a call the wall time cut short, with no such

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
@@ -42,6 +43,12 @@ func (ep *Episode) Observe(ctx context.Context) (agent.Observation, error) {
 		return obs, ep.fail(ctx, phaseObserving, err)
 	}
 	ep.res.Steps = step
+	if n, ok := ep.e.(env.Notices); ok { // what the environment did as it was observed
+		if notes := n.Notices(); len(notes) > 0 {
+			rec.Notices = notes
+			ep.feedback = strings.TrimPrefix(ep.feedback+"; "+strings.Join(notes, "; "), "; ")
+		}
+	}
 	obs.Step, obs.Feedback = step, ep.feedback
 	rec.EnvLatency = time.Since(envStart)
 	if obs.Screenshot != nil {

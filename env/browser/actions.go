@@ -27,12 +27,12 @@ import (
 // navTimeout bounds a navigation's wait for the page to load.
 const navTimeout = 30 * time.Second
 
-// Do performs the actions in order and records each one. Pointer and
+// doActions performs the actions in order and records each one. Pointer and
 // keyboard actions become CDP input events; an element target (an index
 // or tag of the last marks, an id, a role and name) is scrolled into view
 // and acted on at its centre. Navigation, tabs, options, uploads and
 // dialogs are the browser's own.
-func (b *Browser) Do(ctx context.Context, acts []action.Action) ([]action.Step, error) {
+func (b *Browser) doActions(ctx context.Context, acts []action.Action) ([]action.Step, error) {
 	b.use()
 	b.in.Lock()
 	defer b.in.Unlock()

@@ -48,6 +48,12 @@ import (
 const (
 	DefaultWidth  = 1280
 	DefaultHeight = 800
+	// DefaultMaxTreeNodes bounds the page whose tree is read: the DOM's
+	// nodes, text nodes included, as the renderer counts them (a page's
+	// script cannot change the count). Reading the tree of 50,000
+	// elements (about 100,000 nodes) takes about 10 s on a loaded
+	// machine, of 200,000 elements over a minute and a gigabyte.
+	DefaultMaxTreeNodes = 100_000
 )
 
 // Caps are the capabilities of a browser: its tree and elements, its tabs
@@ -60,6 +66,8 @@ type Config struct {
 	Width, Height int    // the viewport; default DefaultWidth x DefaultHeight
 	ExecPath      string // the browser; default chromium (or chromium-browser, google-chrome) on PATH
 	MaxTabs       int    // the tabs an episode may have open at once; default DefaultMaxTabs (tabs.go)
+	MaxMemory     int64  // the bytes the browser's processes may hold together; default DefaultMaxMemory (memory.go)
+	MaxTreeNodes  int    // the DOM nodes of a page whose tree is read; default DefaultMaxTreeNodes
 	Dir           string // where the browser's folders are made; default the system's
 	Log           io.Writer
 }
@@ -94,6 +102,8 @@ type Browser struct {
 	proxy *proxy
 
 	mu     sync.Mutex
+	peak   int64    // the most memory the browser held (memory.go)
+	notes  []string // for Notices, besides the refusals and closed tabs
 	ep     *episode
 	marks  []observe.Mark // of the last screenshot with marks
 	closed bool
@@ -116,7 +126,12 @@ type episode struct {
 	// the cap, told (Notices) up to toldTabs.
 	pages                map[target.ID]bool
 	closedTabs, toldTabs int
-	dialog               *dialog // a JavaScript dialog waiting for an answer
+	// limited ends (stop) when the episode passes a limit of the
+	// browser's, over (memory.go).
+	limited context.Context
+	stop    context.CancelCauseFunc
+	over    error
+	dialog  *dialog // a JavaScript dialog waiting for an answer
 	// used is set by the first action, file written or page read: an
 	// episode still unused (the one Start opened) is as fresh as a new
 	// one, and the first reset takes it.
@@ -256,6 +271,12 @@ func Start(ctx context.Context, cfg Config) (*Browser, error) {
 	if cfg.MaxTabs <= 0 {
 		cfg.MaxTabs = DefaultMaxTabs
 	}
+	if cfg.MaxTreeNodes <= 0 {
+		cfg.MaxTreeNodes = DefaultMaxTreeNodes
+	}
+	if cfg.MaxMemory <= 0 {
+		cfg.MaxMemory = DefaultMaxMemory
+	}
 	// The browser's output and chromedp's complaints are written from
 	// different goroutines.
 	cfg.Log = &syncWriter{w: cfg.Log}
@@ -313,6 +334,7 @@ func Start(ctx context.Context, cfg Config) (*Browser, error) {
 		b.Close()
 		return nil, err
 	}
+	b.watchMemory()
 	// The first episode, unused until the first reset takes it; that
 	// reset opens the next one in the background.
 	if _, err := b.newEpisode(ctx); err != nil {
@@ -434,6 +456,7 @@ func (b *Browser) openEpisode(ctx context.Context) (*episode, error) {
 	// and a screenshot of it waits for ever.
 	ectx, cancel := chromedp.NewContext(b.root, chromedp.WithNewBrowserContext(), chromedp.WithNewWindow(true))
 	ep := &episode{ctx: ectx, cancel: cancel, home: home}
+	ep.limited, ep.stop = context.WithCancelCause(context.Background())
 	// ctx ends the opening, not the episode.
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
@@ -516,6 +539,7 @@ func (b *Browser) dialogOpened() <-chan struct{} {
 
 // close ends the episode's tabs and disposes of its browser context.
 func (ep *episode) close() {
+	ep.stop(nil)
 	for _, t := range ep.tabs {
 		if t.cancel != nil {
 			t.cancel()

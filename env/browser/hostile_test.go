@@ -159,3 +159,48 @@ func TestPopupStorm(t *testing.T) {
 		t.Fatalf("the next episode has %d tabs (%v)", len(tabs), err)
 	}
 }
+
+// TestMemoryBound: a page that builds nodes without end is stopped when
+// the browser passes its memory bound; the episode's calls then fail with
+// env.ErrLimit, naming the bound, and the next episode works.
+func TestMemoryBound(t *testing.T) {
+	need(t)
+	const bound = 1 << 30
+	b, err := Start(testCtx(t), Config{MaxMemory: bound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	u := site(t, map[string]string{
+		"grow": `<!doctype html><title>Grow</title><body><p>growing</p><script>
+const keep = [];
+function grow() { const f = document.createDocumentFragment(); for (let i = 0; i < 200000; i++) { const d = document.createElement('div'); d.textContent = 'node ' + i + ' '.repeat(64); f.appendChild(d); } document.body.appendChild(f); keep.push(new Array(4e6).fill(keep.length)); setTimeout(grow, 0); }
+setTimeout(grow, 0);
+</script>`,
+		"calm": `<!doctype html><title>Calm</title><p>calm</p>`,
+	})
+	open(t, b, u+"/grow")
+	ctx := testCtx(t)
+	started := time.Now()
+	var obsErr error
+	for time.Since(started) < 55*time.Second {
+		if _, obsErr = b.Screenshot(ctx, env.ShotOptions{}); obsErr != nil {
+			break
+		}
+		if _, obsErr = b.Tree(ctx); obsErr != nil {
+			break
+		}
+	}
+	t.Logf("the page was stopped after %v; the browser's memory peaked at %s (bound %s): %v",
+		time.Since(started).Round(time.Millisecond), size(b.Peak()), size(bound), obsErr)
+	if !errors.Is(obsErr, env.ErrLimit) || !strings.Contains(obsErr.Error(), "over the bound of 1 GiB") {
+		t.Fatalf("observing a page that grows without end: %v", obsErr)
+	}
+	if _, err := b.Do(ctx, []action.Action{{Kind: action.Click, Point: action.At(5, 5)}}); !errors.Is(err, env.ErrLimit) {
+		t.Fatalf("an action after the bound: %v", err)
+	}
+	open(t, b, u+"/calm")
+	if v := eval(t, b, "document.title"); v != "Calm" {
+		t.Fatalf("the next episode's page: %q", v)
+	}
+}

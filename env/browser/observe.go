@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/memory"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
@@ -21,10 +22,10 @@ import (
 	"github.com/proctor-eval/proctor/observe"
 )
 
-// Screenshot captures the active tab's viewport. A JavaScript dialog
+// screenshot captures the active tab's viewport. A JavaScript dialog
 // waiting for an answer is drawn over it where the tree places it, so
 // that a pixel agent sees it and can click its buttons.
-func (b *Browser) Screenshot(ctx context.Context, o env.ShotOptions) (env.Shot, error) {
+func (b *Browser) screenshot(ctx context.Context, o env.ShotOptions) (env.Shot, error) {
 	pctx, err := b.page(ctx)
 	if err != nil {
 		return env.Shot{}, err
@@ -135,10 +136,10 @@ func (b *Browser) activeTab() *tab {
 	return b.ep.active
 }
 
-// Tree reads the active tab's accessibility tree, every frame's, with the
+// tree reads the active tab's accessibility tree, every frame's, with the
 // boxes of the page's layout; a JavaScript dialog waiting for an answer
 // is its own node, with its buttons.
-func (b *Browser) Tree(ctx context.Context) (*observe.Tree, error) {
+func (b *Browser) tree(ctx context.Context) (*observe.Tree, error) {
 	pctx, err := b.page(ctx)
 	if err != nil {
 		return nil, err
@@ -149,11 +150,32 @@ func (b *Browser) Tree(ctx context.Context) (*observe.Tree, error) {
 	if t := b.activeTab(); t != nil {
 		t.waitLoaded(ctx, loadWait)
 	}
-	t, err := pagetree.Read(pctx)
+	rctx, stop := within(pctx, ctx)
+	defer stop()
+	counts, err := chromedp.Run(rctx, func(tctx context.Context, tg *chromedp.Target) (memory.GetDOMCountersResult, error) {
+		return cdp.Call(tctx, cdppipe.SessionOf(tctx, tg), memory.GetDOMCounters, cdp.Empty{})
+	})
+	if err != nil {
+		return nil, b.failed("count the page's nodes", err)
+	}
+	if counts.Nodes > int64(b.cfg.MaxTreeNodes) {
+		msg := fmt.Sprintf("the page holds %d nodes, more than the %d whose tree the browser reads: its tree is left out (act on the screenshot)", counts.Nodes, b.cfg.MaxTreeNodes)
+		b.notice(msg)
+		return &observe.Tree{Errors: []string{msg}}, nil
+	}
+	t, err := pagetree.Read(rctx)
 	if err != nil {
 		return nil, b.failed("read the page's tree", err)
 	}
 	return t, nil
+}
+
+// within is pctx, a tab's chromedp context, ended also when ctx, the
+// caller's, ends: a call on the tab honours the caller's deadline.
+func within(pctx, ctx context.Context) (context.Context, context.CancelFunc) {
+	rctx, cancel := context.WithCancelCause(pctx)
+	stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+	return rctx, func() { stop(); cancel(nil) }
 }
 
 // failed names what failed, and says so when the browser is gone.
@@ -191,9 +213,9 @@ func (b *Browser) Windows(ctx context.Context) ([]env.Window, error) {
 	return out, nil
 }
 
-// Tabs lists the episode's tabs in the order they opened, with each one's
+// tabs lists the episode's tabs in the order they opened, with each one's
 // page title and address, the active one marked.
-func (b *Browser) Tabs(ctx context.Context) ([]observe.Tab, error) {
+func (b *Browser) tabs(ctx context.Context) ([]observe.Tab, error) {
 	ep, err := b.episode()
 	if err != nil {
 		return nil, err

@@ -12,11 +12,11 @@ import (
 	"github.com/proctor-eval/proctor/observe"
 )
 
-// Page reads the active tab's page for a check's page probe. found is
+// pageQuery reads the active tab's page for a check's page probe. found is
 // false where there is nothing to read: no element matches the selector,
 // no cookie or storage item has the name, the URL has no such parameter,
 // the expression's value is null or undefined.
-func (b *Browser) Page(ctx context.Context, q observe.PageQuery) (string, bool, error) {
+func (b *Browser) pageQuery(ctx context.Context, q observe.PageQuery) (string, bool, error) {
 	b.use()
 	if err := q.Validate(); err != nil {
 		return "", false, fmt.Errorf("%w: %v", env.ErrBadAction, err)

@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,7 +93,7 @@ func (b *Browser) tabsFull(ep *episode) error {
 func (b *Browser) Notices() []string {
 	var out []string
 	if n, last := b.reach.news(3); n > 0 {
-		out = append(out, fmt.Sprintf("the browser refused %d request(s) of the page to addresses this task does not allow: %s", n, strings.Join(last, ", ")))
+		out = append(out, fmt.Sprintf("the browser refused %s of the page to addresses this task does not allow: %s", count(n, "request"), strings.Join(last, ", ")))
 	}
 	b.mu.Lock()
 	ep := b.ep
@@ -103,7 +104,28 @@ func (b *Browser) Notices() []string {
 	}
 	b.mu.Unlock()
 	if closed > 0 {
-		out = append(out, fmt.Sprintf("the browser closed %d window(s) the page opened past its cap of %d tabs", closed, b.cfg.MaxTabs))
+		out = append(out, fmt.Sprintf("the browser closed %s the page opened past its cap of %d tabs", count(closed, "window"), b.cfg.MaxTabs))
 	}
+	b.mu.Lock()
+	out = append(out, b.notes...)
+	b.notes = nil
+	b.mu.Unlock()
 	return out
+}
+
+// notice keeps a line for Notices (the last few).
+func (b *Browser) notice(s string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.notes) < 4 && !slices.Contains(b.notes, s) {
+		b.notes = append(b.notes, s)
+	}
+}
+
+// count is n and a noun, singular or plural.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -36,6 +36,7 @@ type Allocator struct {
 	mu    sync.Mutex
 	tail  []byte                      // the output's last bytes, for the error of a failed start
 	conns map[*chromedp.Browser]*Conn // while each browser runs
+	group int                         // the process group of the browser started last
 }
 
 // keepOutput is how much of the output's end Output keeps.
@@ -125,6 +126,7 @@ func (a *Allocator) Allocate(ctx context.Context, opts ...chromedp.BrowserOption
 		a.conns = map[*chromedp.Browser]*Conn{}
 	}
 	a.conns[b] = conn
+	a.group = cmd.Process.Pid
 	a.mu.Unlock()
 	go func() {
 		<-exited
@@ -149,6 +151,14 @@ func ConnOf(ctx context.Context) *Conn {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.conns[c.Browser]
+}
+
+// Group is the process group of the browser started last (its own
+// process's id), 0 before one starts: its processes, the helpers too.
+func (a *Allocator) Group() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.group
 }
 
 // Wait waits until every browser the allocator started has exited.
