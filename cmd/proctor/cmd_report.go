@@ -22,6 +22,9 @@ score, the milestone average, the share of each outcome (failure,
 uncompleted, early_stopped, error), time, steps, tokens and cost per
 episode, the mean and standard deviation over repeats, and breakdowns by
 level, app, domain, kind and difficulty. Several runs are shown side by side.
+Infrastructure errors are never the agent's failure: they are counted
+beside the rates ("errors (left out)", "+N errors") and left
+out of every rate and mean; a run that decided nothing shows n/a.
 
 A run judged again with proctor rescore also shows the episodes whose
 outcome flipped ("Re-judged: N flipped"); the figures above stay the
