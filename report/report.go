@@ -45,6 +45,9 @@ type Report struct {
 	// Judges compares each judge of the run's judge checks with the
 	// reviews and the rule-based checks.
 	Judges []Trust `json:"judges,omitempty"`
+	// Stats are the intervals and the statistics over repeats, when
+	// asked for (Analyse).
+	Stats *Stats `json:"stats,omitempty"`
 }
 
 // Persona is the metrics of one persona's episodes: SCUBA reports the
@@ -321,6 +324,7 @@ func Write(w io.Writer, rs []*Report, format string) error {
 		}
 		table("By "+string(d), append([]string{string(d)}, header[1:]...), brows)
 	}
+	writeStats(w, rs, table)
 	writePersonas(rs, pct, table)
 	writeCC(rs, header, row, table)
 	writeTrust(rs, table)

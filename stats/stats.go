@@ -235,6 +235,14 @@ func McNemarExact(b, c int) float64 {
 	}
 	m := min(b, c)
 	var tail float64
+	if n <= 1000 { // C(n,i)/2ⁿ term by term, exact enough and no underflow
+		term := math.Ldexp(1, -n)
+		for i := 0; i <= m; i++ {
+			tail += term
+			term *= float64(n-i) / float64(i+1)
+		}
+		return min(1, 2*tail)
+	}
 	ln2 := math.Log(2)
 	lgn, _ := math.Lgamma(float64(n + 1))
 	for i := 0; i <= m; i++ {

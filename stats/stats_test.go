@@ -105,6 +105,14 @@ func TestMcNemarExact(t *testing.T) {
 	if p := McNemarExact(10, 300); !(p > 0 && p < 1e-60) {
 		t.Errorf("McNemarExact(10, 300) = %g", p)
 	}
+	// Past 1,000 discordant tasks the tail is summed in logarithms: an
+	// even split is not significant, a lopsided one is.
+	if p := McNemarExact(600, 600); p != 1 {
+		t.Errorf("McNemarExact(600, 600) = %g", p)
+	}
+	if p := McNemarExact(500, 700); !(p > 0 && p < 1e-7) {
+		t.Errorf("McNemarExact(500, 700) = %g", p)
+	}
 }
 
 // TestBootstrapCoverage: the 95 % interval of a Bernoulli agent's success

@@ -96,6 +96,10 @@ type Result struct {
 	// budget, early_stop): proctor judge needs it to decide the episode
 	// later. Empty for every other episode.
 	End string `json:"end,omitempty"`
+	// Template is the id of the template the task is an instance of
+	// ("" for a task of its own): a report's intervals resample a
+	// template's instances together.
+	Template string `json:"template,omitempty"`
 }
 
 // Turn is the record of one step of an episode: what the agent was
