@@ -64,3 +64,14 @@ func TestObservationTabs(t *testing.T) {
 		t.Fatalf("without tabs: %+v %v", obs.Tabs, err)
 	}
 }
+
+// TestResultNamesTemplate: an instance's result names its template, so
+// that a report resamples a template's instances together.
+func TestResultNamesTemplate(t *testing.T) {
+	for _, tc := range []struct{ template string }{{"calc-add-{{a}}-{{b}}"}, {""}} {
+		tk := &task.Task{ID: "calc-add-12-30", Level: "wood", Template: tc.template}
+		if r := Result(tk, 2); r.Template != tc.template || r.Task != tk.ID || r.Repeat != 2 {
+			t.Errorf("result %+v, want template %q", r, tc.template)
+		}
+	}
+}

@@ -45,6 +45,9 @@ type Report struct {
 	// Judges compares each judge of the run's judge checks with the
 	// reviews and the rule-based checks.
 	Judges []Trust `json:"judges,omitempty"`
+	// Stats are the intervals and the statistics over repeats, when
+	// asked for (Analyse).
+	Stats *Stats `json:"stats,omitempty"`
 }
 
 // Persona is the metrics of one persona's episodes: SCUBA reports the
@@ -234,6 +237,9 @@ func Write(w io.Writer, rs []*Report, format string) error {
 		return out
 	}
 	stat := func(s score.Stat) string {
+		if s.N == 0 {
+			return "n/a"
+		}
 		if s.N < 2 {
 			return pct(s.Mean)
 		}
@@ -245,9 +251,10 @@ func Write(w io.Writer, rs []*Report, format string) error {
 		row("environment", func(r *Report) string { return r.Environments() }),
 		row("tasks", func(r *Report) string { return fmt.Sprint(len(taskSet(r))) }),
 		row("episodes", func(r *Report) string { return fmt.Sprint(r.Summary.N) }),
-		row("success rate", func(r *Report) string { return pct(r.Summary.SuccessRate) }),
-		row("weighted score", func(r *Report) string { return pct(r.Summary.Weighted) }),
-		row("milestone average", func(r *Report) string { return fmt.Sprintf("%.3f", r.Summary.MilestoneAvg) }),
+		row("errors (left out)", func(r *Report) string { return fmt.Sprint(r.Summary.Errors) }),
+		row("success rate", func(r *Report) string { return rate(r.Summary, pct(r.Summary.SuccessRate)) }),
+		row("weighted score", func(r *Report) string { return rate(r.Summary, pct(r.Summary.Weighted)) }),
+		row("milestone average", func(r *Report) string { return rate(r.Summary, fmt.Sprintf("%.3f", r.Summary.MilestoneAvg)) }),
 	}
 	for _, o := range check.Outcomes {
 		if o == check.Success {
@@ -309,7 +316,7 @@ func Write(w io.Writer, rs []*Report, format string) error {
 			brows = append(brows, row(orDash(k), func(r *Report) string {
 				for _, g := range r.Breakdowns[d] {
 					if g.Key == k {
-						return fmt.Sprintf("%d/%d %s", g.Summary.Passed, g.Summary.N, pct(g.Summary.SuccessRate))
+						return passedOf(g.Summary, pct)
 					}
 				}
 				return "-"
@@ -317,6 +324,7 @@ func Write(w io.Writer, rs []*Report, format string) error {
 		}
 		table("By "+string(d), append([]string{string(d)}, header[1:]...), brows)
 	}
+	writeStats(w, rs, table)
 	writePersonas(rs, pct, table)
 	writeCC(rs, header, row, table)
 	writeTrust(rs, table)
@@ -355,6 +363,27 @@ func Write(w io.Writer, rs []*Report, format string) error {
 		table(title, []string{"task", "repeat", "old -> new", "reason"}, frows)
 	}
 	return nil
+}
+
+// rate is a rate or mean of a summary as written, or "n/a" when nothing
+// was decided (every episode an infrastructure error).
+func rate(s score.Summary, v string) string {
+	if !s.HasRates() {
+		return "n/a"
+	}
+	return v
+}
+
+// passedOf is "passed/decided rate", with the errors left out beside it.
+func passedOf(s score.Summary, pct func(float64) string) string {
+	out := fmt.Sprintf("%d/%d %s", s.Passed, s.Decided, rate(s, pct(s.SuccessRate)))
+	if s.Errors > 0 {
+		out += fmt.Sprintf(" +%d error", s.Errors)
+		if s.Errors > 1 {
+			out += "s"
+		}
+	}
+	return out
 }
 
 // taskSet is the tasks of a run's episodes.
@@ -464,8 +493,7 @@ func writePersonas(rs []*Report, pct func(float64) string, table func(string, []
 	for _, r := range rs {
 		for _, p := range r.Personas {
 			rows = append(rows, []string{p.Name, r.Run.ID, fmt.Sprint(p.Summary.N),
-				fmt.Sprintf("%d/%d %s", p.Summary.Passed, p.Summary.N, pct(p.Summary.SuccessRate)),
-				fmt.Sprintf("%.3f", p.Summary.MilestoneAvg), p.Means.Duration.Round(10 * time.Millisecond).String(),
+				passedOf(p.Summary, pct), rate(p.Summary, fmt.Sprintf("%.3f", p.Summary.MilestoneAvg)), p.Means.Duration.Round(10 * time.Millisecond).String(),
 				fmt.Sprintf("%.1f", p.Means.Steps), fmt.Sprintf("%.0f / %.0f", p.Means.InputTokens, p.Means.OutputTokens),
 				fmt.Sprintf("$%.4f / $%.4f", p.Means.Cost, p.Means.TotalCost)})
 		}

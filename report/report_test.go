@@ -3,6 +3,10 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -201,5 +205,70 @@ func TestMeansKeepSetupApart(t *testing.T) {
 		if m.Duration != tc.took || m.Setup != tc.set {
 			t.Errorf("%s: time per episode %s, setup %s; want %s and %s", tc.name, m.Duration, m.Setup, tc.took, tc.set)
 		}
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to write it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (run with -update to rewrite it):\n%s", path, got)
+	}
+}
+
+// TestErrorsLeftOut: infrastructure errors are never the agent's
+// failure. A run whose agent server answers 500 every time decides
+// nothing (n/a, not 0 %); a mixed run's rates are over the decided
+// episodes, with the errors counted beside them.
+func TestErrorsLeftOut(t *testing.T) {
+	mk := func(task string, rep int, level string, w float64, outcome string, milestone float64) store.Result {
+		return store.Result{Task: task, Repeat: rep, Level: level, Weight: w, Apps: []string{"mousepad"}, Kind: "state",
+			Env: "x11", Outcome: outcome, Milestone: milestone, Steps: 3, Duration: time.Second}
+	}
+	down := Make("runs/down", store.Run{ID: "down", Agent: "http"}, []store.Result{
+		mk("a", 0, "wood", 1, "error", 0), mk("b", 0, "gold", 8, "error", 0), mk("a", 1, "wood", 1, "error", 0)})
+	mixed := Make("runs/mixed", store.Run{ID: "mixed", Agent: "http"}, []store.Result{
+		mk("a", 0, "wood", 1, "success", 1), mk("b", 0, "gold", 8, "error", 0), mk("c", 0, "gold", 8, "failure", 0.5),
+		mk("a", 1, "wood", 1, "error", 0)})
+	if s := down.Summary; s.HasRates() || s.Errors != 3 || s.Decided != 0 {
+		t.Fatalf("all errors: %+v", s)
+	}
+	// Decided: a (wood, success) and c (gold, failure).
+	if s := mixed.Summary; s.Errors != 2 || s.Decided != 2 || s.SuccessRate != 0.5 || s.Weighted != 1.0/9 || s.MilestoneAvg != 0.75 {
+		t.Fatalf("mixed: %+v", s)
+	}
+	for _, format := range []string{"text", "markdown"} {
+		var b bytes.Buffer
+		if err := Write(&b, []*Report{down, mixed}, format); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, w := range []string{"errors (left out)", "n/a", "50.0%", "0/0 n/a +2 errors", "0/1 0.0% +1 error"} {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s report lacks %q:\n%s", format, w, out)
+			}
+		}
+		for _, re := range []string{`success rate\s*\|?\s*n/a\s*\|?\s*50\.0%`, `weighted score\s*\|?\s*n/a\s*\|?\s*11\.1%`,
+			`milestone average\s*\|?\s*n/a\s*\|?\s*0\.750`, `errors \(left out\)\s*\|?\s*3\s*\|?\s*2`} {
+			if !regexp.MustCompile(re).MatchString(out) {
+				t.Errorf("%s report does not match %s:\n%s", format, re, out)
+			}
+		}
+		golden(t, "errors."+format, out)
 	}
 }

@@ -25,24 +25,44 @@ type Result struct {
 // Passed reports whether the task succeeded.
 func (r Result) Passed() bool { return r.Outcome == check.Success }
 
-// Summary is the scores of a set of results.
+// Decided reports whether the result is the agent's: every outcome but an
+// infrastructure error, which is left out of every rate and mean.
+func (r Result) Decided() bool { return r.Outcome != check.Error }
+
+// Summary is the scores of a set of results. The rates and the mean are
+// over the decided results only (Decided of N): infrastructure errors are
+// counted apart (Errors) and never scored as the agent's failure. With
+// nothing decided (Decided 0) the rates are undefined: 0 here, shown as
+// n/a (HasRates).
 type Summary struct {
 	N            int                   `json:"n"`
+	Decided      int                   `json:"decided"` // n less the errors
+	Errors       int                   `json:"errors"`  // infrastructure errors, left out of the rates
 	Passed       int                   `json:"passed"`
-	SuccessRate  float64               `json:"success_rate"`   // passed / n
-	Weighted     float64               `json:"weighted_score"` // sum of passed weights / sum of weights
-	MilestoneAvg float64               `json:"milestone_avg"`
+	SuccessRate  float64               `json:"success_rate"`   // passed / decided
+	Weighted     float64               `json:"weighted_score"` // sum of passed weights / sum of decided weights
+	MilestoneAvg float64               `json:"milestone_avg"`  // over the decided results
 	Outcomes     map[check.Outcome]int `json:"outcomes"`
 }
 
+// HasRates reports whether anything was decided, so that the rates mean
+// something.
+func (s Summary) HasRates() bool { return s.Decided > 0 }
+
 // Summarize scores a set of results: the success rate, the OSUniverse
 // weighted score (each task counts its level's weight), the milestone
-// average and the count of each outcome.
+// average and the count of each outcome. Infrastructure errors are counted
+// but left out of the rates and the mean.
 func Summarize(rs []Result) Summary {
 	s := Summary{N: len(rs), Outcomes: map[check.Outcome]int{}}
 	var wPassed, wAll, ms float64
 	for _, r := range rs {
 		s.Outcomes[r.Outcome]++
+		if !r.Decided() {
+			s.Errors++
+			continue
+		}
+		s.Decided++
 		wAll += r.Weight
 		ms += r.Milestone
 		if r.Passed() {
@@ -50,9 +70,9 @@ func Summarize(rs []Result) Summary {
 			wPassed += r.Weight
 		}
 	}
-	if s.N > 0 {
-		s.SuccessRate = float64(s.Passed) / float64(s.N)
-		s.MilestoneAvg = ms / float64(s.N)
+	if s.Decided > 0 {
+		s.SuccessRate = float64(s.Passed) / float64(s.Decided)
+		s.MilestoneAvg = ms / float64(s.Decided)
 	}
 	if wAll > 0 {
 		s.Weighted = wPassed / wAll
@@ -164,7 +184,9 @@ type RepeatStats struct {
 	MilestoneAvg Stat      `json:"milestone_avg"`
 }
 
-// Repeats summarizes each repeat of the suite, then the spread across them.
+// Repeats summarizes each repeat of the suite, then the spread across
+// them; a repeat with nothing decided (all errors) is left out of the
+// spread.
 func Repeats(rs []Result) RepeatStats {
 	by := map[int][]Result{}
 	for _, r := range rs {
@@ -180,6 +202,9 @@ func Repeats(rs []Result) RepeatStats {
 	for _, k := range idx {
 		s := Summarize(by[k])
 		st.Runs = append(st.Runs, s)
+		if !s.HasRates() {
+			continue
+		}
 		sr, ws, ma = append(sr, s.SuccessRate), append(ws, s.Weighted), append(ma, s.MilestoneAvg)
 	}
 	st.SuccessRate, st.Weighted, st.MilestoneAvg = MeanStd(sr), MeanStd(ws), MeanStd(ma)

@@ -59,7 +59,10 @@ func TestSummarizeOutcomesAndMilestones(t *testing.T) {
 		{Outcome: check.Error, Weight: 2},
 	}
 	s := Summarize(rs)
-	if s.N != 5 || s.Passed != 1 || !near(s.SuccessRate, 0.2) || !near(s.Weighted, 1.0/8) || !near(s.MilestoneAvg, 0.35) {
+	// The error is counted but left out: 1 of 4 decided, weight 1 of 6,
+	// milestones 1.75 over 4.
+	if s.N != 5 || s.Decided != 4 || s.Errors != 1 || s.Passed != 1 || !near(s.SuccessRate, 0.25) || !near(s.Weighted, 1.0/6) ||
+		!near(s.MilestoneAvg, 0.4375) || !s.HasRates() {
 		t.Fatalf("summary = %+v", s)
 	}
 	for _, o := range check.Outcomes {
@@ -69,6 +72,37 @@ func TestSummarizeOutcomesAndMilestones(t *testing.T) {
 	}
 	if z := Summarize(nil); z.SuccessRate != 0 || z.Weighted != 0 {
 		t.Fatalf("empty summary = %+v", z)
+	}
+}
+
+// TestErrorsLeftOut: infrastructure errors never count as the agent's
+// failure; with nothing decided there is no rate to give.
+func TestErrorsLeftOut(t *testing.T) {
+	tests := []struct {
+		name                    string
+		outcomes                []check.Outcome
+		decided, errors, passed int
+		rate                    float64
+	}{
+		{"all errors", []check.Outcome{check.Error, check.Error, check.Error}, 0, 3, 0, 0},
+		{"mixed", []check.Outcome{check.Success, check.Error, check.Failure, check.Error, check.Success, check.Error}, 3, 3, 2, 2.0 / 3},
+		{"no errors", []check.Outcome{check.Success, check.Failure}, 2, 0, 1, 0.5},
+	}
+	for _, tc := range tests {
+		var rs []Result
+		for i, o := range tc.outcomes {
+			rs = append(rs, Result{Task: fmt.Sprint(i), Outcome: o, Weight: 2, Milestone: map[bool]float64{true: 1}[o == check.Success]})
+		}
+		s := Summarize(rs)
+		if s.Decided != tc.decided || s.Errors != tc.errors || s.Passed != tc.passed || !near(s.SuccessRate, tc.rate) ||
+			!near(s.Weighted, tc.rate) || !near(s.MilestoneAvg, tc.rate) || s.HasRates() != (tc.decided > 0) {
+			t.Errorf("%s: %+v", tc.name, s)
+		}
+	}
+	// A repeat of errors only is left out of the spread over repeats.
+	rs := []Result{{Task: "a", Repeat: 0, Outcome: check.Success, Weight: 1}, {Task: "a", Repeat: 1, Outcome: check.Error, Weight: 1}}
+	if st := Repeats(rs); st.SuccessRate.N != 1 || st.SuccessRate.Mean != 1 || len(st.Runs) != 2 {
+		t.Errorf("repeats with an all-error repeat: %+v", st)
 	}
 }
 

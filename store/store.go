@@ -103,6 +103,10 @@ type Result struct {
 	Unparsed int      `json:"unparsed,omitempty"`
 	Refused  int      `json:"refused,omitempty"`
 	Problems []string `json:"problems,omitempty"`
+	// Template is the id of the template the task is an instance of
+	// ("" for a task of its own): a report's intervals resample a
+	// template's instances together.
+	Template string `json:"template,omitempty"`
 }
 
 // Turn is the record of one step of an episode: what the agent was

@@ -76,9 +76,10 @@ type compareGroup struct {
 }
 
 // compareRate is a run's success over the episodes every compared run
-// attempted.
+// attempted: N decided episodes, the infrastructure errors (Errors) left
+// out.
 type compareRate struct {
-	Passed, N int
+	Passed, N, Errors int
 }
 
 func (c compareRate) Rate() float64 {
@@ -144,6 +145,10 @@ func compareRuns(runs []*run) (shared []compareLine, apart []compareGroup, rates
 		}
 		pass := map[bool]bool{}
 		for i, c := range l.Cells {
+			if c.Outcome == string(check.Error) {
+				rates[i].Errors++ // neither a success nor the agent's failure
+				continue
+			}
 			ok := c.Outcome == string(check.Success)
 			pass[ok] = true
 			rates[i].N++

@@ -16,8 +16,10 @@ import (
 // boardRow is one run on the leaderboard.
 type boardRow struct {
 	ID, Agent, Model, Obs, Harness string
+	Env                            string // the kinds of environment the episodes ran in
 	Started                        time.Time
 	N                              int
+	Decided, Errors                int // N less the infrastructure errors, which the rates leave out (n/a when none decided)
 	Weighted, Success, Milestone   float64
 	Uncompleted, EarlyStop         float64
 	Duration                       time.Duration // mean per episode, without the reset and setup
@@ -31,20 +33,27 @@ type boardRow struct {
 func rowOf(r *run, dims []score.Dimension) boardRow {
 	rep := r.Report
 	s := rep.Summary
-	share := func(o check.Outcome) float64 {
-		if s.N == 0 {
+	share := func(o check.Outcome) float64 { // of the decided episodes
+		if s.Decided == 0 {
 			return 0
 		}
-		return float64(s.Outcomes[o]) / float64(s.N)
+		return float64(s.Outcomes[o]) / float64(s.Decided)
 	}
 	row := boardRow{ID: r.ID, Agent: rep.Run.Agent, Model: rep.Run.Model, Obs: rep.Run.ObsMode, Harness: rep.Run.Harness,
-		Started: rep.Run.Started, N: s.N, Weighted: s.Weighted, Success: s.SuccessRate, Milestone: s.MilestoneAvg,
+		Env: rep.Environments(), Started: rep.Run.Started, N: s.N, Decided: s.Decided, Errors: s.Errors, Weighted: s.Weighted, Success: s.SuccessRate, Milestone: s.MilestoneAvg,
 		Uncompleted: share(check.Uncompleted), EarlyStop: share(check.EarlyStopped), Duration: rep.Means.Duration,
 		Setup: rep.Means.Setup, Tokens: rep.Means.InputTokens + rep.Means.OutputTokens, Cost: rep.Means.Cost,
 		TotalCost: rep.Means.TotalCost, Groups: map[string]string{}}
 	for _, d := range dims {
 		for _, g := range rep.Breakdowns[d] {
-			row.Groups[groupLabel(dims, d, g.Key)] = fmt.Sprintf("%d/%d · %.0f%%", g.Summary.Passed, g.Summary.N, 100*g.Summary.SuccessRate)
+			cell := fmt.Sprintf("%d/%d · %.0f%%", g.Summary.Passed, g.Summary.Decided, 100*g.Summary.SuccessRate)
+			if !g.Summary.HasRates() {
+				cell = fmt.Sprintf("%d/%d · n/a", g.Summary.Passed, g.Summary.Decided)
+			}
+			if g.Summary.Errors > 0 {
+				cell += fmt.Sprintf(" · %d err.", g.Summary.Errors)
+			}
+			row.Groups[groupLabel(dims, d, g.Key)] = cell
 		}
 	}
 	return row
@@ -101,6 +110,8 @@ var sortKeys = map[string]func(a, b boardRow) bool{
 	"date":        func(a, b boardRow) bool { return a.Started.Before(b.Started) },
 	"agent":       func(a, b boardRow) bool { return a.Agent+a.Model < b.Agent+b.Model },
 	"tasks":       func(a, b boardRow) bool { return a.N < b.N },
+	"errors":      func(a, b boardRow) bool { return a.Errors < b.Errors },
+	"env":         func(a, b boardRow) bool { return a.Env < b.Env },
 }
 
 // column is a sortable header; Title, where set, is the label written
@@ -175,8 +186,10 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 	})
 	groups := sortedGroups(groupSet, dims)
 	var cols []column
-	for _, c := range [][3]string{{"agent", "Agent / model", ""}, {"date", "Date", ""}, {"tasks", "Eps.", "episodes"},
-		{"weighted", "Weighted", "weighted score"}, {"success", "Success", "success rate"}, {"milestone", "Miles.", "milestones reached, mean share"},
+	for _, c := range [][3]string{{"agent", "Agent / model", ""}, {"env", "Env.", "the environments the episodes ran in"}, {"date", "Date", ""},
+		{"tasks", "Eps.", "episodes"}, {"errors", "Errors", "infrastructure errors, left out of every rate and mean"},
+		{"weighted", "Weighted", "weighted score, errors left out"}, {"success", "Success", "success rate, errors left out"},
+		{"milestone", "Miles.", "milestones reached, mean share, errors left out"},
 		{"uncompleted", "Uncompl.", "uncompleted: the budget or wall time ran out"}, {"early", "Early", "early stopped: repeated actions"},
 		{"time", "Time / ep.", "mean time per episode, without the reset and setup"}, {"tokens", "Tokens / ep.", "mean tokens per episode, input and output"},
 		{"cost", "Cost / ep.", "mean cost per episode (the run page has the total)"}} {

@@ -511,3 +511,59 @@ func TestValidationIsNotRanked(t *testing.T) {
 		t.Fatalf("the validation's own page: %d", code)
 	}
 }
+
+// TestErrorsLeftOut: the leaderboard, the run page and the comparison
+// leave infrastructure errors out of every rate and count them in a
+// column of their own; a run that decided nothing shows n/a, not 0 %.
+func TestErrorsLeftOut(t *testing.T) {
+	root := t.TempDir()
+	day := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	makeRun(t, root, "run-down", "http", day, []episode{{"write-note", "wood", "error", 0}, {"sort-rows", "bronze", "error", 0}})
+	makeRun(t, root, "run-mixed", "http", day.Add(time.Hour), []episode{{"write-note", "wood", "success", 1}, {"sort-rows", "bronze", "error", 0}})
+	h := (&Server{Root: root}).Handler()
+	code, body := get(t, h, "/")
+	if code != 200 {
+		t.Fatalf("leaderboard = %d", code)
+	}
+	row := func(id string) string {
+		at := strings.Index(body, `value="`+id+`"`)
+		if at < 0 {
+			t.Fatalf("no row for %s:\n%s", id, body)
+		}
+		return body[at : at+strings.Index(body[at:], "</tr>")]
+	}
+	for _, tc := range []struct {
+		id   string
+		want []string
+	}{
+		{"run-down", []string{`<td class="n errors">2</td>`, `<td class="n strong">n/a</td>`, `<td class="n">n/a</td>`, "0/0 · n/a · 1 err."}},
+		{"run-mixed", []string{`<td class="n errors">1</td>`, `<td class="n strong">100.0%</td>`, "1/1 · 100%", "0/0 · n/a · 1 err."}},
+	} {
+		r := row(tc.id)
+		for _, w := range tc.want {
+			if !strings.Contains(r, w) {
+				t.Errorf("%s's leaderboard row lacks %q:\n%s", tc.id, w, r)
+			}
+		}
+		if tc.id == "run-down" && strings.Contains(r, "%") {
+			t.Errorf("%s's row gives a rate though nothing was decided:\n%s", tc.id, r)
+		}
+	}
+	for _, w := range []string{">Errors</a>", ">Env.</a>", `<td class="env">-</td>`} {
+		if !strings.Contains(body, w) {
+			t.Errorf("the leaderboard lacks %q", w)
+		}
+	}
+	_, body = get(t, h, "/run/run-down")
+	for _, w := range []string{`<dd id="run-success">n/a of 0 <small>(2 infrastructure errors left out, of 2)</small>`, `<dd id="run-errors">2</dd>`, `<dd id="run-env">-</dd>`} {
+		if !strings.Contains(body, w) {
+			t.Errorf("the run page lacks %q", w)
+		}
+	}
+	_, body = get(t, h, "/compare?run=run-down&run=run-mixed")
+	for _, w := range []string{"0/0 shared · n/a · 2 errors left out", "1/1 shared · 100.0% · 1 error left out", "0 of 2 episodes flipped"} {
+		if !strings.Contains(body, w) {
+			t.Errorf("the comparison lacks %q:\n%s", w, body)
+		}
+	}
+}

@@ -13,7 +13,8 @@ import (
 
 func newReportCommand() *cobra.Command {
 	var format, suite string
-	var ccscore, canonicalKeys bool
+	var ccscore, canonicalKeys, compare bool
+	so := report.StatOptions{K: report.DefaultK}
 	c := &cobra.Command{
 		Use:   "report RUN [RUN...]",
 		Short: "Report the scores of one or more runs, side by side",
@@ -22,6 +23,27 @@ score, the milestone average, the share of each outcome (failure,
 uncompleted, early_stopped, error), time, steps, tokens and cost per
 episode, the mean and standard deviation over repeats, and breakdowns by
 level, app, domain, kind and difficulty. Several runs are shown side by side.
+Infrastructure errors are never the agent's failure: they are counted
+beside the rates ("errors (left out)", "+N errors") and left
+out of every rate and mean; a run that decided nothing shows n/a.
+
+Each run's success rate, weighted score and milestone average come with
+a confidence interval (--confidence, 95 % by default): a percentile
+bootstrap (--resamples) over the tasks, the instances of one template
+resampled together, reproducible with --seed; for the run, per level and
+per app. A run with repeats (proctor run --repeat N) also lists each task's
+successes c of n decided tries with pass@k (the chance that at least one of
+k tries succeeds, the unbiased estimate 1 − C(n−c,k)/C(n,k)) and pass^k
+(all k succeed, C(c,k)/C(n,k)) for each k of --k (n/a where k exceeds n),
+the run's flip rate (the share of tasks with mixed outcomes) and its flaky
+tasks.
+
+With --compare and two runs A B over the same tasks, the report is their
+paired comparison instead: the difference B − A of the success rate,
+weighted score and milestone average with a paired bootstrap interval, the
+tasks B won and lost (a task's share of successes over its repeats), McNemar's
+exact test on them, and the result in a sentence ("B is better than A by
+6.2 points (95% CI 1.8 to 10.5; 14 tasks won, 5 lost; p = 0.03)").
 
 A run judged again with proctor rescore also shows the episodes whose
 outcome flipped ("Re-judged: N flipped"); the figures above stay the
@@ -33,10 +55,26 @@ its sub-metrics is shown per run (per task too in JSON). The gold solutions
 come from the suite each run was made with, or --suite.`,
 		Example: `  proctor report runs/20261122-010000-replay
   proctor report runs/a runs/b --format markdown
+  proctor report runs/a --k 1,2,5 --seed 7 --confidence 0.9
+  proctor report --compare runs/a runs/b
   proctor report runs/a --format json
   proctor report runs/a --ccscore --suite testdata/example`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if compare && len(args) != 2 {
+				return fmt.Errorf("--compare takes two runs, A and B (got %d)", len(args))
+			}
+			for _, k := range so.K {
+				if k < 1 {
+					return fmt.Errorf("--k %d: each k is 1 or more", k)
+				}
+			}
+			if so.Confidence <= 0 || so.Confidence >= 1 {
+				return fmt.Errorf("--confidence %g: give a share between 0 and 1, such as 0.95", so.Confidence)
+			}
+			if so.Resamples < 100 {
+				return fmt.Errorf("--resamples %d: give 100 or more (2000 by default)", so.Resamples)
+			}
 			var rs []*report.Report
 			for _, dir := range args {
 				r, err := report.Load(dir)
@@ -48,7 +86,11 @@ come from the suite each run was made with, or --suite.`,
 						return err
 					}
 				}
+				r.Analyse(so)
 				rs = append(rs, r)
+			}
+			if compare {
+				return report.WriteComparison(cmd.OutOrStdout(), report.Compare(rs[0], rs[1], so), format)
 			}
 			return report.Write(cmd.OutOrStdout(), rs, format)
 		},
@@ -56,6 +98,11 @@ come from the suite each run was made with, or --suite.`,
 	c.Flags().StringVar(&format, "format", "text", "text, markdown or json")
 	c.Flags().BoolVar(&ccscore, "ccscore", false, "score the performed actions against the tasks' gold solutions (CC-Score)")
 	c.Flags().BoolVar(&canonicalKeys, "ccscore-canonical-keys", false, "with --ccscore: compare keys by Proctor's names (ctrl+c) instead of ScreenAgent's keysym spellings (Control_L+c)")
+	c.Flags().IntSliceVar(&so.K, "k", report.DefaultK, "the k of pass@k and pass^k over repeats, comma-separated")
+	c.Flags().Uint64Var(&so.Seed, "seed", 1, "the bootstrap's seed: the same seed gives the same intervals")
+	c.Flags().Float64Var(&so.Confidence, "confidence", 0.95, "the confidence of the intervals")
+	c.Flags().IntVar(&so.Resamples, "resamples", 2000, "the bootstrap's resamples")
+	c.Flags().BoolVar(&compare, "compare", false, "with two runs A B over the same tasks: their paired comparison (difference with its interval, tasks won and lost, McNemar's test)")
 	c.Flags().StringVar(&suite, "suite", "", "with --ccscore: the suite with the gold solutions (default: the one each run was made with)")
 	return c
 }

@@ -27,7 +27,8 @@
 //   - leaves, which import nothing of the module above them: query (the
 //     service queries), duration (task files' durations), usage (what a
 //     model call costs, prices), judgment (what a judge is asked and
-//     decides), apicall, agreement, suites.
+//     decides), apicall, agreement, suites, stats (pass@k, pass^k,
+//     bootstrap intervals, McNemar's test).
 //
 // Besides the layers, rules name what a package may not import. Most
 // constrain direct imports: what a package reaches through others is

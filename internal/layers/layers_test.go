@@ -78,7 +78,7 @@ var layers = []struct {
 	{"agents and judges", []string{"agent/...", "judge/..."}},
 	{"adapters", []string{"internal/..."}},
 	{"the data model", []string{"action/...", "observe/..."}},
-	{"leaves", []string{"query/...", "duration/...", "usage/...", "judgment/...", "apicall/...", "agreement/...", "suites/..."}},
+	{"leaves", []string{"query/...", "duration/...", "usage/...", "judgment/...", "apicall/...", "agreement/...", "suites/...", "stats/..."}},
 }
 
 // layerOf returns the index of pkg's layer, or -1 for a package outside
