@@ -354,3 +354,30 @@ func TestSuiteAppFiles(t *testing.T) {
 		t.Fatal("the built-in LibreOffice has no quiet profile")
 	}
 }
+
+// A role in the tree's spelling loads without a word; one no tree gives
+// is a warning that names the nearest known role, and leaves the task
+// loaded.
+func TestLintWarnsOfUnknownRoles(t *testing.T) {
+	path := filepath.Join("testdata", "roles", "roles.yaml")
+	s, ps := Load(path)
+	if len(ps) > 0 {
+		t.Fatalf("problems: %v", ps)
+	}
+	if len(s.Tasks) != 1 {
+		t.Fatalf("%d tasks loaded, want 1", len(s.Tasks))
+	}
+	want := []string{
+		`:9:15: checks[1].element.role: warning: unknown role "Toggle_Buton": no environment's tree gives it, so nothing matches; did you mean "toggle button"?`,
+		`:14:14: gold[1].target.role: warning: unknown role "togle button": no environment's tree gives it, so nothing matches; did you mean "toggle button"?`,
+		`:16:14: gold[2].target.role: warning: unknown role "widget": no environment's tree gives it, so nothing matches`,
+	}
+	if len(s.Warnings) != len(want) {
+		t.Fatalf("%d warnings, want %d:\n%v", len(s.Warnings), len(want), s.Warnings)
+	}
+	for i, w := range want {
+		if got := s.Warnings[i].String(); got != path+w {
+			t.Errorf("warning %d =\n%s\nwant\n%s", i, got, path+w)
+		}
+	}
+}
