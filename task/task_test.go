@@ -156,7 +156,7 @@ func TestLintBrokenFiles(t *testing.T) {
 		{"loopback-network.yaml", []string{`6:28: setup[0].run.network: value must be 'private'`}},
 		{"loopback-null.yaml", []string{`7:5: checks[0].probe: xmlrpc's params[1]: null has no XML-RPC value`}},
 		{"write-outside-home.yaml", []string{
-			`7:7: setup[0].write.path: "/etc/sky.txt" is outside the home folder, the only one a x11 environment lets a setup step write: give a path under ~/`,
+			`7:7: setup[0].write.path: "/etc/sky.txt" is outside the home folder, the only one an x11 environment lets a setup step write: give a path under ~/`,
 			`10:7: setup[1].write.path: "~/../sky.txt" must not contain ..`}},
 		{"network-x11.yaml", []string{`5:1: environment: network and allow rule the pages of a browser (type: browser); the x11 environment keeps its own network`}},
 		{"bad-allow.yaml", []string{

@@ -19,6 +19,7 @@ import (
 	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/internal/english"
 	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/run"
 	"github.com/proctor-eval/proctor/store"
@@ -178,7 +179,7 @@ func milestoneReason(want float64, r store.Result) string {
 			missed = append(missed, m.ID)
 		}
 	}
-	why += fmt.Sprintf(": %d of %d milestones reached", len(reached), len(v.Milestones))
+	why += fmt.Sprintf(": %d of %s reached", len(reached), english.Count(len(v.Milestones), "milestone"))
 	if len(reached) > 0 {
 		why += " (" + strings.Join(reached, ", ") + ")"
 	}
