@@ -284,7 +284,7 @@ func (f *fileCtx) schemaProblems(err error) []Problem {
 				}
 			}
 			for _, prop := range k.Properties {
-				out = append(out, f.problem(append(path, prop), "unknown field %q%s", prop, valid))
+				out = append(out, f.problem(append(path, prop), "unknown field %q%s%s", prop, nearField(e.SchemaURL, prop), valid))
 			}
 			return
 		case *kind.Required:

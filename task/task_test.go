@@ -125,6 +125,10 @@ func TestLintBrokenFiles(t *testing.T) {
 		want []string // each a problem's String(), without the file prefix
 	}{
 		{"unknown-field.yaml", []string{`5:1: colour: unknown field "colour"`}},
+		{"misspelt-field.yaml", []string{
+			`1:1: missing required field "instruction"`,
+			`2:1: instructon: unknown field "instructon"; did you mean "instruction"?`,
+			`10:33: gold[0].target.nmae: unknown field "nmae"; did you mean "name"?`}},
 		{"bad-level.yaml", []string{`3:1: level: value must be one of 'paper', 'wood', 'bronze', 'silver', 'gold'`}},
 		{"missing-checks.yaml", []string{`1:1: missing required field "checks"`}},
 		{"bad-check-field.yaml", []string{`12:5: checks[1].expected: does not apply to a range check`}},

@@ -10,7 +10,7 @@ import (
 
 // Nearest returns the name of known nearest to name by edit distance,
 // case aside, when it is near enough to be a misspelling of it: at most
-// two edits, and fewer than half of name's letters. ok is false when no
+// two edits, and at most half of name's letters ("nmae" is "name"). ok is false when no
 // name is that near, or when name is itself known.
 func Nearest(name string, known []string) (string, bool) {
 	l := strings.ToLower(name)
@@ -24,7 +24,7 @@ func Nearest(name string, known []string) (string, bool) {
 			best, dist = k, d
 		}
 	}
-	if dist < 0 || dist > 2 || 2*dist >= len([]rune(l)) {
+	if dist < 0 || dist > 2 || 2*dist > len([]rune(l)) {
 		return "", false
 	}
 	return best, true

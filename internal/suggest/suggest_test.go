@@ -3,7 +3,7 @@ package suggest
 import "testing"
 
 func TestNearest(t *testing.T) {
-	known := []string{"instruction", "max_steps", "milestones", "push button", "toggle button"}
+	known := []string{"instruction", "max_steps", "milestones", "name", "push button", "toggle button"}
 	for _, tc := range []struct {
 		name, want string
 		ok         bool
@@ -12,9 +12,10 @@ func TestNearest(t *testing.T) {
 		{"max_step", "max_steps", true},
 		{"MILESTONE", "milestones", true},
 		{"togle button", "toggle button", true},
+		{"nmae", "name", true},
 		{"instruction", "", false}, // known
 		{"zebra", "", false},       // nothing near
-		{"ab", "", false},          // too short to guess at
+		{"nx", "", false},          // too short to guess at
 	} {
 		got, ok := Nearest(tc.name, known)
 		if got != tc.want || ok != tc.ok {
