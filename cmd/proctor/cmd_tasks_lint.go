@@ -18,7 +18,8 @@ func newTasksLintCommand() *cobra.Command {
 		Use:   "lint SUITE...",
 		Short: "Check task files against the schema and the semantic rules",
 		Long: `Lint loads every task file of each suite (a directory or a single file),
-validates it against Proctor's JSON Schema, expands templates, and runs the
+validates it against Proctor's JSON Schema (an unknown field names the
+known field nearest it), expands templates, and runs the
 semantic checks: known apps and check kinds, milestones that checks refer
 to, assets that exist, gold solutions made of known actions that end with
 done, fail or answer, and kinds that match their checks.
