@@ -3,6 +3,7 @@ module github.com/proctor-eval/proctor
 go 1.26.0
 
 require (
+	github.com/agnivade/levenshtein v1.2.2
 	github.com/anthropics/anthropic-sdk-go v1.84.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0

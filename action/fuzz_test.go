@@ -40,7 +40,9 @@ func FuzzScreenAgent(f *testing.F) {
 func FuzzOSAtlas(f *testing.F) {
 	fuzzParser(f, FormatOSAtlas, "CLICK <point>[[101, 872]]</point>", "TYPE [hello]", "SCROLL [UP]",
 		"Click the box.\nDOUBLE_CLICK <point>[[1, 2]]</point>\nPRESS_PAGE DOWN\nHOTKEY [ctrl+c]", "DRAG <point>[[1, 2]]</point> <point>[[3, 4]]</point>",
-		"```WAIT 3```\nPRESS_BACK\nOPEN_APP [x]\nCOMPLETE")
+		"```WAIT 3```\nPRESS_BACK\nOPEN_APP [x]\nCOMPLETE",
+		"DOUBLECLICK <point>[[1,2]]</point>\nRIGHTCLICK <point>[[1,2]]</point>\nMOVETO <point>[[1,2]]</point>\nHOTKEY [CTRL_A]",
+		"Double-Click <point>[[1,2]]</point>\nPRESS_CTRL_PAGE_DOWN\nHOTKEY [ctrl_-]\nPRESSENTER\nOPENAPP Clock\nSCROLL_UP\nIMPOSSIBLE")
 }
 
 func FuzzUITARS(f *testing.F) {

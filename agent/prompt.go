@@ -63,7 +63,7 @@ func SystemPrompt(pc PromptConfig, t Task) string {
 		}
 	}
 	if pc.Tree {
-		parts = append(parts, "the accessibility tree as a table (tag, name, text, x, y, width, height)")
+		parts = append(parts, "the accessibility tree as a table (role, name, text, x, y, width, height)")
 	}
 	b.WriteString(strings.Join(parts, " and "))
 	fmt.Fprintf(&b, ", and you answer with the next actions. The screen is %dx%d pixels", t.Screen.W, t.Screen.H)

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/proctor-eval/proctor/internal/english"
 	"github.com/proctor-eval/proctor/internal/sqlread"
 	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/observe"
@@ -24,7 +25,7 @@ func Compile(s Spec) (*Check, error) {
 	}
 	for _, f := range s.setFields() {
 		if !slices.Contains(def.fields, f) {
-			return nil, ferr(f, "does not apply to a %s check", s.Kind)
+			return nil, ferr(f, "does not apply to %s check", english.A(string(s.Kind)))
 		}
 	}
 	if s.Probe != nil {

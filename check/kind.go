@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/proctor-eval/proctor/internal/english"
 	"github.com/proctor-eval/proctor/judgment"
 )
 
@@ -90,7 +91,7 @@ func register(k Kind, def kindDef) {
 // spec must then give.
 func needProbe(c *Check) error {
 	if c.Spec.Probe == nil {
-		return ferr("probe", "a %s check needs a probe", c.Spec.Kind)
+		return ferr("probe", "%s check needs a probe", english.A(string(c.Spec.Kind)))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"github.com/proctor-eval/proctor/internal/english"
 	"regexp"
 	"strings"
 )
@@ -27,7 +28,7 @@ func compileContains(c *Check) error {
 		return err
 	}
 	if s.Value == "" {
-		return ferr("value", "a %s check needs a value", s.Kind)
+		return ferr("value", "%s check needs a value", english.A(string(s.Kind)))
 	}
 	if s.Regex {
 		pat := s.Value

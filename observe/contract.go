@@ -59,7 +59,7 @@ func (q ElementQuery) Matches(e Element) bool {
 		return got == want
 	}
 	name := eq(q.Name, e.Name) || !q.Contains && SameName(q.Name, e.Name)
-	return (q.App == "" || strings.EqualFold(q.App, e.App)) && (q.Role == "" || strings.EqualFold(q.Role, e.Role)) && name && eq(q.Text, e.Text)
+	return (q.App == "" || strings.EqualFold(q.App, e.App)) && (q.Role == "" || SameRole(q.Role, e.Role)) && name && eq(q.Text, e.Text)
 }
 
 // Describe renders the query for messages: push button "Save" in kcalc.

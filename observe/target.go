@@ -89,15 +89,17 @@ func targets(tg action.Target, n Located) bool {
 	return true
 }
 
-// sameRole reports whether a target's role names a node's. A web page's
+// sameRole reports whether a target's role names a node's, in any
+// spelling (SameRole: "toggle-button" is "toggle button"). A web page's
 // document is "document web" on the desktop (AT-SPI) and "document" in
 // the browser environment's tree: either name matches both, so that one
 // trajectory targets a page's frame in both environments.
 func sameRole(want, got string) bool {
-	if strings.EqualFold(want, got) {
+	want, got = CanonicalRole(want), CanonicalRole(got)
+	if want == got {
 		return true
 	}
-	doc := func(r string) bool { return strings.EqualFold(r, "document") || strings.EqualFold(r, "document web") }
+	doc := func(r string) bool { return r == "document" || r == "document web" }
 	return doc(want) && doc(got)
 }
 

@@ -76,9 +76,9 @@ func (t *Tree) Count() int {
 	return n
 }
 
-// Find returns the nodes matching role (empty: any), name and text
-// (empty: any; exact unless contains, names compared as SameName does)
-// in app (empty: any).
+// Find returns the nodes matching role (empty: any; in any spelling, as
+// SameRole compares them), name and text (empty: any; exact unless
+// contains, names compared as SameName does) in app (empty: any).
 func (t *Tree) Find(app, role, name, text string, contains bool) []Located {
 	eq := func(want, got string) bool {
 		if want == "" {
@@ -91,7 +91,7 @@ func (t *Tree) Find(app, role, name, text string, contains bool) []Located {
 	}
 	var out []Located
 	t.Walk(func(a string, n *Node) bool {
-		if (app == "" || strings.EqualFold(app, a)) && (role == "" || strings.EqualFold(role, n.Role)) &&
+		if (app == "" || strings.EqualFold(app, a)) && (role == "" || SameRole(role, n.Role)) &&
 			(eq(name, n.Name) || !contains && SameName(name, n.Name)) && eq(text, n.Text) {
 			out = append(out, Located{App: a, Node: n})
 		}
@@ -223,9 +223,11 @@ func keep(n *Node, screen action.Size) bool {
 	return n.Interactive() || strings.TrimSpace(n.Name) != "" || strings.TrimSpace(n.Text) != ""
 }
 
-// Linearize renders nodes as a tab-separated table for a model: tag, name,
-// text, x, y, w, h. Texts are cut at maxText runes (0: 100) and stripped of
-// tabs and newlines.
+// Linearize renders nodes as a tab-separated table for a model: role,
+// name, text, x, y, w, h. A role is written as targets write it
+// (CanonicalRole: "toggle button"), so that a row's role and name copied
+// into a target find the element. Texts are cut at maxText runes (0: 100)
+// and stripped of tabs and newlines.
 func Linearize(nodes []Located, maxText int) string {
 	if maxText == 0 {
 		maxText = 100
@@ -238,9 +240,9 @@ func Linearize(nodes []Located, maxText int) string {
 		return s
 	}
 	var b strings.Builder
-	b.WriteString("tag\tname\ttext\tx\ty\tw\th\n")
+	b.WriteString("role\tname\ttext\tx\ty\tw\th\n")
 	for _, n := range nodes {
-		fmt.Fprintf(&b, "%s\t%s\t%s\t%d\t%d\t%d\t%d\n", strings.ReplaceAll(n.Role, " ", "-"), clean(n.Name), clean(n.Text),
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%d\t%d\t%d\t%d\n", CanonicalRole(n.Role), clean(n.Name), clean(n.Text),
 			n.Box.X, n.Box.Y, n.Box.W, n.Box.H)
 	}
 	return b.String()

@@ -162,23 +162,29 @@ func writeCC(rs []*Report, header []string, row func(string, func(*Report) strin
 	if !some {
 		return
 	}
-	metric := func(name string, f func(score.CCMetrics) float64) []string {
+	// A sub-metric over no aligned pairs (plan BLEU where the gold has no
+	// plans) is n/a, not 0.
+	metric := func(name string, f func(score.CCMetrics) (float64, int)) []string {
 		return row(name, func(r *Report) string {
 			if r.CC == nil {
 				return "-"
 			}
-			return fmt.Sprintf("%.3f", f(r.CC.CCMetrics))
+			v, pairs := f(r.CC.CCMetrics)
+			if pairs == 0 {
+				return "n/a"
+			}
+			return fmt.Sprintf("%.3f", v)
 		})
 	}
 	rows := [][]string{
-		metric("cc-score", func(m score.CCMetrics) float64 { return m.CCScore }),
-		metric("action type F1", func(m score.CCMetrics) float64 { return m.ActionTypeF1 }),
-		metric("mouse type F1", func(m score.CCMetrics) float64 { return m.MouseTypeF1 }),
-		metric("mouse button F1", func(m score.CCMetrics) float64 { return m.MouseButtonF1 }),
-		metric("mouse position accuracy", func(m score.CCMetrics) float64 { return m.MousePositionAcc }),
-		metric("keyboard BLEU", func(m score.CCMetrics) float64 { return m.KeyboardBLEU }),
-		metric("plan BLEU", func(m score.CCMetrics) float64 { return m.PlanBLEU }),
-		metric("reflect F1", func(m score.CCMetrics) float64 { return m.ReflectF1 }),
+		metric("cc-score", func(m score.CCMetrics) (float64, int) { return m.CCScore, m.Sequences }),
+		metric("action type F1", func(m score.CCMetrics) (float64, int) { return m.ActionTypeF1, m.TypePairs }),
+		metric("mouse type F1", func(m score.CCMetrics) (float64, int) { return m.MouseTypeF1, m.MousePairs }),
+		metric("mouse button F1", func(m score.CCMetrics) (float64, int) { return m.MouseButtonF1, m.ButtonPairs }),
+		metric("mouse position accuracy", func(m score.CCMetrics) (float64, int) { return m.MousePositionAcc, m.PositionPairs }),
+		metric("keyboard BLEU", func(m score.CCMetrics) (float64, int) { return m.KeyboardBLEU, m.KeyboardPairs }),
+		metric("plan BLEU", func(m score.CCMetrics) (float64, int) { return m.PlanBLEU, m.PlanPairs }),
+		metric("reflect F1", func(m score.CCMetrics) (float64, int) { return m.ReflectF1, m.ReflectPairs }),
 		row("episodes scored (unscored)", func(r *Report) string {
 			if r.CC == nil {
 				return "-"

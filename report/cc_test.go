@@ -102,15 +102,18 @@ func TestWriteRejudgedAndCC(t *testing.T) {
 		{Task: "a", Repeat: 0, At: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC), OldOutcome: "success", Outcome: "failure", Reason: "value \"a|b\" is not\n\"c\""},
 		{Task: "b", Repeat: 0, OldOutcome: "failure", Outcome: "failure"},
 	})
-	r.CC = &CC{CCMetrics: score.CCMetrics{CCScore: 0.75, KeyboardBLEU: 0.5, Sequences: 4}, Unscored: 1}
+	// A gold without plans or reflections: their sub-metrics are n/a.
+	r.CC = &CC{CCMetrics: score.CCMetrics{CCScore: 0.75, KeyboardBLEU: 0.5, KeyboardPairs: 6, Sequences: 4}, Unscored: 1}
 	other := Make("runs/y", store.Run{ID: "y"}, results())
 	tests := []struct {
 		format string
 		want   []string
 	}{
 		{"text", []string{"Re-judged: 1 flipped (x, 2 episodes, 2026-11-22 03:00 UTC)", `a     0       success -> failure  value "a|b" is not "c"`,
-			"cc-score                    0.750  -", "episodes scored (unscored)  4 (1)  -"}},
-		{"markdown", []string{"### Re-judged: 1 flipped", `| a | 0 | success -> failure | value "a\|b" is not "c" |`, "| keyboard BLEU | 0.500 | - |"}},
+			"cc-score                    0.750  -", "plan BLEU                   n/a    -", "reflect F1                  n/a    -",
+			"episodes scored (unscored)  4 (1)  -"}},
+		{"markdown", []string{"### Re-judged: 1 flipped", `| a | 0 | success -> failure | value "a\|b" is not "c" |`, "| keyboard BLEU | 0.500 | - |",
+			"| plan BLEU | n/a | - |"}},
 		{"json", []string{`"rejudged": {`, `"cc_score": 0.75`, `"unscored": 1`}},
 	}
 	for _, tc := range tests {

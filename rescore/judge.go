@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/internal/english"
 	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
@@ -260,8 +261,8 @@ func Undecided(r store.Result) bool {
 func (s *JudgeSummary) Write(w io.Writer) {
 	fmt.Fprintf(w, "judge %s: %s judged, %d passed, %d failed, %d undecided\n", s.Judge, episodes(s.Episodes),
 		s.Passed, s.Episodes-s.Passed-s.Undecided, s.Undecided)
-	fmt.Fprintf(w, "%d judge checks decided: %d by asking the model, %d from the cache; %d input and %d output tokens, $%.4f\n",
-		s.Checks, s.Asked, s.Cached, s.Usage.InputTokens, s.Usage.OutputTokens, s.Usage.Cost)
+	fmt.Fprintf(w, "%s decided: %d by asking the model, %d from the cache; %d input and %d output tokens, $%.4f\n",
+		english.Count(s.Checks, "judge check"), s.Asked, s.Cached, s.Usage.InputTokens, s.Usage.OutputTokens, s.Usage.Cost)
 	if s.Retried > 0 {
 		fmt.Fprintf(w, "%s left undecided by the run's judge (an error in the run's results) judged now; %d decided, their outcome in the run's results replaced\n", episodes(s.Retried), s.Decided)
 	}

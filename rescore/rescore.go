@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/internal/english"
 	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/run"
 	"github.com/proctor-eval/proctor/store"
@@ -202,7 +203,7 @@ func (s *Summary) Write(w io.Writer) {
 		parts = append(parts, fmt.Sprintf("%d without recorded evidence", s.NoEvidence))
 	}
 	if len(s.Broken) > 0 {
-		parts = append(parts, fmt.Sprintf("%d tasks with broken checks", len(s.Broken)))
+		parts = append(parts, english.Count(len(s.Broken), "task")+" with broken checks")
 	}
 	fmt.Fprintln(w, strings.Join(parts, ", "))
 }

@@ -355,6 +355,16 @@ type CCMetrics struct {
 	// NoPoints counts the sequences whose gold is worth no points: they
 	// have no score and are left out of every figure above.
 	NoPoints int `json:"no_points"`
+	// The aligned pairs each sub-metric was computed over: one over none
+	// (plan BLEU where the gold has no plans) is no score, not a score of
+	// 0.
+	TypePairs     int `json:"type_pairs"`
+	PlanPairs     int `json:"plan_pairs"`
+	MousePairs    int `json:"mouse_pairs"`
+	ButtonPairs   int `json:"button_pairs"`
+	PositionPairs int `json:"position_pairs"`
+	KeyboardPairs int `json:"keyboard_pairs"`
+	ReflectPairs  int `json:"reflect_pairs"`
 }
 
 // Aggregate computes the sub-metrics over the aligned pairs of many
@@ -414,6 +424,8 @@ func Aggregate(results []CCResult) CCMetrics {
 	m.MouseTypeF1 = MacroF1(mtG, mtP)
 	m.MouseButtonF1 = MacroF1(btG, btP)
 	m.ReflectF1 = MacroF1(rfG, rfP)
+	m.TypePairs, m.PlanPairs, m.MousePairs, m.ButtonPairs = len(typeG), planN, len(mtG), len(btG)
+	m.PositionPairs, m.KeyboardPairs, m.ReflectPairs = posN, kbN, len(rfG)
 	return m
 }
 

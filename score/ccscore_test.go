@@ -140,6 +140,13 @@ func TestAggregate(t *testing.T) {
 	if !near(m.CCScore, want) {
 		t.Fatalf("mean CC-Score = %v, want %v", m.CCScore, want)
 	}
+	if m.PlanPairs != 1 || m.ReflectPairs != 1 || m.KeyboardPairs != 1 || m.PositionPairs != 2 || m.MousePairs != 2 {
+		t.Fatalf("pairs = plan %d reflect %d keyboard %d position %d mouse %d", m.PlanPairs, m.ReflectPairs, m.KeyboardPairs, m.PositionPairs, m.MousePairs)
+	}
+	// A gold without plans or reflections gives those sub-metrics no pairs.
+	if m := Aggregate([]CCResult{r2}); m.PlanPairs != 0 || m.ReflectPairs != 0 || m.KeyboardPairs != 0 || m.PositionPairs != 1 {
+		t.Fatalf("pairs of a click-only gold = %+v", m)
+	}
 }
 
 func TestMacroF1(t *testing.T) {

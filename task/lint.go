@@ -8,6 +8,7 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/internal/english"
 )
 
 // lint runs the semantic checks that the schema cannot express.
@@ -95,7 +96,7 @@ func (s *Suite) lint(f *fileCtx, t *Task) Problems {
 	assetCheck([]any{"checks"}, t.Checks)
 	if typ := t.Environment.TypeOrDefault(); TypeCapabilities[typ] != nil {
 		for _, n := range t.Missing(TypeCapabilities[typ]) {
-			add(n.Path, "%s needs %s, which a %s environment does not offer", n.Label, n.Cap, typ)
+			add(n.Path, "%s needs %s, which %s environment does not offer", n.Label, n.Cap, english.A(typ))
 		}
 	}
 	for i, m := range t.Milestones {
@@ -231,7 +232,7 @@ func outsideHome(typ, dest string) string {
 		return ""
 	}
 	if dest != "~" && !strings.HasPrefix(dest, "~/") {
-		return fmt.Sprintf("is outside the home folder, the only one a %s environment lets a setup step write: give a path under ~/", typ)
+		return fmt.Sprintf("is outside the home folder, the only one %s environment lets a setup step write: give a path under ~/", english.A(typ))
 	}
 	return "" // ".." is refused by the step's own validation
 }

@@ -51,6 +51,9 @@ type Problem struct {
 	Field string `json:"field,omitempty"` // dotted path, e.g. checks[1].expr
 	Task  string `json:"task,omitempty"`  // the instance id, for a template's instance
 	Msg   string `json:"message"`
+	// Warning marks a problem that does not stop the task from loading
+	// (Suite.Warnings): something that is likely a mistake.
+	Warning bool `json:"warning,omitempty"`
 }
 
 func (p Problem) String() string {
@@ -69,6 +72,9 @@ func (p Problem) String() string {
 	if p.Field != "" {
 		b.WriteString(p.Field)
 		b.WriteString(": ")
+	}
+	if p.Warning {
+		b.WriteString("warning: ")
 	}
 	b.WriteString(p.Msg)
 	return b.String()
@@ -278,7 +284,7 @@ func (f *fileCtx) schemaProblems(err error) []Problem {
 				}
 			}
 			for _, prop := range k.Properties {
-				out = append(out, f.problem(append(path, prop), "unknown field %q%s", prop, valid))
+				out = append(out, f.problem(append(path, prop), "unknown field %q%s%s", prop, nearField(e.SchemaURL, prop), valid))
 			}
 			return
 		case *kind.Required:
@@ -441,6 +447,7 @@ func (s *Suite) instance(f *fileCtx, in instanceDoc) (*Task, Problems) {
 		t.Template = in.template
 	}
 	t.Params, t.Combine = nil, ""
+	s.Warnings = append(s.Warnings, tag(roleWarnings(f, in.doc))...)
 	if ps := s.lint(f, &t); len(ps) > 0 {
 		return nil, tag(ps)
 	}

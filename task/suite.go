@@ -99,7 +99,10 @@ type Suite struct {
 	Network string   `json:"network,omitempty"`
 	Allow   []string `json:"allow,omitempty"`
 	Tasks   []*Task  `json:"-"`
-	assets  map[string]bool
+	// Warnings are what lint warns of in tasks that loaded: likely
+	// mistakes, such as a target's role that no tree gives.
+	Warnings Problems `json:"-"`
+	assets   map[string]bool
 	// badApps are the apps suite.yaml declares with problems, by the line
 	// of their entry: they are reported there once, and left out of Apps.
 	badApps map[string]int

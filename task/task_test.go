@@ -125,6 +125,10 @@ func TestLintBrokenFiles(t *testing.T) {
 		want []string // each a problem's String(), without the file prefix
 	}{
 		{"unknown-field.yaml", []string{`5:1: colour: unknown field "colour"`}},
+		{"misspelt-field.yaml", []string{
+			`1:1: missing required field "instruction"`,
+			`2:1: instructon: unknown field "instructon"; did you mean "instruction"?`,
+			`10:33: gold[0].target.nmae: unknown field "nmae"; did you mean "name"?`}},
 		{"bad-level.yaml", []string{`3:1: level: value must be one of 'paper', 'wood', 'bronze', 'silver', 'gold'`}},
 		{"missing-checks.yaml", []string{`1:1: missing required field "checks"`}},
 		{"bad-check-field.yaml", []string{`12:5: checks[1].expected: does not apply to a range check`}},
@@ -156,7 +160,7 @@ func TestLintBrokenFiles(t *testing.T) {
 		{"loopback-network.yaml", []string{`6:28: setup[0].run.network: value must be 'private'`}},
 		{"loopback-null.yaml", []string{`7:5: checks[0].probe: xmlrpc's params[1]: null has no XML-RPC value`}},
 		{"write-outside-home.yaml", []string{
-			`7:7: setup[0].write.path: "/etc/sky.txt" is outside the home folder, the only one a x11 environment lets a setup step write: give a path under ~/`,
+			`7:7: setup[0].write.path: "/etc/sky.txt" is outside the home folder, the only one an x11 environment lets a setup step write: give a path under ~/`,
 			`10:7: setup[1].write.path: "~/../sky.txt" must not contain ..`}},
 		{"network-x11.yaml", []string{`5:1: environment: network and allow rule the pages of a browser (type: browser); the x11 environment keeps its own network`}},
 		{"bad-allow.yaml", []string{
@@ -352,5 +356,32 @@ func TestSuiteAppFiles(t *testing.T) {
 	lo, _ := s.App("libreoffice-calc")
 	if !strings.Contains(lo.Files[".config/libreoffice/4/user/registrymodifications.xcu"], "ShowTipOfTheDay") {
 		t.Fatal("the built-in LibreOffice has no quiet profile")
+	}
+}
+
+// A role in the tree's spelling loads without a word; one no tree gives
+// is a warning that names the nearest known role, and leaves the task
+// loaded.
+func TestLintWarnsOfUnknownRoles(t *testing.T) {
+	path := filepath.Join("testdata", "roles", "roles.yaml")
+	s, ps := Load(path)
+	if len(ps) > 0 {
+		t.Fatalf("problems: %v", ps)
+	}
+	if len(s.Tasks) != 1 {
+		t.Fatalf("%d tasks loaded, want 1", len(s.Tasks))
+	}
+	want := []string{
+		`:9:15: checks[1].element.role: warning: unknown role "Toggle_Buton": no environment's tree gives it, so nothing matches; did you mean "toggle button"?`,
+		`:14:14: gold[1].target.role: warning: unknown role "togle button": no environment's tree gives it, so nothing matches; did you mean "toggle button"?`,
+		`:16:14: gold[2].target.role: warning: unknown role "widget": no environment's tree gives it, so nothing matches`,
+	}
+	if len(s.Warnings) != len(want) {
+		t.Fatalf("%d warnings, want %d:\n%v", len(s.Warnings), len(want), s.Warnings)
+	}
+	for i, w := range want {
+		if got := s.Warnings[i].String(); got != path+w {
+			t.Errorf("warning %d =\n%s\nwant\n%s", i, got, path+w)
+		}
 	}
 }

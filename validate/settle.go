@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/internal/english"
 	"github.com/proctor-eval/proctor/store"
 )
 
@@ -25,11 +26,11 @@ type SettleCost struct {
 // p90 1.05s, max 2.01s, total 1m32s over 240 turns".
 func (c SettleCost) String() string {
 	if c.Waited == 0 {
-		return fmt.Sprintf("settle per turn: none recorded over %d turns", c.Turns)
+		return "settle per turn: none recorded over " + english.Count(c.Turns, "turn")
 	}
 	r := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
-	return fmt.Sprintf("settle per turn: median %s, p90 %s, max %s, total %s over %d turns",
-		r(c.Median), r(c.P90), r(c.Max), c.Total.Round(100*time.Millisecond), c.Turns)
+	return fmt.Sprintf("settle per turn: median %s, p90 %s, max %s, total %s over %s",
+		r(c.Median), r(c.P90), r(c.Max), c.Total.Round(100*time.Millisecond), english.Count(c.Turns, "turn"))
 }
 
 // Settling reads the settle waits of every episode in the store. A turn

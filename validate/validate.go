@@ -8,6 +8,7 @@ package validate
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -16,7 +17,9 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/agent"
+	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/internal/english"
 	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/run"
 	"github.com/proctor-eval/proctor/store"
@@ -138,13 +141,52 @@ func rowOf(v variant, r store.Result) Row {
 		row.Want, row.OK = "not success", !passed && r.Outcome != "error"
 	}
 	if v.milestone != nil {
-		// A partial success must reach exactly the score its task
-		// states: the milestones in between are judged too.
-		row.Want += fmt.Sprintf(", milestone %.2f", *v.milestone)
-		row.Got += fmt.Sprintf(", milestone %.2f", r.Milestone)
-		row.OK = row.OK && math.Abs(r.Milestone-*v.milestone) < 1e-6
+		// A partial success must reach the score its task states: the
+		// milestones in between are judged too.
+		row.Want += fmt.Sprintf(", milestone %.3f (±%g)", *v.milestone, MilestoneTolerance)
+		row.Got += fmt.Sprintf(", milestone %.3f", r.Milestone)
+		if math.Abs(r.Milestone-*v.milestone) > MilestoneTolerance+1e-9 {
+			why := milestoneReason(*v.milestone, r)
+			if row.OK || row.Reason == "" {
+				row.Reason = why // the outcome is right: the score alone is wrong
+			} else {
+				row.Reason += "; " + why
+			}
+			row.OK = false
+		}
 	}
 	return row
+}
+
+// MilestoneTolerance is how far a wrong trajectory's milestone score may
+// lie from the score its task states: a score written with two decimals
+// (0.33, 0.67) stands for thirds.
+const MilestoneTolerance = 0.005
+
+// milestoneReason says which milestones an episode reached and missed,
+// when its score is not the one stated.
+func milestoneReason(want float64, r store.Result) string {
+	why := fmt.Sprintf("milestone score %.3f is not the stated %.3f (±%g)", r.Milestone, want, MilestoneTolerance)
+	var v check.Verdict
+	if len(r.Verdict) == 0 || json.Unmarshal(r.Verdict, &v) != nil || len(v.Milestones) == 0 {
+		return why
+	}
+	var reached, missed []string
+	for _, m := range v.Milestones {
+		if m.Pass {
+			reached = append(reached, m.ID)
+		} else {
+			missed = append(missed, m.ID)
+		}
+	}
+	why += fmt.Sprintf(": %d of %s reached", len(reached), english.Count(len(v.Milestones), "milestone"))
+	if len(reached) > 0 {
+		why += " (" + strings.Join(reached, ", ") + ")"
+	}
+	if len(missed) > 0 {
+		why += ", missed " + strings.Join(missed, ", ")
+	}
+	return why
 }
 
 // Violations counts the rows that are not as they should be.

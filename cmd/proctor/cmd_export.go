@@ -53,7 +53,7 @@ training set. Each line names its run and run folder.`,
 					return err
 				}
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "%d run(s) exported\n", len(args))
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s exported\n", plural(len(args), "run"))
 			return nil
 		},
 	}

@@ -128,7 +128,7 @@ failed, and judge exits 1.`,
 				fmt.Fprintln(stderr, "no episode of the run has judge checks (or evidence to judge)")
 			}
 			if sum.Undecided > 0 {
-				fmt.Fprintf(stderr, "%d episodes undecided: run proctor judge again to retry them (decided verdicts come from the cache)\n", sum.Undecided)
+				fmt.Fprintf(stderr, "%s undecided: run proctor judge again to retry them (decided verdicts come from the cache)\n", plural(sum.Undecided, "episode"))
 				return exitError{1}
 			}
 			return nil

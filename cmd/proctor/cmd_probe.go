@@ -99,7 +99,7 @@ func runProbe(ctx context.Context, o probeOptions, suite, id, src string, stdout
 	if len(ps) > 0 {
 		// An author probes while writing checks: other problems of the
 		// suite do not stop it, but are mentioned.
-		fmt.Fprintf(stderr, "note: the suite has %d problems (see proctor tasks lint %s)\n", len(ps), suite)
+		fmt.Fprintf(stderr, "note: the suite has %s (see proctor tasks lint %s)\n", plural(len(ps), "problem"), suite)
 	}
 	if err := preflight(s, []*task.Task{t}, &o.envs); err != nil {
 		return err
@@ -311,7 +311,7 @@ func prepareDesktop(ctx context.Context, s *task.Suite, t *task.Task, gold bool,
 		return fail(fmt.Errorf("%s: the environment could not be prepared: %w", t.ID, err))
 	}
 	if gold {
-		fmt.Fprintf(stderr, "%s: gold solution replayed (%d steps): %s\n", t.ID, r.Steps, r.Outcome)
+		fmt.Fprintf(stderr, "%s: gold solution replayed (%s): %s\n", t.ID, plural(r.Steps, "step"), r.Outcome)
 	}
 	p.ev = &episode.Evidence{Env: e, Traj: ep.Trajectory(), Suite: s, Services: svc}
 	return p, nil

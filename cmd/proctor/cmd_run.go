@@ -16,6 +16,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/proctor-eval/proctor/action"
@@ -546,18 +547,27 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	names := make([]string, len(sources))
 	for i, src := range sources {
 		names[i] = src.Name
+	}
+	// The run's line comes with the first thing the run prints, after
+	// the runner's pre-flight: a run it refuses says only why.
+	var headOnce sync.Once
+	out := headedWriter{w: stderr, head: func() {
+		headOnce.Do(func() {
+			fmt.Fprintf(stderr, "run %s: %s x %d on %s, agent %s, observation %s\n", dir, plural(len(tasks), "task"), rc.Repeat, strings.Join(names, ", "), rc.Agent, rc.Obs)
+		})
+	}}
+	for i, src := range sources {
 		if interactiveAgent(rc.Agent) {
 			start := src.Start
 			sources[i].Start = func(ctx context.Context, size action.Size) (env.Env, error) {
 				e, err := start(ctx, size)
 				if w, ok := e.(provider.Watchable); ok && err == nil {
-					fmt.Fprintln(stderr, w.Watch())
+					fmt.Fprintln(out, w.Watch())
 				}
 				return e, err
 			}
 		}
 	}
-	fmt.Fprintf(stderr, "run %s: %s x %d on %s, agent %s, observation %s\n", dir, plural(len(tasks), "task"), rc.Repeat, strings.Join(names, ", "), rc.Agent, rc.Obs)
 	agentTimeout := rc.AgentTimeout
 	if interactiveAgent(rc.Agent) {
 		agentTimeout = 1000 * time.Hour // a person takes the time the task's wall time gives
@@ -565,12 +575,12 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	_, err = run.Run(ctx, run.Config{
 		Suite: s, Tasks: tasks, Agent: factory, AgentName: rc.Agent, Obs: obs, Sources: sources, Repeat: rc.Repeat,
 		Lost: func(name, reason string) {
-			fmt.Fprintf(stderr, "lost environment %s: %s\n", name, reason)
+			fmt.Fprintf(out, "lost environment %s: %s\n", name, reason)
 			if err := st.SaveLost(store.Lost{Name: name, Reason: reason, At: time.Now()}); err != nil {
-				fmt.Fprintf(stderr, "the run folder does not record it: %v\n", err)
+				fmt.Fprintf(out, "the run folder does not record it: %v\n", err)
 			}
 		},
-		Store: st, Harness: version, CostBudget: rc.MaxCost, AgentTimeout: agentTimeout, Progress: stderr, Judge: jm,
+		Store: st, Harness: version, CostBudget: rc.MaxCost, AgentTimeout: agentTimeout, Progress: out, Judge: jm,
 	})
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "interrupted; continue with: proctor run --resume %s\n", dir)
@@ -583,6 +593,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		}
 		return withFlags(err)
 	}
+	out.head()
 	fmt.Fprintf(stderr, "run folder: %s\n", dir)
 	if o.report == "none" {
 		return nil
@@ -592,6 +603,18 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		return err
 	}
 	return report.Write(cmd.OutOrStdout(), []*report.Report{r}, o.report)
+}
+
+// headedWriter writes to w after calling head, which prints a header
+// once, before the first line.
+type headedWriter struct {
+	w    io.Writer
+	head func()
+}
+
+func (h headedWriter) Write(p []byte) (int, error) {
+	h.head()
+	return h.w.Write(p)
 }
 
 // firstMissing is the highest folder of dir's path that does not exist

@@ -54,7 +54,7 @@ instruction, or with --json the whole instances, as the runner sees them.`,
 				}
 				fmt.Fprintf(out, "\n    %s\n", strings.Join(strings.Fields(t.Instruction), " "))
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "%d instances\n", len(s.Tasks))
+			fmt.Fprintln(cmd.ErrOrStderr(), plural(len(s.Tasks), "instance"))
 			return nil
 		},
 	}

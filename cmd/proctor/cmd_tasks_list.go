@@ -37,7 +37,7 @@ tasks that did load.`,
 				}
 			}
 			w.Flush()
-			fmt.Fprintf(cmd.ErrOrStderr(), "%d tasks\n", n)
+			fmt.Fprintln(cmd.ErrOrStderr(), plural(n, "task"))
 			for _, p := range ps {
 				fmt.Fprintln(cmd.ErrOrStderr(), p.String())
 			}

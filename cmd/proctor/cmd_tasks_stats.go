@@ -42,8 +42,8 @@ func writeStats(w io.Writer, tasks []*task.Task) {
 		words += len(strings.Fields(t.Instruction))
 	}
 	n := float64(max(len(tasks), 1))
-	fmt.Fprintf(w, "%d task instances; instructions average %.1f words; gold solutions average %.1f actions; %d wrong trajectories\n",
-		len(tasks), float64(words)/n, float64(gold)/n, wrong)
+	fmt.Fprintf(w, "%s; instructions average %.1f words; gold solutions average %.1f actions; %s\n",
+		plural(len(tasks), "task instance"), float64(words)/n, float64(gold)/n, plural(wrong, "wrong trajectory"))
 	for _, d := range statDims {
 		m := countBy(tasks, d.keys)
 		fmt.Fprintf(w, "\nby %s\n", d.name)

@@ -273,7 +273,7 @@ func judgeTotals(cmd *cobra.Command, st *store.Store, s *task.Suite, jm judgment
 	if recorded != nil {
 		line += fmt.Sprintf(", %d from the recorded verdicts (%s)", fromFile, path)
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "%s; %d episodes undecided\n", line, undecided)
+	fmt.Fprintf(cmd.ErrOrStderr(), "%s; %s undecided\n", line, plural(undecided, "episode"))
 	return rows, nil
 }
 
@@ -303,7 +303,11 @@ func writeVerdicts(cmd *cobra.Command, st *store.Store, judgeName string, tasks 
 		return err
 	}
 	if undecided > 0 {
-		return fmt.Errorf("--record-verdicts: %d judge checks were left undecided; nothing recorded in %s (validate again)", undecided, path)
+		were := "were"
+		if undecided == 1 {
+			were = "was"
+		}
+		return fmt.Errorf("--record-verdicts: %s %s left undecided; nothing recorded in %s (validate again)", plural(undecided, "judge check"), were, path)
 	}
 	validated := map[string]bool{}
 	for _, t := range tasks {
@@ -320,6 +324,6 @@ func writeVerdicts(cmd *cobra.Command, st *store.Store, judgeName string, tasks 
 	if err := vs.Write(path); err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "recorded %d verdicts of %s in %s\n", len(vs.Verdicts), judgeName, path)
+	fmt.Fprintf(cmd.ErrOrStderr(), "recorded %s of %s in %s\n", plural(len(vs.Verdicts), "verdict"), judgeName, path)
 	return nil
 }

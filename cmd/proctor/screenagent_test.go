@@ -13,6 +13,7 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/guest"
+	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
 )
 
@@ -154,13 +155,13 @@ func screenAgentStandIn(t *testing.T) *httptest.Server {
 
 // screenAgentJSON writes a gold action as ScreenAgent's function calls,
 // an element target clicked at the centre of its row of the observation's
-// accessibility table (tag, name, text, x, y, w, h).
+// accessibility table (role, name, text, x, y, w, h).
 func screenAgentJSON(a action.Action, obs string) string {
 	var calls []string
 	click := func(t *action.Target, count int) {
 		for _, row := range strings.Split(obs, "\n") {
 			f := strings.Split(row, "\t")
-			if len(f) != 7 || f[0] != strings.ReplaceAll(t.Role, " ", "-") || t.Name != "" && f[1] != t.Name {
+			if len(f) != 7 || !observe.SameRole(f[0], t.Role) || t.Name != "" && f[1] != t.Name {
 				continue
 			}
 			var x, y, w, h int

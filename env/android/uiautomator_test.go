@@ -86,8 +86,8 @@ func TestParseDump(t *testing.T) {
 func TestDumpFiltersAndLinearizes(t *testing.T) {
 	tr := settingsTree(t)
 	text := observe.Linearize(tr.Filter(observe.Options{Screen: action.Size{W: 1080, H: 2340}}), 0)
-	for _, w := range []string{"push-button\tSearch settings\t\t42\t415\t996\t154", "label\tNetwork & internet\t\t210\t670",
-		"switch\tswitchWidget", "text-box\tsearch_src_text", "image\tBack\t\t95\t2209"} {
+	for _, w := range []string{"push button\tSearch settings\t\t42\t415\t996\t154", "label\tNetwork & internet\t\t210\t670",
+		"switch\tswitchWidget", "text box\tsearch_src_text", "image\tBack\t\t95\t2209"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("the linearised tree lacks %q:\n%s", w, text)
 		}

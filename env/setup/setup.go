@@ -26,6 +26,7 @@ import (
 
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/input"
+	"github.com/proctor-eval/proctor/internal/english"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -207,7 +208,7 @@ func (x Executor) step(ctx context.Context, s env.Setup, spec task.StepSpec) err
 		st.Timeout = fill(st.Timeout)
 		return x.hook().Focus(ctx, st)
 	}
-	return fmt.Errorf("%w: a %s step (%T) is not a kind this program runs", env.ErrBadAction, spec.Kind(), spec)
+	return fmt.Errorf("%w: %s step (%T) is not a kind this program runs", env.ErrBadAction, english.A(string(spec.Kind())), spec)
 }
 
 // fill is a step's timeout with the default filled in.
