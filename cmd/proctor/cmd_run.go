@@ -60,7 +60,10 @@ func newRunCommand() *cobra.Command {
 		Long: `Run starts a pool of environments, runs every task of the suite (each
 --repeat times) with the agent, judges each episode with the task's checks,
 and records everything in a run folder: results.db (SQLite) and the
-screenshots, stored once by content hash.
+screenshots, stored once by content hash. The folder's receipt says exactly
+what was run (task and asset hashes, package versions, environments, agent,
+judge, machine): proctor report --receipt prints it, proctor verify compares
+it with today's suite and environment.
 
 The suite is a folder or task file, given as the argument or with --suite
 (the same).
@@ -542,7 +545,19 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 			discard()
 			return err
 		}
+		if err := st.SaveReceipt(makeReceipt(ctx, rc, s, tasks, sources, nil)); err != nil {
+			discard()
+			return err
+		}
+	} else {
+		now := rc
+		now.Envs = o.envs.specs
+		if err := resumeReceipt(ctx, st, makeReceipt(ctx, now, s, tasks, sources, nil), stderr); err != nil {
+			return err
+		}
 	}
+	var seen seenEnvs
+	seen.watch(sources)
 	names := make([]string, len(sources))
 	for i, src := range sources {
 		names[i] = src.Name
@@ -573,6 +588,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		Store: st, Harness: version, CostBudget: rc.MaxCost, AgentTimeout: agentTimeout, Progress: stderr, Judge: jm,
 	})
 	if errors.Is(err, context.Canceled) {
+		finishReceipt(st, &seen, false, stderr)
 		fmt.Fprintf(stderr, "interrupted; continue with: proctor run --resume %s\n", dir)
 		return exitError{130}
 	}
@@ -580,9 +596,12 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		// A run refused before any episode (its pre-flight) leaves nothing.
 		if rs, rerr := st.Results(); rerr == nil && len(rs) == 0 {
 			discard()
+		} else {
+			finishReceipt(st, &seen, false, stderr)
 		}
 		return withFlags(err)
 	}
+	finishReceipt(st, &seen, true, stderr)
 	fmt.Fprintf(stderr, "run folder: %s\n", dir)
 	if o.report == "none" {
 		return nil
