@@ -143,7 +143,7 @@ Agents:
 	f.IntVar(&o.parallel, "parallel", 1, parallelHelp)
 	o.envs.flags(f)
 	f.IntVar(&o.repeat, "repeat", 1, "runs of each task")
-	f.StringVar(&o.filter, "filter", "", "run only tasks whose id matches this regular expression")
+	f.StringVar(&o.filter, "filter", "", "run only tasks whose id matches this regular expression, or with @FILE the tasks FILE lists,\none id a line (proctor tasks select writes such files)")
 	f.StringVar(&o.tag, "tag", "", "run only tasks with this tag")
 	f.StringVar(&o.out, "out", "", "run folder (default runs/DATE-AGENT)")
 	f.StringVar(&o.resume, "resume", "", "continue the run in this folder")
@@ -442,6 +442,9 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	dir := o.out
 	var st *store.Store
 	var err error
+	if o.filter, err = filterPattern(o.filter); err != nil {
+		return err
+	}
 	if o.resume != "" {
 		dir = o.resume
 		if _, err := os.Stat(filepath.Join(dir, store.DBFile)); err != nil {
