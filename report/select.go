@@ -122,3 +122,44 @@ func (s Selection) Summary() string {
 	}
 	return out
 }
+
+// RepeatBrief is a run's repeats in brief, for a list of runs: the most
+// decided tries of a task, the tasks tried twice or more and those of
+// them that flipped, and pass^k averaged over the tasks tried at least k
+// times, k the most tries (every try succeeds).
+type RepeatBrief struct {
+	MaxRepeats int     `json:"max_repeats"`
+	Tried      int     `json:"tried"`
+	Flipped    int     `json:"flipped"`
+	FlipRate   float64 `json:"flip_rate"`
+	K          int     `json:"k"`
+	PassHatK   float64 `json:"pass_hat_k"`
+}
+
+// Repeated reports whether some task was decided twice or more.
+func (b RepeatBrief) Repeated() bool { return b.MaxRepeats >= 2 }
+
+// BriefRepeats sums up the repeats of a run's results; errors are left
+// out.
+func BriefRepeats(rs []store.Result) RepeatBrief {
+	var b RepeatBrief
+	tasks, _ := repeats(rs, nil)
+	for _, t := range tasks {
+		b.MaxRepeats = max(b.MaxRepeats, t.N)
+		if t.N >= 2 {
+			b.Tried++
+		}
+		if t.Flipped {
+			b.Flipped++
+		}
+	}
+	if b.Tried > 0 {
+		b.FlipRate = float64(b.Flipped) / float64(b.Tried)
+	}
+	if b.MaxRepeats >= 2 {
+		b.K = b.MaxRepeats
+		_, means := repeats(rs, []int{b.K})
+		b.PassHatK = means[0].PassHatK
+	}
+	return b
+}

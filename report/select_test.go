@@ -84,3 +84,23 @@ func TestSelectionFilter(t *testing.T) {
 		t.Errorf("summary %q", got)
 	}
 }
+
+func TestBriefRepeats(t *testing.T) {
+	tests := []struct {
+		name string
+		rs   []store.Result
+		want RepeatBrief
+	}{
+		{"no repeats", outcomes(map[string]string{"a": "s", "b": "f"}), RepeatBrief{MaxRepeats: 1}},
+		// pass^3 of a is 1, of b C(2,3)/C(3,3) = 0; c was decided twice only.
+		{"repeats", outcomes(map[string]string{"a": "sss", "b": "ssf", "c": "sse", "d": "e"}),
+			RepeatBrief{MaxRepeats: 3, Tried: 3, Flipped: 1, FlipRate: 1.0 / 3, K: 3, PassHatK: 0.5}},
+		{"all flipped", outcomes(map[string]string{"a": "sf", "b": "fs"}),
+			RepeatBrief{MaxRepeats: 2, Tried: 2, Flipped: 2, FlipRate: 1, K: 2, PassHatK: 0}},
+	}
+	for _, tt := range tests {
+		if got := BriefRepeats(tt.rs); got != tt.want {
+			t.Errorf("%s: BriefRepeats = %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}
