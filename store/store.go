@@ -178,6 +178,7 @@ CREATE TABLE IF NOT EXISTS rescore (
 	task TEXT NOT NULL, repeat INTEGER NOT NULL, at TEXT NOT NULL, suite_hash TEXT NOT NULL,
 	outcome TEXT NOT NULL, reason TEXT NOT NULL, verdict TEXT NOT NULL, info TEXT NOT NULL,
 	PRIMARY KEY (task, repeat, at));
+CREATE TABLE IF NOT EXISTS receipt (id INTEGER PRIMARY KEY CHECK (id = 1), info TEXT NOT NULL);
 `
 
 // OpenRun opens the run folder dir, which must hold a run: reading a

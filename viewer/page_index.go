@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/score"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -28,6 +29,9 @@ type boardRow struct {
 	Cost                           float64       // mean per episode
 	TotalCost                      float64
 	Groups                         map[string]string
+	// Repeats sums up the tasks' repeats: flip rate and pass^k, for runs
+	// with repeats.
+	Repeats report.RepeatBrief
 }
 
 func rowOf(r *run, dims []score.Dimension) boardRow {
@@ -43,7 +47,7 @@ func rowOf(r *run, dims []score.Dimension) boardRow {
 		Env: rep.Environments(), Started: rep.Run.Started, N: s.N, Decided: s.Decided, Errors: s.Errors, Weighted: s.Weighted, Success: s.SuccessRate, Milestone: s.MilestoneAvg,
 		Uncompleted: share(check.Uncompleted), EarlyStop: share(check.EarlyStopped), Duration: rep.Means.Duration,
 		Setup: rep.Means.Setup, Tokens: rep.Means.InputTokens + rep.Means.OutputTokens, Cost: rep.Means.Cost,
-		TotalCost: rep.Means.TotalCost, Groups: map[string]string{}}
+		TotalCost: rep.Means.TotalCost, Groups: map[string]string{}, Repeats: report.BriefRepeats(rep.Results)}
 	for _, d := range dims {
 		for _, g := range rep.Breakdowns[d] {
 			cell := fmt.Sprintf("%d/%d · %.0f%%", g.Summary.Passed, g.Summary.Decided, 100*g.Summary.SuccessRate)
@@ -112,6 +116,17 @@ var sortKeys = map[string]func(a, b boardRow) bool{
 	"tasks":       func(a, b boardRow) bool { return a.N < b.N },
 	"errors":      func(a, b boardRow) bool { return a.Errors < b.Errors },
 	"env":         func(a, b boardRow) bool { return a.Env < b.Env },
+	"flips":       func(a, b boardRow) bool { return repeatKey(a, a.Repeats.FlipRate) < repeatKey(b, b.Repeats.FlipRate) },
+	"passk":       func(a, b boardRow) bool { return repeatKey(a, a.Repeats.PassHatK) < repeatKey(b, b.Repeats.PassHatK) },
+}
+
+// repeatKey sorts a figure over repeats, a run without repeats below
+// every run with them.
+func repeatKey(r boardRow, v float64) float64 {
+	if !r.Repeats.Repeated() {
+		return -1
+	}
+	return v
 }
 
 // column is a sortable header; Title, where set, is the label written
@@ -190,6 +205,8 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 		{"tasks", "Eps.", "episodes"}, {"errors", "Errors", "infrastructure errors, left out of every rate and mean"},
 		{"weighted", "Weighted", "weighted score, errors left out"}, {"success", "Success", "success rate, errors left out"},
 		{"milestone", "Miles.", "milestones reached, mean share, errors left out"},
+		{"flips", "Flips", "flip rate: the share of the tasks tried twice or more whose outcomes were mixed (runs with --repeat)"},
+		{"passk", "pass^k", "pass^k: the chance that k tries of a task all succeed, averaged over the tasks, k the run's repeats"},
 		{"uncompleted", "Uncompl.", "uncompleted: the budget or wall time ran out"}, {"early", "Early", "early stopped: repeated actions"},
 		{"time", "Time / ep.", "mean time per episode, without the reset and setup"}, {"tokens", "Tokens / ep.", "mean tokens per episode, input and output"},
 		{"cost", "Cost / ep.", "mean cost per episode (the run page has the total)"}} {

@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"encoding/json"
+	"errors"
 	"maps"
 	"net/http"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/proctor-eval/proctor/agreement"
 	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/receipt"
 	"github.com/proctor-eval/proctor/score"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -232,7 +234,13 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	for _, o := range check.Outcomes {
 		outcomes = append(outcomes, string(o))
 	}
+	rec, err := runReceipt(rn)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
 	s.render(w, http.StatusOK, "run", map[string]any{
+		"Receipt": rec, "Flaky": flaky(rn.Report.Results),
 		"Title": "Run " + rn.ID, "Run": rn, "Row": rowOf(rn, []score.Dimension{score.ByLevel}), "Rows": rows[from:to], "Matching": len(rows),
 		"Page": page, "Pages": pages, "Prev": prev, "Next": next, "Agreement": agree(rn), "Filters": filters,
 		"Show": rq.Show, "Query": rq.Text, "LevelPlot": s.plot("level", []*run{rn}, levelPlot), "Judges": judgeRows(rn),
@@ -284,4 +292,59 @@ func passWord(pass bool) string {
 		return "pass"
 	}
 	return "fail"
+}
+
+// receiptView is a run's receipt as the run page shows it: a line of what
+// matters most, and the whole receipt as proctor report --receipt writes
+// it. Text is empty for a run made before receipts were kept.
+type receiptView struct {
+	store.Receipt
+	Text string
+}
+
+// runReceipt reads the receipt of a run.
+func runReceipt(rn *run) (receiptView, error) {
+	db, err := store.Open(rn.Dir)
+	if err != nil {
+		return receiptView{}, err
+	}
+	defer db.Close()
+	r, err := db.Receipt()
+	if errors.Is(err, store.ErrNoReceipt) {
+		return receiptView{}, nil
+	}
+	if err != nil {
+		return receiptView{}, err
+	}
+	var b strings.Builder
+	if err := receipt.Write(&b, rn.ID, r); err != nil {
+		return receiptView{}, err
+	}
+	return receiptView{Receipt: r, Text: b.String()}, nil
+}
+
+// flaky lists the tasks whose decided outcomes were mixed over their
+// repeats.
+func flaky(rs []store.Result) []string {
+	seen := map[string][2]bool{} // success, other
+	for _, r := range rs {
+		if r.Outcome == string(check.Error) {
+			continue
+		}
+		v := seen[r.Task]
+		if r.Outcome == string(check.Success) {
+			v[0] = true
+		} else {
+			v[1] = true
+		}
+		seen[r.Task] = v
+	}
+	var out []string
+	for t, v := range seen {
+		if v[0] && v[1] {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

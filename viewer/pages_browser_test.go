@@ -101,8 +101,8 @@ func TestLeaderboardByAllKeepsRunColumn(t *testing.T) {
 
 // pagesRoot writes the runs the page tour needs: run-a and run-b with
 // different task sets, a review with a failure category, a step that
-// could not be parsed, a set-of-mark table, a recorded configuration,
-// and run-l still in progress.
+// could not be parsed, a set-of-mark table, a recorded configuration
+// and a receipt, run-l still in progress, and run-r with three repeats.
 func pagesRoot(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
@@ -152,13 +152,48 @@ func pagesRoot(t *testing.T) string {
 		t.Fatal(err)
 	}
 	st.Close()
+	// run-r: three repeats of three tasks, one of them flaky.
+	rr := makeRun(t, root, "run-r", "anthropic", day.Add(3*time.Hour), []episode{
+		{"write-note", "wood", "success", 2}, {"sort-rows", "bronze", "failure", 3}, {"only-a", "wood", "success", 2}})
+	if st, err = store.OpenRun(rr); err != nil {
+		t.Fatal(err)
+	}
+	rs, _ := st.Results()
+	for rep, flip := range []string{"failure", "success"} {
+		for _, r := range rs {
+			r.Repeat = rep + 1
+			if r.Task == "write-note" {
+				r.Outcome = flip
+			}
+			if err := st.SaveResult(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	st.Close()
+	// run-a has a receipt.
+	if st, err = store.OpenRun(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SaveReceipt(store.Receipt{Harness: "v1.0.0", Suite: "suites/desktop", SuiteHash: "5a1c0ffee", Agent: "openai", Model: "gpt-5", Obs: "som",
+		Tasks: []store.TaskReceipt{{ID: "write-note", File: "write-note.yaml", FileHash: "ab12cd34ef56ab12", Hash: "0123456789abcdef", Resolution: "1280x800",
+			Assets: []store.AssetReceipt{{Name: "note.txt", Hash: "fedcba9876543210"}}}},
+		Packages: map[string]string{"xvfb": "2:21.1.7-3", "mousepad": "0.5.10-2", "chromium": ""},
+		Places:   []store.PlaceReceipt{{Name: "local 1", Types: []string{"x11", "browser"}}},
+		Seen:     []store.SeenEnv{{Place: "local 1", Kind: "x11", Screen: "1280x800", Display: ":99", Versions: map[string]string{"x11": "X.Org 21.1.7"}}},
+		Machine:  store.Machine{OS: "linux", Arch: "amd64", Kernel: "6.1.0", Cores: 16, Memory: 64 << 30, Go: "go1.26.0"},
+		Repeat:   1, Parallel: 2, Started: day, Finished: day.Add(20 * time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
 	return root
 }
 
 // Every kind of page in real Chromium, each saved as a PNG: the live page,
 // an error page, a comparison of runs of different tasks, an empty filter
 // result, an episode with a parse error and a set-of-mark table, the
-// review categories, the run's configuration and the step charts.
+// review categories, the run's configuration and the step charts, the
+// flip rate and pass^k of runs with repeats, and a run's receipt.
 func TestPagesInChromium(t *testing.T) {
 	srv := httptest.NewServer((&Server{Root: pagesRoot(t)}).Handler())
 	defer srv.Close()
@@ -194,6 +229,34 @@ func TestPagesInChromium(t *testing.T) {
 			do: []chromedp.Action[chromedp.Void]{chromedp.Click(chromedp.CSS("#config summary")), chromedp.WaitVisible(chromedp.CSS("#config table"))}, check: `
 			document.querySelector("#config").textContent.includes("pyautogui") &&
 			document.querySelector("#config").textContent.includes("5a1c0ffee") ? "" : document.querySelector("#config").textContent`},
+		{name: "39-leaderboard-repeats", target: "/?sort=flips", wait: "#leaderboard", check: `
+			(function () {
+				var rows = [...document.querySelectorAll("#leaderboard tbody tr")];
+				var r = rows.find(tr => tr.querySelector(".run-link").textContent === "run-r");
+				var a = rows.find(tr => tr.querySelector(".run-link").textContent === "run-a");
+				var heads = [...document.querySelectorAll("#leaderboard thead th")].map(th => th.textContent.trim());
+				if (!heads.some(h => h.startsWith("Flips")) || !heads.some(h => h.startsWith("pass^k"))) return "no Flips and pass^k columns: " + heads.join(" | ");
+				if (rows[0] !== r) return "sorted by flips, run-r is not first";
+				if (r.querySelector(".flips").textContent !== "33.3%") return "run-r's flip rate: " + r.querySelector(".flips").textContent;
+				if (r.querySelector(".passk").textContent !== "33.3% k=3") return "run-r's pass^k: " + r.querySelector(".passk").textContent;
+				return a.querySelector(".flips").textContent === "–" && a.querySelector(".passk").textContent === "–" ? "" : "run-a, without repeats, shows figures over repeats";
+			})()`},
+		{name: "40-run-repeats", target: "/run/run-r", wait: "#run-repeats", check: `
+			document.querySelector("#run-repeats").textContent.startsWith("flip rate 33.3% (1 of 3 tasks tried twice or more), pass^3 33.3%") &&
+			document.querySelector("#flaky").textContent === "write-note" ? "" : document.querySelector("#run-repeats").textContent`},
+		{name: "41-run-receipt", target: "/run/run-a", wait: "#receipt",
+			do: []chromedp.Action[chromedp.Void]{chromedp.Click(chromedp.CSS("#receipt summary")), chromedp.WaitVisible(chromedp.CSS("#receipt pre")),
+				chromedp.ScrollIntoView(chromedp.CSS("#receipt"))}, check: `
+			(function () {
+				var t = document.querySelector("#receipt pre").textContent;
+				if (document.querySelector("#receipt-line").textContent !== "1 task hashed, 3 packages, 16 cores") return document.querySelector("#receipt-line").textContent;
+				return ["Receipt of run run-a", "write-note.yaml", "ab12cd34ef56", "note.txt", "fedcba987654", "mousepad  0.5.10-2", "chromium  not installed",
+					"local 1  x11   1280x800", "16 cores, 64.0 GiB memory"].every(s => t.includes(s)) &&
+					document.querySelector("#receipt pre").getBoundingClientRect().height > 200 ? "" : t;
+			})()`},
+		{name: "42-run-without-receipt", target: "/run/run-b", wait: "#receipt", check: `
+			document.querySelector("#receipt").textContent === "No receipt: the run was made before receipts were kept." &&
+			!document.querySelector("#run-repeats") ? "" : document.querySelector("#receipt").textContent`},
 		{name: "38-step-charts", target: "/run/run-a/episode?task=sort-rows&repeat=0", wait: "#step-charts",
 			do: []chromedp.Action[chromedp.Void]{chromedp.ScrollIntoView(chromedp.CSS("#step-charts"))}, check: `
 			["Time per step", "Tokens per step", "Cost per step"].every(l => {

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
+	receiptpkg "github.com/proctor-eval/proctor/receipt"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/score"
 	"github.com/proctor-eval/proctor/store"
@@ -13,7 +16,7 @@ import (
 
 func newReportCommand() *cobra.Command {
 	var format, suite string
-	var ccscore, canonicalKeys, compare bool
+	var ccscore, canonicalKeys, compare, receipt bool
 	so := report.StatOptions{K: report.DefaultK}
 	c := &cobra.Command{
 		Use:   "report RUN [RUN...]",
@@ -52,12 +55,22 @@ run's own.
 With --ccscore, each episode's performed actions are compared with its
 task's gold solution (ScreenAgent's CC-Score) and the mean CC-Score with
 its sub-metrics is shown per run (per task too in JSON). The gold solutions
-come from the suite each run was made with, or --suite.`,
+come from the suite each run was made with, or --suite.
+
+With --receipt, the report is each run's receipt instead: the harness
+version, the suite with each task's file and content hashes and those of
+the assets it uses, the Debian package versions of the apps, Xvfb and
+Chromium, the environments of the pool and as they started (kind, screen,
+versions), the agent, its model, parameters and prompt template hash, the
+judge and its prompt hash, the seeds, the machine (cores, memory), and when
+the run started and ended (JSON with --format json). proctor verify says
+whether they still match.`,
 		Example: `  proctor report runs/20261122-010000-replay
   proctor report runs/a runs/b --format markdown
   proctor report runs/a --k 1,2,5 --seed 7 --confidence 0.9
   proctor report --compare runs/a runs/b
   proctor report runs/a --format json
+  proctor report --receipt runs/a
   proctor report runs/a --ccscore --suite testdata/example`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -74,6 +87,9 @@ come from the suite each run was made with, or --suite.`,
 			}
 			if so.Resamples < 100 {
 				return fmt.Errorf("--resamples %d: give 100 or more (2000 by default)", so.Resamples)
+			}
+			if receipt {
+				return writeReceipts(cmd.OutOrStdout(), args, format)
 			}
 			var rs []*report.Report
 			for _, dir := range args {
@@ -103,6 +119,7 @@ come from the suite each run was made with, or --suite.`,
 	c.Flags().Float64Var(&so.Confidence, "confidence", 0.95, "the confidence of the intervals")
 	c.Flags().IntVar(&so.Resamples, "resamples", 2000, "the bootstrap's resamples")
 	c.Flags().BoolVar(&compare, "compare", false, "with two runs A B over the same tasks: their paired comparison (difference with its interval, tasks won and lost, McNemar's test)")
+	c.Flags().BoolVar(&receipt, "receipt", false, "print each run's receipt: what exactly was run (see proctor verify)")
 	c.Flags().StringVar(&suite, "suite", "", "with --ccscore: the suite with the gold solutions (default: the one each run was made with)")
 	return c
 }
@@ -122,4 +139,39 @@ func ccScores(dir, suite string, o score.CCOptions) (*report.CC, error) {
 		return nil, err
 	}
 	return report.CCScores(dir, s, o)
+}
+
+// writeReceipts writes the receipts of the runs in dirs, as text or JSON.
+func writeReceipts(w io.Writer, dirs []string, format string) error {
+	var all []store.Receipt
+	for i, dir := range dirs {
+		st, err := store.OpenRun(dir)
+		if err != nil {
+			return err
+		}
+		r, err := st.Receipt()
+		st.Close()
+		if err != nil {
+			return fmt.Errorf("%w (runs made before receipts were kept have none)", err)
+		}
+		if format == "json" {
+			all = append(all, r)
+			continue
+		}
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := receiptpkg.Write(w, filepath.Base(filepath.Clean(dir)), r); err != nil {
+			return err
+		}
+	}
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if len(all) == 1 {
+			return enc.Encode(all[0])
+		}
+		return enc.Encode(all)
+	}
+	return nil
 }

@@ -61,7 +61,10 @@ func newRunCommand() *cobra.Command {
 		Long: `Run starts a pool of environments, runs every task of the suite (each
 --repeat times) with the agent, judges each episode with the task's checks,
 and records everything in a run folder: results.db (SQLite) and the
-screenshots, stored once by content hash.
+screenshots, stored once by content hash. The folder's receipt says exactly
+what was run (task and asset hashes, package versions, environments, agent,
+judge, machine): proctor report --receipt prints it, proctor verify compares
+it with today's suite and environment.
 
 The suite is a folder or task file, given as the argument or with --suite
 (the same).
@@ -141,7 +144,7 @@ Agents:
 	f.IntVar(&o.parallel, "parallel", 1, parallelHelp)
 	o.envs.flags(f)
 	f.IntVar(&o.repeat, "repeat", 1, "runs of each task")
-	f.StringVar(&o.filter, "filter", "", "run only tasks whose id matches this regular expression")
+	f.StringVar(&o.filter, "filter", "", "run only tasks whose id matches this regular expression, or with @FILE the tasks FILE lists,\none id a line (proctor tasks select writes such files)")
 	f.StringVar(&o.tag, "tag", "", "run only tasks with this tag")
 	f.StringVar(&o.out, "out", "", "run folder (default runs/DATE-AGENT)")
 	f.StringVar(&o.resume, "resume", "", "continue the run in this folder")
@@ -440,6 +443,9 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	dir := o.out
 	var st *store.Store
 	var err error
+	if o.filter, err = filterPattern(o.filter); err != nil {
+		return err
+	}
 	if o.resume != "" {
 		dir = o.resume
 		if _, err := os.Stat(filepath.Join(dir, store.DBFile)); err != nil {
@@ -543,7 +549,19 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 			discard()
 			return err
 		}
+		if err := st.SaveReceipt(makeReceipt(ctx, rc, s, tasks, sources, nil)); err != nil {
+			discard()
+			return err
+		}
+	} else {
+		now := rc
+		now.Envs = o.envs.specs
+		if err := resumeReceipt(ctx, st, makeReceipt(ctx, now, s, tasks, sources, nil), stderr); err != nil {
+			return err
+		}
 	}
+	var seen seenEnvs
+	seen.watch(sources)
 	names := make([]string, len(sources))
 	for i, src := range sources {
 		names[i] = src.Name
@@ -583,6 +601,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		Store: st, Harness: version, CostBudget: rc.MaxCost, AgentTimeout: agentTimeout, Progress: out, Judge: jm,
 	})
 	if errors.Is(err, context.Canceled) {
+		finishReceipt(st, &seen, false, stderr)
 		fmt.Fprintf(stderr, "interrupted; continue with: proctor run --resume %s\n", dir)
 		return exitError{130}
 	}
@@ -590,10 +609,13 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		// A run refused before any episode (its pre-flight) leaves nothing.
 		if rs, rerr := st.Results(); rerr == nil && len(rs) == 0 {
 			discard()
+		} else {
+			finishReceipt(st, &seen, false, stderr)
 		}
 		return withFlags(err)
 	}
 	out.head()
+	finishReceipt(st, &seen, true, stderr)
 	fmt.Fprintf(stderr, "run folder: %s\n", dir)
 	if o.report == "none" {
 		return nil

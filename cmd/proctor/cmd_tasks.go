@@ -13,6 +13,6 @@ with an optional suite.yaml that declares extra apps and an assets/ folder
 of files that setup steps copy and checks compare with. A single task file
 works wherever a suite does.`,
 	}
-	c.AddCommand(newTasksLintCommand(), newTasksListCommand(), newTasksExpandCommand(), newTasksShowCommand(), newTasksSchemaCommand(), newTasksStatsCommand())
+	c.AddCommand(newTasksLintCommand(), newTasksListCommand(), newTasksExpandCommand(), newTasksShowCommand(), newTasksSchemaCommand(), newTasksStatsCommand(), newTasksSelectCommand())
 	return c
 }

@@ -101,7 +101,7 @@ func showsError(output []string) bool {
 // readmeRunnable are the commands run from the README: the build, and the
 // proctor commands that need no network and end by themselves (probe
 // needs a desktop, and is skipped where there is none).
-var readmeRunnable = regexp.MustCompile(`^(go build |bin/proctor (tasks (lint|list|expand|show|schema|stats)|parse|report|export|rescore|probe|setup \S+ --dry-run|validate \S+ --env mem) )`)
+var readmeRunnable = regexp.MustCompile(`^(go build |bin/proctor (tasks (lint|list|expand|show|schema|stats|select)|parse|report|export|rescore|probe|setup \S+ --dry-run|validate \S+ --env mem|run \S+ --env mem|verify) )`)
 
 // readmeFixtureRun is the run folder that stands for the README's
 // runs/DIR: a run recorded by recordRun (rescore_test.go).

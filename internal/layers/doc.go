@@ -11,7 +11,7 @@
 //     a model API (agent/openai, agent/anthropic, judge/judgeapi) so that
 //     they register themselves;
 //   - runners and readers of results: run, validate, rollout, rescore,
-//     report, viewer;
+//     report, receipt, viewer;
 //   - the episode: episode (one task on one environment);
 //   - environment backends: env/xdesktop, env/browser, env/vnc,
 //     env/android, env/input, env/envtest, env/provider, the guest daemon

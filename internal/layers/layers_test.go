@@ -68,7 +68,7 @@ var layers = []struct {
 	pkgs []string
 }{
 	{"commands", []string{"cmd/..."}},
-	{"runners and readers of results", []string{"run/...", "validate/...", "rollout/...", "rescore/...", "report/...", "viewer/..."}},
+	{"runners and readers of results", []string{"run/...", "validate/...", "rollout/...", "rescore/...", "report/...", "receipt/...", "viewer/..."}},
 	{"the episode", []string{"episode/..."}},
 	{"environment backends", []string{"env/...", "guest/...", "service/..."}},
 	{"the environment contract", []string{"env"}},
