@@ -9,6 +9,7 @@ import (
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/internal/english"
 	"github.com/proctor-eval/proctor/service"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -44,7 +45,7 @@ func preflight(ctx context.Context, cfg Config, jobs []job) ([]*place, error) {
 		case n == 0 && len(far) > 0:
 			problems = append(problems, Problem{fmt.Sprintf("task %s uses the service(s) %s, which Proctor starts on this machine's loopback; %s runs on another machine and cannot reach them", j.t.ID, strings.Join(j.local, ", "), strings.Join(far, ", ")), ErrLocalService})
 		case n == 0:
-			problems = append(problems, Problem{Text: fmt.Sprintf("task %s needs a %s environment of %dx%d; the pool has %s", j.t.ID, j.typ(), j.size().W, j.size().H, describePool(places))})
+			problems = append(problems, Problem{Text: fmt.Sprintf("task %s needs %s environment of %dx%d; the pool has %s", j.t.ID, english.A(string(j.typ())), j.size().W, j.size().H, describePool(places))})
 		}
 	}
 	if len(unjudged) > 0 {
@@ -52,7 +53,11 @@ func preflight(ctx context.Context, cfg Config, jobs []job) ([]*place, error) {
 		if len(unjudged) > 5 {
 			names = strings.Join(unjudged[:5], ", ") + fmt.Sprintf(" and %d more", len(unjudged)-5)
 		}
-		problems = append(problems, Problem{fmt.Sprintf("%d tasks have judge checks (%s), and no judge model is configured", len(unjudged), names), ErrNoJudge})
+		have := "have"
+		if len(unjudged) == 1 {
+			have = "has"
+		}
+		problems = append(problems, Problem{fmt.Sprintf("%s %s judge checks (%s), and no judge model is configured", english.Count(len(unjudged), "task"), have, names), ErrNoJudge})
 	}
 	if cfg.Suite != nil {
 		for _, sv := range cfg.Suite.Services {

@@ -620,7 +620,7 @@ func TestPreflightRefusesWhatThePoolCannotRun(t *testing.T) {
 		want  string
 	}{
 		{"type", []*task.Task{&vnc}, "task on-vnc needs a vnc environment of 1920x1080; the pool has guest https://10.0.0.5:7400 (x11, 1920x1080)"},
-		{"size", []*task.Task{&small}, "task small needs a x11 environment of 1280x800; the pool has guest https://10.0.0.5:7400 (x11, 1920x1080)"},
+		{"size", []*task.Task{&small}, "task small needs an x11 environment of 1280x800; the pool has guest https://10.0.0.5:7400 (x11, 1920x1080)"},
 		{"capability", []*task.Task{sw}, `task editor-save: check "exact on file ~/note.txt" needs files, which guest https://10.0.0.5:7400 does not offer`},
 		{"observation", []*task.Task{sw}, `observation mode som needs tree, which guest https://10.0.0.5:7400 does not offer`},
 	}

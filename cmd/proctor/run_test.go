@@ -86,7 +86,7 @@ func TestRunReportExport(t *testing.T) {
 func TestPreflightRefuses(t *testing.T) {
 	needDesktop(t)
 	_, errs, code := runCLI(t, "", "run", "--suite", "../../testdata/example", "--agent", "noop", "--out", filepath.Join(t.TempDir(), "r"))
-	if code == 0 || !strings.Contains(errs, "pre-flight refused the run") || !strings.Contains(errs, "task android-open-wifi-details needs a android environment") {
+	if code == 0 || !strings.Contains(errs, "pre-flight refused the run") || !strings.Contains(errs, "task android-open-wifi-details needs an android environment") {
 		t.Fatalf("pre-flight: %d %s", code, errs)
 	}
 	_, errs, code = runCLI(t, "", "run", "--agent", "nobody")
