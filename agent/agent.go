@@ -111,6 +111,17 @@ type Agent interface {
 	Stop(ctx context.Context) error
 }
 
+// Prober is an agent that calls model endpoints: Probe asks each of them
+// one small question. A run's pre-flight asks it once, before any
+// episode, so that an endpoint that cannot be reached (a wrong URL, key
+// or model) refuses the run instead of making every episode an error.
+type Prober interface {
+	Probe(ctx context.Context) error
+}
+
+// ProbeQuestion is what a Prober asks its models: one word back.
+const ProbeQuestion = "This is a test of the connection. Answer with the single word: ready."
+
 // DefaultTimeout bounds one request to an agent or a model API.
 const DefaultTimeout = 2 * time.Minute
 

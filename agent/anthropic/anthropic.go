@@ -219,6 +219,19 @@ func (a *Anthropic) firstText(obs agent.Observation) string {
 // Stop does nothing.
 func (a *Anthropic) Stop(context.Context) error { return nil }
 
+// Probe asks the model one small question (agent.Prober).
+func (a *Anthropic) Probe(ctx context.Context) error {
+	_, err := a.client.Beta.Messages.New(ctx, anthropic.BetaMessageNewParams{
+		Model:     anthropic.Model(a.cfg.Model),
+		MaxTokens: 16,
+		Messages:  []anthropic.BetaMessageParam{anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock(agent.ProbeQuestion))},
+	})
+	if err != nil {
+		return fmt.Errorf("model %s: %w", a.cfg.Model, err)
+	}
+	return nil
+}
+
 func classifyAnthropic(err error) error {
 	var apiErr *anthropic.Error
 	if errors.As(err, &apiErr) {

@@ -224,6 +224,20 @@ func (a *OpenAIComputer) firstText(obs agent.Observation, sp agent.Space) string
 // Stop does nothing.
 func (a *OpenAIComputer) Stop(context.Context) error { return nil }
 
+// Probe asks the model one small question (agent.Prober), with no tool:
+// a model made for the computer tool answers text too.
+func (a *OpenAIComputer) Probe(ctx context.Context) error {
+	_, err := a.client.Responses.New(ctx, responses.ResponseNewParams{
+		Model:      a.cfg.Model,
+		Input:      responses.ResponseNewParamsInputUnion{OfString: openai.String(agent.ProbeQuestion)},
+		Truncation: responses.ResponseNewParamsTruncationAuto,
+	})
+	if err != nil {
+		return fmt.Errorf("model %s: %w", a.cfg.Model, err)
+	}
+	return nil
+}
+
 func init() {
 	agent.Register("openai-computer", agent.Def{Summary: "the Responses API's computer-use tool loop (--model computer-use-preview; --display WxH declared to the model, default the screen)",
 		Model: true,

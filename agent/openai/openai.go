@@ -165,6 +165,19 @@ func (a *OpenAI) ask(ctx context.Context, system string, past []string, text str
 // Stop does nothing.
 func (a *OpenAI) Stop(context.Context) error { return nil }
 
+// Probe asks the model one small question (agent.Prober).
+func (a *OpenAI) Probe(ctx context.Context) error {
+	_, err := a.client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
+		Model:     a.cfg.Model,
+		Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage(agent.ProbeQuestion)},
+		MaxTokens: openai.Int(16),
+	})
+	if err != nil {
+		return fmt.Errorf("model %s: %w", a.cfg.Model, err)
+	}
+	return nil
+}
+
 // classify marks what the harness should retry: rate limits, server
 // errors, timeouts and network failures.
 func classify(err error) error {

@@ -169,6 +169,33 @@ type Reflect struct {
 	advice     string
 }
 
+// Probe asks the model one small question (agent.Prober).
+func (r *Reflect) Probe(ctx context.Context) error {
+	m, err := NewOpenAI(r.Model)
+	if err != nil {
+		return err
+	}
+	return m.Probe(ctx)
+}
+
+// Probe asks the planner and the grounder one small question each
+// (agent.Prober).
+func (p *PlannerGrounder) Probe(ctx context.Context) error {
+	for _, c := range []struct {
+		role string
+		cfg  agent.ModelConfig
+	}{{"planner", p.Planner}, {"grounder", p.Grounder}} {
+		m, err := NewOpenAI(c.cfg)
+		if err == nil {
+			err = m.Probe(ctx)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.role, err)
+		}
+	}
+	return nil
+}
+
 // Start prepares the model.
 func (r *Reflect) Start(ctx context.Context, t agent.Task) error {
 	m, err := NewOpenAI(r.Model)

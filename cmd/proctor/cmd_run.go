@@ -521,6 +521,9 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 			return err
 		}
 	}
+	if err := agentAnswers(ctx, factory, rc.Agent); err != nil {
+		return err
+	}
 	sources, err := o.envs.sources(ctx, rc.Parallel, stderr)
 	if err != nil {
 		return err
@@ -699,8 +702,29 @@ func withFlags(err error) error {
 	return out
 }
 
-// judgeProbeTimeout bounds the pre-flight's question to the judge.
+// judgeProbeTimeout bounds the pre-flight's question to the judge, and
+// to the agent's models.
 const judgeProbeTimeout = time.Minute
+
+// agentAnswers asks the models of an agent that calls model endpoints
+// (agent.Prober) one small question each before the run, so that an
+// endpoint that cannot be reached refuses the run before any episode.
+func agentAnswers(ctx context.Context, factory agent.Factory, name string) error {
+	a, err := factory()
+	if err != nil {
+		return err
+	}
+	p, ok := a.(agent.Prober)
+	if !ok {
+		return nil
+	}
+	pctx, cancel := context.WithTimeout(ctx, judgeProbeTimeout)
+	defer cancel()
+	if err := p.Probe(pctx); err != nil {
+		return fmt.Errorf("pre-flight refused the run:\n  the %s agent's model does not answer a test question: %v (check --model, --base-url and the API key)", name, err)
+	}
+	return nil
+}
 
 // judgeAnswers asks jm one small question before a run whose tasks have
 // judge checks, so that a judge that cannot be reached (a wrong URL, key

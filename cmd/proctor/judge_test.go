@@ -447,3 +447,48 @@ func TestUnreachableJudgeIsRefused(t *testing.T) {
 func preflightQuestion(a judgetest.Asked) bool {
 	return len(a.Texts) > 0 && strings.Contains(a.Texts[0], `The note says "ready".`)
 }
+
+// TestUnreachableModelIsRefused: an agent whose model endpoint cannot be
+// reached, or refuses the key, is refused at pre-flight, before any
+// episode, for each agent that calls a model API; one that answers lets
+// the run go on.
+func TestUnreachableModelIsRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String()
+	ln.Close() // nothing listens there now
+	live := judgetest.New(t, func(judgetest.Asked) judgetest.Reply { return judgetest.Reply{Text: "ready"} })
+	t.Setenv("PROCTOR_MODEL_KEY", judgetest.Key)
+	t.Setenv("PROCTOR_WRONG_KEY", "not-the-key")
+	tests := []struct {
+		name  string
+		flags []string
+		want  string // "" for a run that goes on
+	}{
+		{"openai, nothing listens", []string{"--agent", "openai", "--model", "m", "--base-url", dead + "/v1", "--api-key-env", "PROCTOR_MODEL_KEY"}, "the openai agent's model does not answer"},
+		{"openai, a wrong key", []string{"--agent", "openai", "--model", "m", "--base-url", live.OpenAIURL(), "--api-key-env", "PROCTOR_WRONG_KEY"}, "the openai agent's model does not answer"},
+		{"anthropic, nothing listens", []string{"--agent", "anthropic", "--model", "m", "--base-url", dead, "--api-key-env", "PROCTOR_MODEL_KEY"}, "the anthropic agent's model does not answer"},
+		{"reflect, nothing listens", []string{"--agent", "reflect", "--model", "m", "--base-url", dead + "/v1", "--api-key-env", "PROCTOR_MODEL_KEY"}, "the reflect agent's model does not answer"},
+		{"openai, answers", []string{"--agent", "openai", "--model", "m", "--base-url", live.OpenAIURL(), "--api-key-env", "PROCTOR_MODEL_KEY"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "run")
+			_, errs, code := runCLI(t, "", append([]string{"run", "--suite", "../../testdata/mem", "--env", "mem", "--filter", "^count-lines$", "--report", "none", "--out", out}, tc.flags...)...)
+			if tc.want == "" {
+				if code != 0 {
+					t.Fatalf("a run whose model answers: code %d\n%s", code, errs)
+				}
+				return
+			}
+			if code == 0 || !strings.Contains(errs, "pre-flight refused the run") || !strings.Contains(errs, tc.want) {
+				t.Fatalf("code %d\n%s", code, errs)
+			}
+			if _, err := os.Stat(filepath.Join(out, "results.db")); err == nil {
+				t.Fatal("the refused run left episodes")
+			}
+		})
+	}
+}

@@ -220,8 +220,8 @@ func TestOpenAIAgentSolvesATask(t *testing.T) {
 	if code != 0 || !strings.Contains(errs, "success      dialog-later") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, errs)
 	}
-	if requests.Load() != 2 {
-		t.Fatalf("%d model requests, want 2", requests.Load())
+	if requests.Load() != 3 {
+		t.Fatalf("%d model requests, want 3 (the pre-flight's question and two steps)", requests.Load())
 	}
 	// 2 x (2000 in, 40 out) at gpt-5's $1.25 and $10 per million tokens.
 	if !strings.Contains(stdout, "$0.0058 / $0.0058") || !strings.Contains(stdout, "4000 / 80") {
