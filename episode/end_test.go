@@ -3,6 +3,7 @@ package episode
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/duration"
+	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/mem"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
@@ -249,5 +251,50 @@ func TestProblemsCounted(t *testing.T) {
 	if len(res.Problems) != 3 || !strings.Contains(res.Problems[0], "step 1: reply not usable: no action found") ||
 		!strings.Contains(res.Problems[1], "step 2: refused:") || !strings.Contains(res.Problems[2], "Hyperr") {
 		t.Fatalf("problems %q", res.Problems)
+	}
+}
+
+// TestSlowObservationIsUncompleted: an observation that eats the wall
+// time (a huge page), the environment alive, is the agent's lack of time:
+// uncompleted, with the reason, not an infrastructure fault run again.
+func TestSlowObservationIsUncompleted(t *testing.T) {
+	_, base := countLines(t)
+	tk := *base
+	tk.TimeLimit = duration.Duration(time.Second)
+	ep := start(t, Config{Obs: ObsScreenshot}, &tk, mem.Fault{Method: "Screenshot", Call: 1, Delay: time.Minute})
+	ctx := context.Background()
+	if !ep.Next(ctx) {
+		t.Fatal("ended before its first step")
+	}
+	if _, err := ep.Observe(ctx); !errors.Is(err, ErrWallTime) {
+		t.Fatalf("Observe = %v, want the wall time", err)
+	}
+	res, err := ep.Finish(ctx)
+	if err != nil || res.Outcome != string(check.Uncompleted) || !strings.Contains(res.Reason, "while observing (step 1)") {
+		t.Fatalf("Finish = %s %q, %v; want uncompleted while observing", res.Outcome, res.Reason, err)
+	}
+}
+
+// TestEnvLimitIsUncompleted: an environment's own bound passed (a page's
+// memory, env.ErrLimit) ends the episode uncompleted with its reason,
+// whether met observing or acting.
+func TestEnvLimitIsUncompleted(t *testing.T) {
+	_, tk := countLines(t)
+	over := fmt.Errorf("%w: the browser's pages held 2.1 GiB of memory, over the bound of 2 GiB", env.ErrLimit)
+	for _, method := range []string{"Screenshot", "Do"} {
+		t.Run(method, func(t *testing.T) {
+			ep := start(t, Config{Obs: ObsScreenshot}, tk, mem.Fault{Method: method, Call: 1, Err: over})
+			ctx := context.Background()
+			for ep.Next(ctx) {
+				if _, err := ep.Observe(ctx); err != nil {
+					break
+				}
+				ep.Act(ctx, turn(click))
+			}
+			res, err := ep.Finish(ctx)
+			if err != nil || res.Outcome != string(check.Uncompleted) || !strings.Contains(res.Reason, "over the bound of 2 GiB") || res.Attempts > 1 {
+				t.Fatalf("Finish = %s %q (attempts %d), %v; want uncompleted with the bound", res.Outcome, res.Reason, res.Attempts, err)
+			}
+		})
 	}
 }

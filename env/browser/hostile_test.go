@@ -204,3 +204,46 @@ setTimeout(grow, 0);
 		t.Fatalf("the next episode's page: %q", v)
 	}
 }
+
+// TestHugePage: the tree of a page of 200,000 elements is left out, with
+// the reason told to the agent; read anyway (a bound set past it), the
+// read ends at the caller's deadline.
+func TestHugePage(t *testing.T) {
+	need(t)
+	u := site(t, map[string]string{"huge": `<!doctype html><title>Huge</title><body><script>
+const f = document.createDocumentFragment();
+for (let i = 0; i < 200000; i++) { const d = document.createElement(i % 10 ? 'span' : 'button'); d.textContent = 'node ' + i; f.appendChild(d); }
+document.body.appendChild(f);
+</script>`})
+	for _, tc := range []struct {
+		name  string
+		nodes int
+	}{{"capped", 0}, {"read past the cap", 10_000_000}} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := Start(testCtx(t), Config{MaxTreeNodes: tc.nodes})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			open(t, b, u+"/huge")
+			if tc.nodes == 0 {
+				tr, err := b.Tree(testCtx(t))
+				if err != nil || len(tr.Apps) != 0 || len(tr.Errors) != 1 || !strings.Contains(tr.Errors[0], "more than the 100000") {
+					t.Fatalf("tree %+v, %v; want none, and why", tr, err)
+				}
+				if n := strings.Join(b.Notices(), "\n"); !strings.Contains(n, "its tree is left out") {
+					t.Fatalf("notices %q", n)
+				}
+				return
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			started := time.Now()
+			_, err = b.Tree(ctx)
+			t.Logf("the read ended after %v: %v", time.Since(started).Round(time.Millisecond), err)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("a tree read past its deadline: %v", err)
+			}
+		})
+	}
+}

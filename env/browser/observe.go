@@ -156,7 +156,7 @@ func (b *Browser) tree(ctx context.Context) (*observe.Tree, error) {
 		return cdp.Call(tctx, cdppipe.SessionOf(tctx, tg), memory.GetDOMCounters, cdp.Empty{})
 	})
 	if err != nil {
-		return nil, b.failed("count the page's nodes", err)
+		return nil, b.failed("count the page's nodes", cmp.Or(ctx.Err(), err))
 	}
 	if counts.Nodes > int64(b.cfg.MaxTreeNodes) {
 		msg := fmt.Sprintf("the page holds %d nodes, more than the %d whose tree the browser reads: its tree is left out (act on the screenshot)", counts.Nodes, b.cfg.MaxTreeNodes)
@@ -165,7 +165,7 @@ func (b *Browser) tree(ctx context.Context) (*observe.Tree, error) {
 	}
 	t, err := pagetree.Read(rctx)
 	if err != nil {
-		return nil, b.failed("read the page's tree", err)
+		return nil, b.failed("read the page's tree", cmp.Or(ctx.Err(), err)) // the caller's deadline, not rctx's cancel
 	}
 	return t, nil
 }
