@@ -48,6 +48,11 @@ type Report struct {
 	// Stats are the intervals and the statistics over repeats, when
 	// asked for (Analyse).
 	Stats *Stats `json:"stats,omitempty"`
+	// Problems are the reasons of the run's errors and of its agent's
+	// unusable replies and refused actions, grouped, most frequent
+	// first; Agent counts the latter.
+	Problems []Problem   `json:"problems,omitempty"`
+	Agent    AgentTotals `json:"agent_problems"`
 }
 
 // Persona is the metrics of one persona's episodes: SCUBA reports the
@@ -152,6 +157,7 @@ func Make(dir string, run store.Run, rs []store.Result) *Report {
 		r.Breakdowns[d] = score.Breakdown(scored, d)
 	}
 	r.Repeats = score.Repeats(scored)
+	r.Problems, r.Agent = problems(rs)
 	return r
 }
 
@@ -272,6 +278,8 @@ func Write(w io.Writer, rs []*Report, format string) error {
 		row("weighted over repeats", func(r *Report) string { return stat(r.Repeats.Weighted) }),
 		row("time per episode", func(r *Report) string { return r.Means.Duration.Round(10 * time.Millisecond).String() }),
 		row("steps per episode", func(r *Report) string { return fmt.Sprintf("%.1f", r.Means.Steps) }),
+		row("replies not usable", func(r *Report) string { return agentCount(r.Agent.Unparsed, r) }),
+		row("actions refused", func(r *Report) string { return agentCount(r.Agent.Refused, r) }),
 		row("tokens per episode (in/out)", func(r *Report) string {
 			return fmt.Sprintf("%.0f / %.0f", r.Means.InputTokens, r.Means.OutputTokens)
 		}),
@@ -328,6 +336,7 @@ func Write(w io.Writer, rs []*Report, format string) error {
 	writePersonas(rs, pct, table)
 	writeCC(rs, header, row, table)
 	writeTrust(rs, table)
+	writeProblems(w, rs, md, table)
 	for _, r := range rs {
 		if len(r.Lost) == 0 {
 			continue
@@ -367,6 +376,15 @@ func Write(w io.Writer, rs []*Report, format string) error {
 
 // rate is a rate or mean of a summary as written, or "n/a" when nothing
 // was decided (every episode an infrastructure error).
+// agentCount is a count of the agent's problems, with the episodes that
+// had any.
+func agentCount(n int, r *Report) string {
+	if n == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (in %d of %d episodes)", n, r.Agent.Episodes, r.Summary.N)
+}
+
 func rate(s score.Summary, v string) string {
 	if !s.HasRates() {
 		return "n/a"

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -240,8 +242,12 @@ func TestErrorsLeftOut(t *testing.T) {
 		return store.Result{Task: task, Repeat: rep, Level: level, Weight: w, Apps: []string{"mousepad"}, Kind: "state",
 			Env: "x11", Outcome: outcome, Milestone: milestone, Steps: 3, Duration: time.Second}
 	}
+	e500 := func(r store.Result, step int) store.Result {
+		r.Reason = fmt.Sprintf("step %d: agent: agent at http://127.0.0.1:9/step: 500 Internal Server Error: boom", step)
+		return r
+	}
 	down := Make("runs/down", store.Run{ID: "down", Agent: "http"}, []store.Result{
-		mk("a", 0, "wood", 1, "error", 0), mk("b", 0, "gold", 8, "error", 0), mk("a", 1, "wood", 1, "error", 0)})
+		e500(mk("a", 0, "wood", 1, "error", 0), 1), e500(mk("b", 0, "gold", 8, "error", 0), 3), e500(mk("a", 1, "wood", 1, "error", 0), 1)})
 	mixed := Make("runs/mixed", store.Run{ID: "mixed", Agent: "http"}, []store.Result{
 		mk("a", 0, "wood", 1, "success", 1), mk("b", 0, "gold", 8, "error", 0), mk("c", 0, "gold", 8, "failure", 0.5),
 		mk("a", 1, "wood", 1, "error", 0)})
@@ -258,7 +264,8 @@ func TestErrorsLeftOut(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := b.String()
-		for _, w := range []string{"errors (left out)", "n/a", "50.0%", "0/0 n/a +2 errors", "0/1 0.0% +1 error"} {
+		for _, w := range []string{"errors (left out)", "n/a", "50.0%", "0/0 n/a +2 errors", "0/1 0.0% +1 error",
+			"Why episodes went wrong (down)", "agent: agent at http://127.0.0.1:9/step: 500 Internal Server Error: boom"} {
 			if !strings.Contains(out, w) {
 				t.Errorf("%s report lacks %q:\n%s", format, w, out)
 			}
@@ -270,5 +277,42 @@ func TestErrorsLeftOut(t *testing.T) {
 			}
 		}
 		golden(t, "errors."+format, out)
+	}
+}
+
+// TestAgentProblems: a run of malformed replies explains itself: the
+// replies not usable and actions refused are counted, and their reasons
+// listed, grouped across steps and episodes, most frequent first.
+func TestAgentProblems(t *testing.T) {
+	mk := func(task string, rep, unparsed, refused int, problems ...string) store.Result {
+		return store.Result{Task: task, Repeat: rep, Level: "wood", Weight: 1, Kind: "state", Outcome: "uncompleted",
+			Reason: "the step budget of 5 steps was used up", Steps: 5, Unparsed: unparsed, Refused: refused, Problems: problems}
+	}
+	r := Make("runs/bad", store.Run{ID: "bad", Agent: "http"}, []store.Result{
+		mk("a", 0, 5, 0, "step 1: reply not usable: no action found", "step 2: reply not usable: no action found", "step 3: reply not usable: no action found"),
+		mk("b", 0, 4, 1, "step 1: reply not usable: no action found", "step 2: refused: action 1 (click (5000,5)): the point is off the screen (1280x800)",
+			"step 3: reply not usable: unknown key \"Hyperr\""),
+		mk("c", 0, 0, 0),
+	})
+	if r.Agent != (AgentTotals{Unparsed: 9, Refused: 1, Episodes: 2}) {
+		t.Fatalf("totals %+v", r.Agent)
+	}
+	want := []Problem{
+		{Kind: "reply", Reason: "no action found", Count: 4, Episodes: 2, First: "a#0"},
+		{Kind: "refused", Reason: "action 1 (click (5000,5)): the point is off the screen (1280x800)", Count: 1, Episodes: 1, First: "b#0"},
+		{Kind: "reply", Reason: `unknown key "Hyperr"`, Count: 1, Episodes: 1, First: "b#0"},
+	}
+	if !reflect.DeepEqual(r.Problems, want) {
+		t.Fatalf("problems\n%+v\nwant\n%+v", r.Problems, want)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, []*Report{r}, "text"); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"replies not usable           9 (in 2 of 3 episodes)", "actions refused              1 (in 2 of 3 episodes)",
+		"Why episodes went wrong (bad)", "reply not usable  4      2         a#0    no action found"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("the report lacks %q:\n%s", w, b.String())
+		}
 	}
 }
