@@ -16,7 +16,7 @@ type progress struct {
 	mu              sync.Mutex
 	w               io.Writer
 	total, done0, n int
-	passed          int
+	passed, decided int
 	tokens          int
 	cost            float64
 	start           time.Time
@@ -56,6 +56,9 @@ func (p *progress) done(r store.Result) {
 	if r.Outcome == "success" {
 		p.passed++
 	}
+	if r.Outcome != "error" {
+		p.decided++
+	}
 	p.tokens += r.InputTokens + r.OutputTokens
 	p.cost += r.Cost
 	at := p.done0 + p.n
@@ -64,13 +67,24 @@ func (p *progress) done(r store.Result) {
 	if p.n > 0 {
 		eta = time.Since(p.start) / time.Duration(p.n) * time.Duration(left)
 	}
-	rate := fmt.Sprintf(" | success %.1f%%", 100*float64(p.passed)/float64(p.n))
+	// Errors are left out of the rate, as in the report.
+	rate := " | success n/a"
+	if p.decided > 0 {
+		rate = fmt.Sprintf(" | success %.1f%%", 100*float64(p.passed)/float64(p.decided))
+	}
 	if p.validation {
 		rate = ""
 	}
 	fmt.Fprintf(p.w, "[%*d/%d] %s %3.0f%% %-12s %s (%d steps, %s)%s | %d tokens | $%.4f | ETA %s\n",
 		len(fmt.Sprint(p.total)), at, p.total, bar(at, p.total, 20), 100*float64(at)/float64(p.total), r.Outcome, r.Task, r.Steps,
 		r.Duration.Round(100*time.Millisecond), rate, p.tokens, p.cost, eta.Round(time.Second))
+	if r.Outcome == "error" { // why, for a run whose episodes all fail alike
+		reason := strings.Join(strings.Fields(r.Reason), " ")
+		if len(reason) > 300 {
+			reason = strings.ToValidUTF8(reason[:300], "") + "…"
+		}
+		fmt.Fprintf(p.w, "    error: %s\n", reason)
+	}
 }
 
 // bar draws done out of total as a bar of width characters: [#####-----].

@@ -995,3 +995,23 @@ func TestValidationProgressHasNoRate(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressLines: the running success rate leaves errors out (n/a
+// while nothing was decided), and an error's line is followed by its
+// reason, so that a run whose episodes all fail alike says why.
+func TestProgressLines(t *testing.T) {
+	var b strings.Builder
+	p := newProgress(&b, 3, 0, 0)
+	p.done(store.Result{Task: "a", Outcome: "error", Reason: "step 1: agent: agent at http://127.0.0.1:9/step: 500 Internal Server Error"})
+	p.done(store.Result{Task: "b", Outcome: "success"})
+	p.done(store.Result{Task: "c", Outcome: "failure"})
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines:\n%s", len(lines), b.String())
+	}
+	for i, want := range []string{"success n/a", "error: step 1: agent: agent at http://127.0.0.1:9/step: 500 Internal Server Error", "success 100.0%", "success 50.0%"} {
+		if !strings.Contains(lines[i], want) {
+			t.Errorf("line %d %q lacks %q", i+1, lines[i], want)
+		}
+	}
+}
