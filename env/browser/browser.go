@@ -676,7 +676,8 @@ func (b *Browser) Reset(ctx context.Context, s env.Setup) error {
 	}
 	b.use() // the setup starts using it, whatever its steps
 	b.allow(s)
-	return setup.Executor{Env: b, Hook: newSetupHook(b)}.Run(ctx, s)
+	sctx, done := b.bounded(ctx) // a setup's page that passes a bound ends it too
+	return done(setup.Executor{Env: b, Hook: newSetupHook(b)}.Run(sctx, s))
 }
 
 // setupHook opens the browser's pages for package setup, which runs the

@@ -161,7 +161,7 @@ func (b *Browser) bounded(ctx context.Context) (context.Context, func(error) err
 // size writes a byte count in MiB or GiB.
 func size(n int64) string {
 	if n >= 1<<30 {
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<30)), ".0") + " GiB"
+		return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", float64(n)/(1<<30)), "0"), ".") + " GiB"
 	}
 	return fmt.Sprintf("%d MiB", n>>20)
 }

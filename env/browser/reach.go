@@ -11,6 +11,7 @@ import (
 	"net/http/httputil"
 	"net/netip"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -220,7 +221,9 @@ func private(ip netip.Addr) string {
 // refuse records a refused address.
 func (r *reach) refuse(addr string, err error) {
 	r.mu.Lock()
-	r.count++
+	if !own(addr) {
+		r.count++
+	}
 	r.refused = append(r.refused, addr)
 	if len(r.refused) > maxRefused {
 		r.refused = slices.Delete(r.refused, 0, len(r.refused)-maxRefused)
@@ -231,14 +234,33 @@ func (r *reach) refuse(addr string, err error) {
 	}
 }
 
+// ownHosts are the services Chromium itself calls (sign-in, component
+// and variation updates) even with its background networking off: they
+// are refused like any other, but not told to the agent as the page's.
+var ownHosts = regexp.MustCompile(`^(accounts\.google\.com|clients\d*\.google\.com|[a-z0-9.-]*\.googleapis\.com|[a-z0-9.-]*\.gvt1\.com)$`)
+
+// own reports whether a refused address is one of Chromium's own calls.
+func own(addr string) bool {
+	if u, err := url.Parse(addr); err == nil && u.Host != "" {
+		return ownHosts.MatchString(strings.ToLower(u.Hostname()))
+	}
+	host, _, _ := strings.Cut(addr, ":")
+	return ownHosts.MatchString(strings.ToLower(host))
+}
+
 // news returns the refusals not told yet: how many, and the last few.
 func (r *reach) news(last int) (int, []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := r.count - r.told
 	r.told = r.count
-	fresh := r.refused[max(0, len(r.refused)-min(n, last)):]
-	return n, slices.Clone(fresh)
+	var fresh []string
+	for i := len(r.refused) - 1; i >= 0 && len(fresh) < min(n, last); i-- {
+		if !own(r.refused[i]) {
+			fresh = append([]string{r.refused[i]}, fresh...)
+		}
+	}
+	return n, fresh
 }
 
 // Refused lists the addresses the episode's pages were refused, newest

@@ -281,3 +281,26 @@ func TestQueryKeptAsWritten(t *testing.T) {
 		t.Fatalf("the server got the query %q, want Action=Comment;id=25", q)
 	}
 }
+
+// TestRefusalNews: the agent is told of the page's refused requests since
+// the last time, the last few addresses, and not of Chromium's own calls
+// to its services.
+func TestRefusalNews(t *testing.T) {
+	var r reach
+	r.set(nil, nil, false)
+	for _, a := range []string{"https://accounts.google.com:443", "http://127.0.0.1:9/secret", "https://update.googleapis.com:443",
+		"http://169.254.169.254/latest/meta-data/", "http://update.googleapis.com/service/update2/json?x=1"} {
+		r.refuse(a, errors.New("no"))
+	}
+	n, last := r.news(3)
+	if n != 2 || !slices.Equal(last, []string{"http://127.0.0.1:9/secret", "http://169.254.169.254/latest/meta-data/"}) {
+		t.Fatalf("news = %d %q", n, last)
+	}
+	if n, last := r.news(3); n != 0 || len(last) != 0 {
+		t.Fatalf("told twice: %d %q", n, last)
+	}
+	r.refuse("http://10.0.0.1/x", errors.New("no"))
+	if n, last := r.news(3); n != 1 || !slices.Equal(last, []string{"http://10.0.0.1/x"}) {
+		t.Fatalf("news = %d %q", n, last)
+	}
+}
