@@ -168,8 +168,9 @@ func (a *OpenAI) Stop(context.Context) error { return nil }
 // Probe asks the model one small question (agent.Prober).
 func (a *OpenAI) Probe(ctx context.Context) error {
 	_, err := a.client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
-		Model:     a.cfg.Model,
-		Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage(agent.ProbeQuestion)},
+		Model: a.cfg.Model,
+		// A system message and a user message, as every step sends.
+		Messages:  []openai.ChatCompletionMessageParamUnion{openai.SystemMessage("You answer briefly."), openai.UserMessage(agent.ProbeQuestion)},
 		MaxTokens: openai.Int(16),
 	})
 	if err != nil {

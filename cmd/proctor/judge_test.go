@@ -342,7 +342,7 @@ func TestJudgeOutageDuringRun(t *testing.T) {
 	// The judge still down: proctor judge leaves the episode undecided.
 	mode.Store(hang)
 	out, errs, code = runCLI(t, "", append([]string{"judge", dir, "--judge-timeout", "300ms"}, judgeA...)...)
-	if code == 0 || !strings.Contains(errs, "1 episodes undecided") || !strings.Contains(out, "0 passed, 0 failed, 1 undecided") {
+	if code == 0 || !strings.Contains(errs, "1 episode undecided") || !strings.Contains(out, "0 passed, 0 failed, 1 undecided") {
 		t.Fatalf("judging with the judge down: code %d\n%s\n%s", code, out, errs)
 	}
 	if sa.Calls() == askedInRun {
