@@ -949,8 +949,12 @@ func TestRetriesAreToldAndTimed(t *testing.T) {
 			t.Errorf("retry line %d:\n%s\nwant\n%s", tc.n+1, retries[tc.n], tc.want)
 		}
 	}
-	if last := lines[len(lines)-1]; !strings.Contains(last, "error        impossible-printer (0 steps, ") || strings.Contains(last, " 0s)") {
-		t.Errorf("the last line %q should report the error and its time", last)
+	// The episode's line, then its reason.
+	if last := lines[len(lines)-2]; !strings.Contains(last, "error        impossible-printer (0 steps, ") || strings.Contains(last, " 0s)") {
+		t.Errorf("the episode's line %q should report the error and its time", last)
+	}
+	if why := lines[len(lines)-1]; !strings.HasPrefix(why, "    error: infrastructure fault after 3 attempts: agent start:") {
+		t.Errorf("the last line %q should give the error's reason", why)
 	}
 }
 
