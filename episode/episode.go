@@ -129,7 +129,7 @@ type Episode struct {
 // task's fields, no outcome yet.
 func Result(t *task.Task, repeat int) store.Result {
 	return store.Result{Task: t.ID, Instruction: t.Instruction, Repeat: repeat, Level: string(t.Level), Weight: t.Level.Weight(),
-		Apps: t.AllApps(), Domain: t.Domain, Persona: t.Persona, Kind: string(t.Kind), Difficulty: t.Difficulty, Template: t.Template}
+		Apps: t.AllApps(), Domain: t.Domain, Persona: t.Persona, Kind: string(t.Kind), Difficulty: t.Difficulty, Template: t.Template, Interface: t.Interface}
 }
 
 // Start resets e (and the suite's command services svc, when not nil)

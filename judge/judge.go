@@ -17,7 +17,9 @@ package judge
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -48,7 +50,7 @@ type Config struct {
 	Provider   string        // OpenAI ("openai", the default) or Anthropic ("anthropic")
 	BaseURL    string        // the API's base URL; empty: the provider's own
 	Model      string        // the model's name; required
-	APIKeyEnv  string        // the environment variable holding the key; default OPENAI_API_KEY or ANTHROPIC_API_KEY
+	APIKeyEnv  string        // the environment variable holding the key; default OPENAI_API_KEY or ANTHROPIC_API_KEY; may be empty or unset where BaseURL is a loopback address
 	Timeout    time.Duration // per request (one attempt); default DefaultTimeout
 	MaxRetries int           // retries of 429, 408 and 5xx inside one ask (the SDK honours Retry-After); 0: 2, negative: none
 	MaxTokens  int           // bound on a reply; default DefaultMaxTokens
@@ -68,7 +70,9 @@ type Client struct {
 	api API
 }
 
-// New makes a client; the key is read from cfg.APIKeyEnv now.
+// New makes a client; the key is read from cfg.APIKeyEnv now. An empty
+// or unset key is an error, but where cfg.BaseURL is a loopback address
+// (a judge served on this machine), which needs none.
 func New(cfg Config) (*Client, error) {
 	if cfg.Provider == "" {
 		cfg.Provider = OpenAI
@@ -96,7 +100,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("judge: no API is registered for provider %s (package judge/judgeapi registers %s and %s)", cfg.Provider, OpenAI, Anthropic)
 	}
 	key := os.Getenv(cfg.APIKeyEnv)
-	if key == "" {
+	if key == "" && !Loopback(cfg.BaseURL) {
 		return nil, fmt.Errorf("judge: $%s is empty: set it to the %s API key", cfg.APIKeyEnv, cfg.Provider)
 	}
 	if cfg.Timeout <= 0 {
@@ -295,4 +299,19 @@ func evidenceTexts(req judgment.Request) []string {
 		}
 	}
 	return out
+}
+
+// Loopback reports whether baseURL names this machine: localhost or a
+// loopback IP address (127.0.0.0/8, ::1).
+func Loopback(baseURL string) bool {
+	u, err := url.Parse(baseURL)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

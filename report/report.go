@@ -148,7 +148,7 @@ func Make(dir string, run store.Run, rs []store.Result) *Report {
 	m := means(rs)
 	for _, x := range rs {
 		scored = append(scored, score.Result{Task: x.Task, Repeat: x.Repeat, Level: x.Level, Weight: x.Weight, Apps: x.Apps,
-			Domain: x.Domain, Kind: x.Kind, Difficulty: x.Difficulty, Outcome: check.Outcome(x.Outcome), Milestone: x.Milestone})
+			Domain: x.Domain, Kind: x.Kind, Difficulty: x.Difficulty, Interface: x.Interface, Outcome: check.Outcome(x.Outcome), Milestone: x.Milestone})
 	}
 	r.Means = m
 	r.Personas = personas(rs, scored)
@@ -319,6 +319,9 @@ func Write(w io.Writer, rs []*Report, format string) error {
 			order = append(order, k)
 		}
 		sort.Slice(order, func(i, j int) bool { return score.Before(d, order[i], order[j]) })
+		if d == score.ByInterface && len(order) == 1 && order[0] == "" {
+			continue // no task names its interface (runs made before results kept it)
+		}
 		var brows [][]string
 		for _, k := range order {
 			brows = append(brows, row(orDash(k), func(r *Report) string {

@@ -18,6 +18,7 @@ type Result struct {
 	Domain     string        `json:"domain"`
 	Kind       string        `json:"kind"`
 	Difficulty string        `json:"difficulty"`
+	Interface  string        `json:"interface,omitempty"` // gui, gui+cli or cli
 	Outcome    check.Outcome `json:"outcome"`
 	Milestone  float64       `json:"milestone"` // milestone score in [0, 1]
 }
@@ -90,10 +91,11 @@ const (
 	ByDomain     Dimension = "domain"
 	ByKind       Dimension = "kind"
 	ByDifficulty Dimension = "difficulty"
+	ByInterface  Dimension = "interface" // gui, gui+cli, cli: ScienceBoard's split
 )
 
 // Dimensions lists the breakdown dimensions.
-var Dimensions = []Dimension{ByLevel, ByApp, ByDomain, ByKind, ByDifficulty}
+var Dimensions = []Dimension{ByLevel, ByApp, ByDomain, ByKind, ByDifficulty, ByInterface}
 
 func keys(r Result, d Dimension) []string {
 	switch d {
@@ -108,6 +110,8 @@ func keys(r Result, d Dimension) []string {
 		return []string{r.Domain}
 	case ByKind:
 		return []string{r.Kind}
+	case ByInterface:
+		return []string{r.Interface}
 	default:
 		return []string{r.Difficulty}
 	}

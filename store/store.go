@@ -107,6 +107,9 @@ type Result struct {
 	// ("" for a task of its own): a report's intervals resample a
 	// template's instances together.
 	Template string `json:"template,omitempty"`
+	// Interface is the task's interface (gui, gui+cli, cli): reports
+	// break a suite built on it down by it.
+	Interface string `json:"interface,omitempty"`
 }
 
 // Turn is the record of one step of an episode: what the agent was

@@ -9,6 +9,7 @@ import (
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/internal/english"
+	"github.com/proctor-eval/proctor/internal/suggest"
 )
 
 // lint runs the semantic checks that the schema cannot express.
@@ -26,6 +27,10 @@ func (s *Suite) lint(f *fileCtx, t *Task) Problems {
 		if _, ok := s.App(a); !ok {
 			add([]any{"apps", i}, "%s", s.unknownApp(a))
 		}
+	}
+	if t.Persona != "" && len(s.Personas) > 0 && !slices.Contains(s.Personas, t.Persona) {
+		add([]any{"persona"}, "unknown persona %q: %s declares %s%s", t.Persona, SuiteFile, strings.Join(s.Personas, ", "),
+			suggest.DidYouMean(t.Persona, s.Personas))
 	}
 	for _, name := range t.ServiceNames() {
 		if _, ok := s.Service(name); !ok {

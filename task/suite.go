@@ -102,6 +102,8 @@ type Suite struct {
 	// Warnings are what lint warns of in tasks that loaded: likely
 	// mistakes, such as a target's role that no tree gives.
 	Warnings Problems `json:"-"`
+	// Personas are the personas its tasks may name (none declared: any).
+	Personas []string `json:"personas,omitempty"`
 	assets   map[string]bool
 	// badApps are the apps suite.yaml declares with problems, by the line
 	// of their entry: they are reported there once, and left out of Apps.

@@ -125,6 +125,13 @@ func (s *Suite) parseSuiteFile(name string, src []byte) Problems {
 			}
 		}
 	}
+	if v, ok := obj["personas"].([]any); ok {
+		for _, p := range v {
+			if p, ok := p.(string); ok {
+				s.Personas = append(s.Personas, p)
+			}
+		}
+	}
 	probs = append(probs, s.parseServices(f, obj["services"])...)
 	probs = append(probs, s.parseSetup(f, obj["setup"])...)
 	apps, _ := obj["apps"].(map[string]any)

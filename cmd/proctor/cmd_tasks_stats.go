@@ -14,10 +14,10 @@ import (
 func newTasksStatsCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "stats SUITE",
-		Short: "Print a suite's statistics: counts by app, domain, level, kind, difficulty, interface",
+		Short: "Print a suite's statistics: counts by app, domain, level, kind, difficulty, interface, persona",
 		Long: `Stats prints how a suite's task instances spread over apps (a multi-app
-task counts under each of its apps), domains, levels, kinds, difficulties and
-interfaces, each with its share, with the average length of the instructions
+task counts under each of its apps), domains, levels, kinds, difficulties,
+interfaces and personas (where tasks name one), each with its share, with the average length of the instructions
 (words) and of the gold solutions (actions). A suite of several domains also
 gets one table with a column per domain and overall (ScienceBoard's layout):
 kinds, interfaces, levels and difficulties down the side.`,
@@ -44,8 +44,11 @@ func writeStats(w io.Writer, tasks []*task.Task) {
 	n := float64(max(len(tasks), 1))
 	fmt.Fprintf(w, "%s; instructions average %.1f words; gold solutions average %.1f actions; %s\n",
 		plural(len(tasks), "task instance"), float64(words)/n, float64(gold)/n, plural(wrong, "wrong trajectory"))
-	for _, d := range statDims {
+	for _, d := range append(statDims, personaDim) {
 		m := countBy(tasks, d.keys)
+		if d.name == personaDim.name && len(m) == 1 && m["-"] > 0 {
+			continue // no task names a persona
+		}
 		fmt.Fprintf(w, "\nby %s\n", d.name)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, k := range d.order(m) {
@@ -106,6 +109,9 @@ var statDims = []statDim{
 	{"difficulty", func(t *task.Task) []string { return []string{t.Difficulty} }},
 	{"interface", func(t *task.Task) []string { return []string{t.Interface} }},
 }
+
+// personaDim counts tasks by persona, in suites whose tasks name one.
+var personaDim = statDim{"persona", func(t *task.Task) []string { return []string{t.Persona} }}
 
 func domainOf(t *task.Task) []string { return []string{t.Domain} }
 

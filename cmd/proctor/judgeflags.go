@@ -30,10 +30,10 @@ type judgeOptions struct {
 }
 
 func (o *judgeOptions) flags(f *pflag.FlagSet) {
-	f.StringArrayVar(&o.Models, "judge-model", nil, "`[PROVIDER:]MODEL` deciding the tasks' judge checks, temperature 0; repeat it for a panel that votes\n(majority; a tie fails), e.g. --judge-model gpt-5 --judge-model anthropic:claude-sonnet-4-5")
+	f.StringArrayVar(&o.Models, "judge-model", nil, "`[PROVIDER:]MODEL` deciding the tasks' judge checks, temperature 0; repeat it for a panel that votes\n(majority; a tie fails), e.g. --judge-model gpt-5 --judge-model anthropic:claude-sonnet-4-5.\nThe model is sent a system prompt and the check's expectation (and criteria), each text evidence between the lines\n\"BEGIN EVIDENCE CODE\" and \"END EVIDENCE CODE\" (CODE given before it) and the screenshots; it must answer one JSON object\n{\"verdict\": \"pass\" or \"fail\", \"reason\": \"...\"} (with criteria also \"criteria\": [{\"id\", \"pass\": true or false, \"reason\"}]),\nthe reply's last one not quoted from the evidence being read (examples/judge-server/judge.py is a local judge)")
 	f.StringVar(&o.Provider, "judge-provider", judge.OpenAI, "API of the judge models without a PROVIDER: openai (OpenAI-compatible chat completions) or anthropic")
-	f.StringArrayVar(&o.BaseURLs, "judge-base-url", nil, "judge API base `URL`: one for every judge, or one per --judge-model in order (default: the provider's)")
-	f.StringVar(&o.APIKeyEnv, "judge-api-key-env", "", "environment variable holding the judges' API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY)")
+	f.StringArrayVar(&o.BaseURLs, "judge-base-url", nil, "judge API base `URL`: one for every judge, or one per --judge-model in order (default: the provider's);\na loopback one (127.0.0.1, ::1, localhost: a judge served here) needs no key")
+	f.StringVar(&o.APIKeyEnv, "judge-api-key-env", "", "environment variable holding the judges' API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY);\nit may be empty or unset where --judge-base-url is a loopback address")
 	f.DurationVar(&o.Timeout, "judge-timeout", judge.DefaultTimeout, "longest wait for one judge's answer (429 and 5xx are retried within the episode's judging)")
 }
 

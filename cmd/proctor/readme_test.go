@@ -72,6 +72,9 @@ var readmeNotRun = map[string]string{
 	"bin/proctor rescore runs/20261122-150000-replay":                                                                           "judges a run whose checks were changed afterwards; TestRescoreFlips does the same",
 	"bin/proctor guest --local --vnc 127.0.0.1:0 --token-file token &":                                                          "serves until stopped, at addresses it picks; TestScreenAgentSettingOverVNC starts this guest",
 	"bin/proctor run --agent replay --env vnc://127.0.0.1:5901 --vnc-guest https://127.0.0.1:7400#sha256=FP --token-file token": "needs the guest above, whose addresses and fingerprint change with every start; TestScreenAgentSettingOverVNC runs this",
+
+	"python3 examples/judge-server/judge.py 8760 &": "TestExampleJudgeServer runs the example judge",
+	"bin/proctor run testdata/judged --env mem --agent replay --filter '^judged-answer$' --judge-model local --judge-base-url http://127.0.0.1:8760/v1 --out runs/judged-local": "TestExampleJudgeServer runs this very command against the example judge, with no key set",
 }
 
 // readmeOutputNotCompared lists transcripts whose command runs but whose
