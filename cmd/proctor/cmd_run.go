@@ -42,6 +42,7 @@ type runOptions struct {
 	suite, agent, agentURL, obs, filter, tag, out, resume string
 	parallel, repeat                                      int
 	maxCost                                               float64
+	agentSeed                                             int64
 	agentTimeout                                          time.Duration
 	report                                                string
 	envs                                                  envOptions
@@ -149,6 +150,7 @@ Agents:
 	f.StringVar(&o.out, "out", "", "run folder (default runs/DATE-AGENT)")
 	f.StringVar(&o.resume, "resume", "", "continue the run in this folder")
 	f.Float64Var(&o.maxCost, "max-cost", 0, "dollars an episode may spend on the model (0: no limit)")
+	f.Int64Var(&o.agentSeed, "agent-seed", agent.DefaultSeed, "seed of --agent random: each episode draws from its own seed, made of this one, the task and the repeat\n(repeats differ; the same seed repeats a run's actions)")
 	f.DurationVar(&o.agentTimeout, "agent-timeout", agent.DefaultTimeout, "longest wait for one answer of the agent (retried as a transient fault; the task's wall time bounds every wait)")
 	f.StringVar(&o.report, "report", "text", "report printed at the end: text, markdown, json or none")
 	f.StringVar(&o.model.Model, "model", "", "model name (--agent openai or anthropic)")
@@ -188,6 +190,9 @@ type runConfig struct {
 	// AgentTimeout bounds one call to the agent; 0 in runs recorded
 	// before it existed means the default.
 	AgentTimeout time.Duration `json:"agent_timeout,omitempty"`
+	// AgentSeed seeds the random agent; 0 in runs recorded before it
+	// existed means agent.DefaultSeed.
+	AgentSeed int64 `json:"agent_seed,omitempty"`
 	// Envs are the --env values (never a token); a resume uses them
 	// unless it is given its own.
 	Envs []string `json:"envs,omitempty"`
@@ -200,7 +205,7 @@ type runConfig struct {
 // configuration; in and out are the terminal of --agent human.
 func agentOptions(rc runConfig, in io.Reader, out io.Writer) agent.Options {
 	obs := run.ObsMode(rc.Obs)
-	return agent.Options{URL: rc.AgentURL, Model: rc.Model, Timeout: rc.AgentTimeout, In: in, Out: out,
+	return agent.Options{URL: rc.AgentURL, Model: rc.Model, Timeout: rc.AgentTimeout, In: in, Out: out, Seed: rc.AgentSeed,
 		Prompt: agent.PromptConfig{Screenshot: obs != run.ObsTree, Tree: obs != run.ObsScreenshot, Marks: obs == run.ObsMarks}}
 }
 
@@ -277,6 +282,7 @@ func resumeTakes(cmd *cobra.Command, args []string, o runOptions, rc runConfig) 
 		"agent-url": o.agentURL == rc.AgentURL, "obs": o.obs == rc.Obs, "filter": o.filter == rc.Filter, "tag": o.tag == rc.Tag,
 		"parallel": o.parallel == rc.Parallel, "repeat": o.repeat == rc.Repeat, "max-cost": o.maxCost == rc.MaxCost,
 		"agent-timeout": o.agentTimeout == cmp.Or(rc.AgentTimeout, agent.DefaultTimeout),
+		"agent-seed":    o.agentSeed == cmp.Or(rc.AgentSeed, agent.DefaultSeed),
 		"out":           filepath.Clean(o.out) == filepath.Clean(o.resume),
 		"model":         m.Model == r.Model, "base-url": m.BaseURL == r.BaseURL, "api-key-env": m.APIKeyEnv == r.APIKeyEnv,
 		"format": m.Format == r.Format, "unit": m.Unit == r.Unit, "max-pixels": m.MaxPixels == r.MaxPixels,
@@ -468,6 +474,9 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	} else {
 		rc = runConfig{Suite: o.suite, Agent: o.agent, AgentURL: o.agentURL, Obs: o.obs, Filter: o.filter, Tag: o.tag,
 			Parallel: o.parallel, Repeat: o.repeat, MaxCost: o.maxCost, AgentTimeout: o.agentTimeout, Envs: o.envs.specs}
+		if o.agent == "random" {
+			rc.AgentSeed = o.agentSeed
+		}
 		if modelAgent(o.agent) {
 			rc.Model = o.model
 		}
