@@ -29,6 +29,9 @@ type Task struct {
 	MaxSteps       int             `json:"max_steps"`
 	Demonstrations []string        `json:"demonstrations,omitempty"`
 	Gold           []action.Action `json:"-"` // for the replay agent only
+	// Repeat is which run of the task this is, from 0 (for the random
+	// agent's seed).
+	Repeat int `json:"-"`
 }
 
 // Observation is what the agent sees at one step.

@@ -254,3 +254,61 @@ func TestObservationText(t *testing.T) {
 		})
 	}
 }
+
+// randomActions are the first n actions of the random agent of the
+// registry, made with seed, in the episode repeat of task.
+func randomActions(t *testing.T, seed int64, task string, repeat, n int) string {
+	t.Helper()
+	f, err := New("random", Options{Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := f()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := a.Start(ctx, Task{ID: task, Repeat: repeat, Screen: action.Size{W: 1280, H: 800}}); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for range n {
+		turn, err := a.Next(ctx, Observation{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, turn.Raw)
+	}
+	return strings.Join(out, "; ")
+}
+
+// TestRandomSeeds checks that the random agent's episodes draw from
+// their own seeds: repeats of a task, and other tasks, act differently,
+// and the same run seed, task and repeat give the same actions.
+func TestRandomSeeds(t *testing.T) {
+	base := randomActions(t, 7, "count-lines", 0, 20)
+	tests := []struct {
+		name     string
+		seed     int64
+		task     string
+		repeat   int
+		wantSame bool
+	}{
+		{"same seed, task and repeat", 7, "count-lines", 0, true},
+		{"another repeat", 7, "count-lines", 1, false},
+		{"another task", 7, "copy-notes", 0, false},
+		{"another seed", 8, "count-lines", 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := randomActions(t, tc.seed, tc.task, tc.repeat, 20)
+			if same := got == base; same != tc.wantSame {
+				t.Errorf("same actions = %v, want %v:\n%s\n%s", same, tc.wantSame, base, got)
+			}
+		})
+	}
+	// No seed is the default seed.
+	if randomActions(t, 0, "count-lines", 1, 20) != randomActions(t, DefaultSeed, "count-lines", 1, 20) {
+		t.Error("seed 0 does not act as the default seed")
+	}
+}

@@ -1,7 +1,10 @@
 package agent
 
 import (
+	"cmp"
 	"context"
+	"encoding/binary"
+	"hash/fnv"
 	"math/rand"
 
 	"github.com/proctor-eval/proctor/action"
@@ -50,17 +53,37 @@ func (Noop) Stop(context.Context) error { return nil }
 // Random clicks, scrolls and presses keys at random and never says DONE:
 // a floor for scores and a load for the harness.
 type Random struct {
+	// Seed is the run's seed; each episode draws from its own seed,
+	// EpisodeSeed of it, the task and the repeat, so that repeats differ
+	// and a run with the same seed repeats every episode's actions.
 	Seed int64
 	r    *rand.Rand
 	size action.Size
 }
 
-// Start seeds the generator.
+// Start seeds the generator for the episode of t.
 func (a *Random) Start(_ context.Context, t Task) error {
-	a.r = rand.New(rand.NewSource(a.Seed))
+	a.r = rand.New(rand.NewSource(EpisodeSeed(a.Seed, t.ID, t.Repeat)))
 	a.size = t.Screen
 	return nil
 }
+
+// EpisodeSeed is the seed of one episode, repeat of task, in a run seeded
+// with seed: an FNV-1a hash of the three.
+func EpisodeSeed(seed int64, task string, repeat int) int64 {
+	h := fnv.New64a()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(seed))
+	h.Write(b[:])
+	h.Write([]byte(task))
+	h.Write([]byte{0})
+	binary.LittleEndian.PutUint64(b[:], uint64(repeat))
+	h.Write(b[:])
+	return int64(h.Sum64())
+}
+
+// DefaultSeed is the random agent's seed when none is given.
+const DefaultSeed = 1
 
 // Next proposes one random action on the screen.
 func (a *Random) Next(_ context.Context, obs Observation, _ []Turn) (Turn, error) {
@@ -95,6 +118,9 @@ func init() {
 		New: func(Options) (Factory, error) { return func() (Agent, error) { return &Replay{}, nil }, nil }})
 	Register("noop", Def{Summary: "says DONE at once without acting",
 		New: func(Options) (Factory, error) { return func() (Agent, error) { return Noop{}, nil }, nil }})
-	Register("random", Def{Summary: "clicks, scrolls and presses keys at random (seed 1), never DONE",
-		New: func(Options) (Factory, error) { return func() (Agent, error) { return &Random{Seed: 1}, nil }, nil }})
+	Register("random", Def{Summary: "clicks, scrolls and presses keys at random (each episode seeded from the run's seed, the task and the repeat), never DONE",
+		New: func(o Options) (Factory, error) {
+			seed := cmp.Or(o.Seed, DefaultSeed)
+			return func() (Agent, error) { return &Random{Seed: seed}, nil }, nil
+		}})
 }

@@ -67,6 +67,8 @@ type Options struct {
 	// In and Out are the terminal of a person acting as the agent (human).
 	In  io.Reader
 	Out io.Writer
+	// Seed seeds the random agent's choices; 0: DefaultSeed.
+	Seed int64
 }
 
 // PromptConfig is the prompt the model agents build from o: what the

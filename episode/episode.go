@@ -218,7 +218,7 @@ func (ep *Episode) Info() env.Info { return ep.info }
 func (ep *Episode) AgentTask() agent.Task {
 	t := ep.t
 	return agent.Task{ID: t.ID, Instruction: t.Instruction, Apps: t.AllApps(), Screen: ep.info.Screen,
-		MaxSteps: t.MaxSteps(), Demonstrations: t.Demonstrations, Gold: t.Gold}
+		MaxSteps: t.MaxSteps(), Demonstrations: t.Demonstrations, Gold: t.Gold, Repeat: ep.repeat}
 }
 
 // AgentStarted tells the episode that the agent started: from now on an

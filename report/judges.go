@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/proctor-eval/proctor/agreement"
 	"github.com/proctor-eval/proctor/check"
@@ -143,6 +144,42 @@ func MakeTrust(js []store.Judgement, rs []store.Result, reviews map[store.Review
 		out = append(out, a.t)
 	}
 	return out
+}
+
+// writeControls renders the judges' answers on their controls: a table
+// per run that asked some, titled with how many each judge got right.
+func writeControls(rs []*Report, table func(string, []string, [][]string)) {
+	for _, r := range rs {
+		if len(r.Controls) == 0 {
+			continue
+		}
+		right := map[string]int{}
+		all := map[string]int{}
+		var judges []string
+		var rows [][]string
+		for _, c := range r.Controls {
+			if all[c.Judge] == 0 {
+				judges = append(judges, c.Judge)
+			}
+			all[c.Judge]++
+			mark, said := "yes", word(c.Got)
+			if c.Right() {
+				right[c.Judge]++
+			} else {
+				mark = "NO"
+			}
+			if c.Err != "" {
+				said = "no verdict"
+			}
+			rows = append(rows, []string{c.Judge, c.Control, c.Evidence, word(c.Want), said, mark})
+		}
+		var got []string
+		for _, j := range judges {
+			got = append(got, fmt.Sprintf("%s %d of %d right", j, right[j], all[j]))
+		}
+		table(fmt.Sprintf("Judge controls (%s): %s", r.Run.ID, strings.Join(got, "; ")),
+			[]string{"judge", "control", "evidence", "known", "judge said", "right"}, rows)
+	}
 }
 
 // writeTrust renders the judges' agreement: a table per run, then the

@@ -45,6 +45,9 @@ type Report struct {
 	// Judges compares each judge of the run's judge checks with the
 	// reviews and the rule-based checks.
 	Judges []Trust `json:"judges,omitempty"`
+	// Controls are the judges' answers on the suite's judge controls,
+	// asked before the run or a proctor judge.
+	Controls []store.JudgeControl `json:"judge_controls,omitempty"`
 	// Stats are the intervals and the statistics over repeats, when
 	// asked for (Analyse).
 	Stats *Stats `json:"stats,omitempty"`
@@ -138,6 +141,9 @@ func Load(dir string) (*Report, error) {
 	}
 	r := Make(dir, run, rs)
 	r.Rejudged, r.Lost, r.Judges = MakeRejudged(re), lost, MakeTrust(js, rs, reviews)
+	if r.Controls, err = st.JudgeControls(); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -338,6 +344,7 @@ func Write(w io.Writer, rs []*Report, format string) error {
 	writeStats(w, rs, table)
 	writePersonas(rs, pct, table)
 	writeCC(rs, header, row, table)
+	writeControls(rs, table)
 	writeTrust(rs, table)
 	writeProblems(w, rs, md, table)
 	for _, r := range rs {
@@ -473,6 +480,7 @@ func tabler(w io.Writer, md bool) func(title string, header []string, rows [][]s
 // WriteJudges renders only the judges' agreement and spending, as text
 // or Markdown.
 func WriteJudges(w io.Writer, rs []*Report, md bool) {
+	writeControls(rs, tabler(w, md))
 	writeTrust(rs, tabler(w, md))
 }
 

@@ -20,6 +20,8 @@ func newJudgeCommand() *cobra.Command {
 		prices  string
 		offline bool
 		format  string
+		// tolerance is --judge-controls-tolerance.
+		tolerance int
 	)
 	c := &cobra.Command{
 		Use:   "judge RUN [--judge-model [PROVIDER:]MODEL ...]",
@@ -46,6 +48,14 @@ Episodes whose judge gave no verdict during the run (down, timed out) are
 recorded as infrastructure errors with their evidence kept, the agent not
 run again: judge decides them like the others, and names them in its totals.
 Other error episodes, without evidence, are left alone.
+
+Before judging, the judge is asked on the suite's judge controls, when it
+has some (SUITE/` + rescore.ControlsDir + `/, written by proctor validate
+--record-verdicts): judge checks of the suite's validation whose verdict is
+known. A judge that gets more than --judge-controls-tolerance (default 0)
+wrong judges nothing, and the controls it got wrong are named; its answers
+are kept in the run folder either way, and proctor report shows them.
+--offline asks no controls.
 
 It prints a line per episode, the totals (how many judge checks were
 decided by asking the model and how many came from the cache, and the
@@ -101,6 +111,17 @@ failed, and judge exits 1.`,
 				return err
 			}
 			stderr := cmd.ErrOrStderr()
+			if !offline {
+				controls, err := askControls(cmd.Context(), jm, s.Dir, tolerance, stderr)
+				if controls != nil {
+					if serr := st.SaveJudgeControls(jm.Name(), controls); serr != nil {
+						return serr
+					}
+				}
+				if err != nil {
+					return fmt.Errorf("%w; nothing judged", err)
+				}
+			}
 			fmt.Fprintf(stderr, "judging %s with %s, the judge checks of %s\n", dir, jm.Name(), path)
 			sum, err := rescore.Judge(cmd.Context(), st, s, jm, 0, stderr)
 			if err != nil {
@@ -140,6 +161,7 @@ failed, and judge exits 1.`,
 	f.BoolVar(&offline, "offline", false, "answer from the run's cache of verdicts only; ask no model (a miss leaves the episode undecided)")
 	f.StringVar(&suite, "suite", "", "the suite to take the judge checks from (default: the one the run was made with)")
 	f.StringVar(&format, "report", "text", "output: text, markdown or json")
+	controlsToleranceFlag(f, &tolerance)
 	return c
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/proctor-eval/proctor/env/provider"
 	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/report"
+	"github.com/proctor-eval/proctor/rescore"
 	"github.com/proctor-eval/proctor/run"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/suites"
@@ -41,7 +42,9 @@ const DefaultSuite = "suites/desktop"
 type runOptions struct {
 	suite, agent, agentURL, obs, filter, tag, out, resume string
 	parallel, repeat                                      int
+	controlsTolerance                                     int
 	maxCost                                               float64
+	agentSeed                                             int64
 	agentTimeout                                          time.Duration
 	report                                                string
 	envs                                                  envOptions
@@ -101,7 +104,13 @@ token, fingerprint or API version stops the run here), every task must
 have an environment of its type and size that offers what its checks and
 gold need (commands, files, the accessibility tree...), every
 application the tasks launch must be installed on the local desktops, and
-the URL of --agent http must accept connections. A run refused there
+the URL of --agent http must accept connections. When tasks have judge
+checks, the judge must answer a test question and, where the suite has
+judge controls (SUITE/` + rescore.ControlsDir + `/, from proctor validate --record-verdicts:
+judge checks of its validation with a known verdict), get no more than
+--judge-controls-tolerance of them wrong (default 0); a judge refused there
+is told the controls it got wrong, and a judge that passes has its answers
+kept with the run, which proctor report shows. A run refused there
 leaves no run folder. Ctrl-C or SIGTERM stops within seconds (a second
 one at once); a killed run continues with --resume without redoing or
 losing finished episodes, and runs again the episodes that ended in an
@@ -149,6 +158,7 @@ Agents:
 	f.StringVar(&o.out, "out", "", "run folder (default runs/DATE-AGENT)")
 	f.StringVar(&o.resume, "resume", "", "continue the run in this folder")
 	f.Float64Var(&o.maxCost, "max-cost", 0, "dollars an episode may spend on the model (0: no limit)")
+	f.Int64Var(&o.agentSeed, "agent-seed", agent.DefaultSeed, "seed of --agent random: each episode draws from its own seed, made of this one, the task and the repeat\n(repeats differ; the same seed repeats a run's actions)")
 	f.DurationVar(&o.agentTimeout, "agent-timeout", agent.DefaultTimeout, "longest wait for one answer of the agent (retried as a transient fault; the task's wall time bounds every wait)")
 	f.StringVar(&o.report, "report", "text", "report printed at the end: text, markdown, json or none")
 	f.StringVar(&o.model.Model, "model", "", "model name (--agent openai or anthropic)")
@@ -170,6 +180,7 @@ Agents:
 	f.IntVar(&o.model.MaxRetries, "max-retries", 3, "retries of one sub-task before planning again (--agent reflect)")
 	f.StringVar(&o.model.Prices, "prices", "", `JSON price file {"model": {"input": 3, "output": 15}} in dollars per million tokens, of the agent's and the judges' models (default: built-in list prices)`)
 	o.judge.flags(f)
+	controlsToleranceFlag(f, &o.controlsTolerance)
 	return c
 }
 
@@ -188,6 +199,9 @@ type runConfig struct {
 	// AgentTimeout bounds one call to the agent; 0 in runs recorded
 	// before it existed means the default.
 	AgentTimeout time.Duration `json:"agent_timeout,omitempty"`
+	// AgentSeed seeds the random agent; 0 in runs recorded before it
+	// existed means agent.DefaultSeed.
+	AgentSeed int64 `json:"agent_seed,omitempty"`
 	// Envs are the --env values (never a token); a resume uses them
 	// unless it is given its own.
 	Envs []string `json:"envs,omitempty"`
@@ -200,7 +214,7 @@ type runConfig struct {
 // configuration; in and out are the terminal of --agent human.
 func agentOptions(rc runConfig, in io.Reader, out io.Writer) agent.Options {
 	obs := run.ObsMode(rc.Obs)
-	return agent.Options{URL: rc.AgentURL, Model: rc.Model, Timeout: rc.AgentTimeout, In: in, Out: out,
+	return agent.Options{URL: rc.AgentURL, Model: rc.Model, Timeout: rc.AgentTimeout, In: in, Out: out, Seed: rc.AgentSeed,
 		Prompt: agent.PromptConfig{Screenshot: obs != run.ObsTree, Tree: obs != run.ObsScreenshot, Marks: obs == run.ObsMarks}}
 }
 
@@ -259,7 +273,7 @@ func suiteArg(cmd *cobra.Command, args []string, flag string) (string, error) {
 // runs, how it reports, and a judge given anew. The rest choose or
 // configure the run, which keeps what it recorded.
 var resumeHonours = map[string]bool{"resume": true, "env": true, "token-file": true, "vnc-password-file": true,
-	"vnc-guest": true, "reset-command": true, "report": true}
+	"vnc-guest": true, "reset-command": true, "report": true, "judge-controls-tolerance": true}
 
 // resumeJudgeFlags configure a judge, which a resume takes with
 // --judge-model (--prices prices its model); without it, they are unused.
@@ -277,6 +291,7 @@ func resumeTakes(cmd *cobra.Command, args []string, o runOptions, rc runConfig) 
 		"agent-url": o.agentURL == rc.AgentURL, "obs": o.obs == rc.Obs, "filter": o.filter == rc.Filter, "tag": o.tag == rc.Tag,
 		"parallel": o.parallel == rc.Parallel, "repeat": o.repeat == rc.Repeat, "max-cost": o.maxCost == rc.MaxCost,
 		"agent-timeout": o.agentTimeout == cmp.Or(rc.AgentTimeout, agent.DefaultTimeout),
+		"agent-seed":    o.agentSeed == cmp.Or(rc.AgentSeed, agent.DefaultSeed),
 		"out":           filepath.Clean(o.out) == filepath.Clean(o.resume),
 		"model":         m.Model == r.Model, "base-url": m.BaseURL == r.BaseURL, "api-key-env": m.APIKeyEnv == r.APIKeyEnv,
 		"format": m.Format == r.Format, "unit": m.Unit == r.Unit, "max-pixels": m.MaxPixels == r.MaxPixels,
@@ -468,6 +483,9 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	} else {
 		rc = runConfig{Suite: o.suite, Agent: o.agent, AgentURL: o.agentURL, Obs: o.obs, Filter: o.filter, Tag: o.tag,
 			Parallel: o.parallel, Repeat: o.repeat, MaxCost: o.maxCost, AgentTimeout: o.agentTimeout, Envs: o.envs.specs}
+		if o.agent == "random" {
+			rc.AgentSeed = o.agentSeed
+		}
 		if modelAgent(o.agent) {
 			rc.Model = o.model
 		}
@@ -513,12 +531,18 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		dir = filepath.Join("runs", time.Now().Format("20060102-150405")+"-"+rc.Agent)
 	}
 	var jm judgment.Model
+	var controls []store.JudgeControl
 	if rc.Judge != nil {
 		if jm, err = rc.Judge.model(runJudgeCache(dir), false); err != nil {
 			return err
 		}
 		if err := judgeAnswers(ctx, jm, tasks); err != nil {
 			return err
+		}
+		if judged(tasks) {
+			if controls, err = askControls(ctx, jm, s.Dir, o.controlsTolerance, stderr); err != nil {
+				return fmt.Errorf("pre-flight refused the run:\n  %w", err)
+			}
 		}
 	}
 	if err := agentAnswers(ctx, factory, rc.Agent); err != nil {
@@ -560,6 +584,12 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		now := rc
 		now.Envs = o.envs.specs
 		if err := resumeReceipt(ctx, st, makeReceipt(ctx, now, s, tasks, sources, nil), stderr); err != nil {
+			return err
+		}
+	}
+	if controls != nil {
+		if err := st.SaveJudgeControls(jm.Name(), controls); err != nil {
+			discard()
 			return err
 		}
 	}
@@ -702,6 +732,14 @@ func withFlags(err error) error {
 	return out
 }
 
+// judged reports whether some of the tasks have judge checks.
+func judged(tasks []*task.Task) bool {
+	return slices.ContainsFunc(tasks, func(t *task.Task) bool {
+		c, err := check.CompileAll(t.Checks, t.Milestones)
+		return err == nil && c.Judged()
+	})
+}
+
 // judgeProbeTimeout bounds the pre-flight's question to the judge, and
 // to the agent's models.
 const judgeProbeTimeout = time.Minute
@@ -731,10 +769,7 @@ func agentAnswers(ctx context.Context, factory agent.Factory, name string) error
 // or model) refuses the run before any episode, instead of making every
 // episode an error.
 func judgeAnswers(ctx context.Context, jm judgment.Model, tasks []*task.Task) error {
-	if !slices.ContainsFunc(tasks, func(t *task.Task) bool {
-		c, err := check.CompileAll(t.Checks, t.Milestones)
-		return err == nil && c.Judged()
-	}) {
+	if !judged(tasks) {
 		return nil
 	}
 	jctx, cancel := context.WithTimeout(ctx, judgeProbeTimeout)

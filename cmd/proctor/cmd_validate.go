@@ -59,7 +59,15 @@ file, and asks no model; --judge-model may be left out, the file naming
 its judge. The totals say how many verdicts were asked of the judge, came
 from the cache, and came from the recorded file; a check with none is an
 infrastructure error, so a violation. Recording again after a --filter
-keeps the other tasks' verdicts.`,
+keeps the other tasks' verdicts.
+
+--record-verdicts also writes the suite's judge controls, SUITE/` + rescore.ControlsDir + `/:
+for each evidence kind, up to ` + fmt.Sprint(rescore.ControlsPerKind) + ` judge checks of gold trajectories that
+passed and up to ` + fmt.Sprint(rescore.ControlsPerKind) + ` of wrong trajectories that failed (their episodes
+ending as they should), each with the evidence the judge was shown (texts
+in ` + rescore.ControlsFile + `, images beside it). proctor run and proctor judge ask their
+judge on every control before judging anything, and stop when it gets more
+than --judge-controls-tolerance wrong.`,
 		Example: `  proctor validate testdata/runner
   proctor validate testdata/runner --parallel 2 --filter dialog
   proctor validate testdata/judged --judge-model gpt-5 --record-verdicts
@@ -169,6 +177,9 @@ keeps the other tasks' verdicts.`,
 				if err := writeVerdicts(cmd, st, jm.Name(), tasks, verdictsPath); err != nil {
 					return err
 				}
+				if err := recordControls(cmd.Context(), st, s, jm.Name(), tasks, cmd.ErrOrStderr()); err != nil {
+					return err
+				}
 			}
 			if asJSON {
 				b, _ := json.MarshalIndent(rows, "", "  ")
@@ -204,7 +215,7 @@ keeps the other tasks' verdicts.`,
 	envs.flags(c.Flags())
 	judges.flags(c.Flags())
 	c.Flags().BoolVar(&judgeOffline, "judge-offline", false, "decide judge checks from the suite's judge-cache/ (the same evidence) or its "+rescore.VerdictsFile+" (the same task, trajectory and check) only; ask no model")
-	c.Flags().BoolVar(&recordVerdicts, "record-verdicts", false, "write the judge's verdicts to SUITE/"+rescore.VerdictsFile+", by task, trajectory and check, for --judge-offline in CI (needs --judge-model)")
+	c.Flags().BoolVar(&recordVerdicts, "record-verdicts", false, "write the judge's verdicts to SUITE/"+rescore.VerdictsFile+", by task, trajectory and check, for --judge-offline in CI (needs --judge-model),\nand the judge controls to SUITE/"+rescore.ControlsDir+"/")
 	c.Flags().StringVar(&out, "out", "", "folder for the episodes, kept (default: a new temporary folder, removed after a validation with no violation;\n"+
 		"kept, its path printed, after violations, or after an error once episodes were recorded)")
 	c.Flags().StringVar(&filter, "filter", "", "validate only tasks whose id matches this regular expression")
