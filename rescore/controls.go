@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -281,12 +282,34 @@ func ReadControls(dir string) (*Controls, error) {
 			if filepath.Base(p.Image) != p.Image || strings.HasPrefix(p.Image, ".") {
 				return nil, fmt.Errorf("%s: control %s: image %q is not a file of the folder", path, c.Name(), p.Image)
 			}
-			if p.data, err = os.ReadFile(filepath.Join(dir, p.Image)); err != nil {
+			if p.data, err = readImage(dir, p.Image); err != nil {
 				return nil, fmt.Errorf("%s: control %s: %w", path, c.Name(), err)
 			}
 		}
 	}
 	return &cs, nil
+}
+
+// maxControlImage bounds a control's image.
+const maxControlImage = 16 << 20
+
+// readImage reads a control's image beneath dir only (a link out of the
+// folder is refused: a suite from elsewhere cannot send a host file to
+// the judge), a regular file of at most maxControlImage bytes.
+func readImage(dir, name string) ([]byte, error) {
+	f, err := os.OpenInRoot(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > maxControlImage {
+		return nil, fmt.Errorf("image %s: not a regular file of at most %d MiB", name, maxControlImage>>20)
+	}
+	return io.ReadAll(io.LimitReader(f, maxControlImage))
 }
 
 // controlWorkers is how many controls are asked at once.

@@ -105,3 +105,51 @@ func TestControlsFile(t *testing.T) {
 		t.Errorf("a folder without controls: %v", err)
 	}
 }
+
+// TestControlImageLinkRefused: an image of a suite's controls that is a
+// link out of the folder (to a host file) is refused, never read.
+func TestControlImageLinkRefused(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(t.TempDir(), "secret.png")
+	if err := os.WriteFile(secret, []byte("host secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(dir, "shot.png")); err != nil {
+		t.Fatal(err)
+	}
+	file := `{"version": 1, "controls": [{"task": "a", "trajectory": "gold", "check": "c", "evidence": "final_screenshot", "pass": true,
+		"expectation": "e", "parts": [{"label": "the screen", "format": "png", "image": "shot.png"}]}]}`
+	if err := os.WriteFile(filepath.Join(dir, ControlsFile), []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := ReadControls(dir)
+	if err == nil || !strings.Contains(err.Error(), "shot.png") {
+		t.Fatalf("a linked image: %+v, %v", cs, err)
+	}
+}
+
+// FuzzReadControls: any controls file is read or refused, without a
+// panic, and never names an image outside its folder.
+func FuzzReadControls(f *testing.F) {
+	f.Add(`{"version": 1, "controls": [{"task": "a", "trajectory": "gold", "check": "c", "evidence": "final_screenshot", "pass": true, "expectation": "e", "parts": [{"label": "l", "text": "t"}]}]}`)
+	f.Add(`{"version": 1, "controls": [{"task": "a", "trajectory": "gold", "check": "c", "expectation": "e", "parts": [{"image": "../x.png"}]}]}`)
+	f.Add(`{"version": 2}`)
+	f.Add(`[`)
+	f.Fuzz(func(t *testing.T, file string) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, ControlsFile), []byte(file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cs, err := ReadControls(dir)
+		if err != nil {
+			return
+		}
+		for _, c := range cs.Controls {
+			for _, p := range c.Parts {
+				if p.Image != "" && filepath.Base(p.Image) != p.Image {
+					t.Fatalf("image %q outside the folder accepted", p.Image)
+				}
+			}
+		}
+	})
+}
