@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"sort"
@@ -141,6 +142,9 @@ func PackageNames(s *task.Suite, tasks []*task.Task) []string {
 	return out
 }
 
+// debianName is the form of a Debian package's name (Debian Policy 5.6.1).
+var debianName = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]+$`)
+
 // ErrNoDpkg says this machine has no dpkg-query to ask.
 var ErrNoDpkg = errors.New("no dpkg-query on this machine")
 
@@ -153,7 +157,18 @@ func Packages(ctx context.Context, names []string) (map[string]string, error) {
 	if _, err := exec.LookPath("dpkg-query"); err != nil {
 		return nil, ErrNoDpkg
 	}
-	args := append([]string{"-W", "-f", "${Package}\t${Status}\t${Version}\n"}, names...)
+	// Only Debian package names are asked: a name from a suite's app
+	// spec that starts with "-" would be an option of dpkg-query's.
+	var asked []string
+	for _, n := range names {
+		if debianName.MatchString(n) {
+			asked = append(asked, n)
+		}
+	}
+	if len(asked) == 0 {
+		return parseDpkg("", names), nil
+	}
+	args := append([]string{"-W", "-f", "${Package}\t${Status}\t${Version}\n"}, asked...)
 	var stdout bytes.Buffer
 	cmd := exec.CommandContext(ctx, "dpkg-query", args...)
 	cmd.Stdout = &stdout

@@ -1,7 +1,9 @@
 package receipt
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -162,5 +164,21 @@ gold:
 	d := Drift(store.Receipt{Tasks: r}, store.Receipt{Tasks: load()})
 	if len(d) != 1 || !strings.HasPrefix(d[0], "task t: asset want/out.txt changed") {
 		t.Errorf("drift after an asset changed: %v", d)
+	}
+}
+
+// TestPackagesAskOnlyPackageNames: a suite's app spec naming a "package"
+// that is an option of dpkg-query's is never passed to it, and is
+// recorded as not installed.
+func TestPackagesAskOnlyPackageNames(t *testing.T) {
+	if _, err := exec.LookPath("dpkg-query"); err != nil {
+		t.Skip(err)
+	}
+	got, err := Packages(context.Background(), []string{"--admindir=/nonexistent", "-l", "dpkg"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["--admindir=/nonexistent"] != "" || got["-l"] != "" || got["dpkg"] == "" {
+		t.Fatalf("versions %q: want dpkg's only", got)
 	}
 }

@@ -353,13 +353,13 @@ func (b *Browser) newEpisode(ctx context.Context) (old *episode, err error) {
 	b.mu.Lock()
 	old = b.ep
 	if old != nil && !old.used && old.dialog == nil {
-		b.marks = nil
+		b.marks, b.notes = nil, nil
 		b.mu.Unlock()
 		b.dev.reset()
 		return nil, b.front(ctx, old.active)
 	}
 	b.ep = nil
-	b.marks = nil
+	b.marks, b.notes = nil, nil // the last episode's notices are not this one's
 	opening := b.opening
 	b.mu.Unlock()
 	var ep *episode
