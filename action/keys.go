@@ -141,3 +141,13 @@ func comboAction(names []string) (Action, error) {
 	}
 	return Action{Kind: Hotkey, Keys: keys}, nil
 }
+
+// Combo turns a key combination as a person writes it ("ctrl+s", "Return",
+// "ctrl+shift+t") into a Key action (one key) or a Hotkey action (several
+// pressed together). The key names are those NormalizeKey knows.
+func Combo(s string) (Action, error) {
+	if strings.TrimSpace(s) == "" {
+		return Action{}, fmt.Errorf("no key given")
+	}
+	return comboAction(splitCombo(s))
+}

@@ -147,6 +147,24 @@ type Notices interface {
 	Notices() []string
 }
 
+// StepRunner is implemented by an environment that runs a task's steps
+// after the agent (task.Task.After) without a reset: the same kinds as a
+// setup's, with the same Setup's apps and assets, whose errors name the
+// step as "after[2] keys: ...". It declares task.CapAfter.
+type StepRunner interface {
+	RunSteps(ctx context.Context, s Setup) error
+}
+
+// RunSteps runs the steps of s on e after the agent, or says that e runs
+// no steps after the agent.
+func RunSteps(ctx context.Context, e Env, s Setup) error {
+	r, ok := find[StepRunner](e)
+	if !ok {
+		return fmt.Errorf("%w: this environment runs no steps after the agent (task.CapAfter)", ErrBadAction)
+	}
+	return r.RunSteps(ctx, s)
+}
+
 // LoopbackAPI is implemented by an environment whose applications serve APIs
 // on its own loopback (a desktop app with network: private): the checks'
 // loopback probes (http and xmlrpc with a port) call them through it.

@@ -97,9 +97,12 @@ func (c Config) withDefaults() Config {
 // Episode is one task on one environment, from its reset to its result.
 // Its methods are called from one goroutine.
 type Episode struct {
-	cfg    Config
-	e      env.Env
-	svc    *service.Instances
+	cfg Config
+	e   env.Env
+	svc *service.Instances
+	// setup is what the reset prepared (apps, assets, reach): the steps
+	// after the agent run with the same.
+	setup  env.Setup
 	t      *task.Task // with the services' origins filled in
 	repeat int
 	info   env.Info
@@ -165,8 +168,9 @@ func Start(ctx context.Context, e env.Env, svc *service.Instances, cfg Config, t
 	}
 	rctx, cancel := context.WithTimeout(ctx, cfg.ResetTimeout)
 	origins, web := Reach(cfg, t, svc)
-	err = e.Reset(rctx, env.Setup{Steps: ep.t.Setup, Apps: suiteApps(cfg.Suite), Assets: as, Type: t.Environment.TypeOrDefault(),
-		Origins: origins, Web: web})
+	ep.setup = env.Setup{Steps: ep.t.Setup, Apps: suiteApps(cfg.Suite), Assets: as, Type: t.Environment.TypeOrDefault(),
+		Origins: origins, Web: web}
+	err = e.Reset(rctx, ep.setup)
 	cancel()
 	if err != nil {
 		return nil, infra(fmt.Errorf("reset: %w", err))
@@ -192,16 +196,19 @@ func suiteApps(s *task.Suite) map[string]task.AppSpec {
 	return s.Apps
 }
 
-// assets reads the assets the task's setup copies.
+// assets reads the assets the task's steps copy (its setup's and those
+// after the agent).
 func assets(s *task.Suite, t *task.Task) (map[string][]byte, error) {
 	out := map[string][]byte{}
-	for _, st := range t.Setup {
-		if st.Copy != nil {
-			b, err := s.ReadAsset(st.Copy.Asset)
-			if err != nil {
-				return nil, err
+	for _, sec := range t.Sections() {
+		for _, st := range sec.Steps {
+			if st.Copy != nil {
+				b, err := s.ReadAsset(st.Copy.Asset)
+				if err != nil {
+					return nil, err
+				}
+				out[st.Copy.Asset] = b
 			}
-			out[st.Copy.Asset] = b
 		}
 	}
 	return out, nil

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/store"
+	"github.com/proctor-eval/proctor/task"
 )
 
 // Finish ends the episode and returns its result to store. An episode
@@ -46,6 +48,12 @@ func (ep *Episode) Finish(ctx context.Context) (store.Result, error) {
 	checks, err := check.CompileAll(t.Checks, t.Milestones)
 	if err != nil {
 		return res, infra(err) // the suite was linted; this is a bug
+	}
+	if len(t.After) > 0 {
+		if err := ep.runAfter(ctx); err != nil {
+			return res, err
+		}
+		res = ep.res
 	}
 	if cfg.Settle > 0 && res.Steps > 0 {
 		select {
@@ -134,4 +142,68 @@ func finalScreen(ctx context.Context, st *store.Store, e env.Env) (kept, error) 
 		return kept{}, err
 	}
 	return kept{name: name, screen: check.Screen{Data: sh.Data, Format: sh.Format}}, nil
+}
+
+// HarnessTurn is the By of a recorded turn that the harness took, not
+// the agent: the steps after the agent (task.Task.After).
+const HarnessTurn = "harness"
+
+// runAfter runs the task's steps after the agent (save, close an app so
+// that it writes its settings) once the applications have settled, and
+// records them as a turn of the harness's after the agent's last; they
+// are not the agent's actions and the checks' trajectory leaves them out.
+// A step that fails on a live environment is recorded with its error and
+// the checks decide (the agent may have closed the window a close step
+// names); an environment that died, or a run that was stopped, is an
+// infrastructure fault.
+func (ep *Episode) runAfter(ctx context.Context) error {
+	cfg, t := ep.cfg, ep.t
+	if cfg.Settle > 0 && ep.res.Steps > 0 {
+		select {
+		case <-time.After(cfg.Settle):
+		case <-ctx.Done():
+			return infra(ctx.Err())
+		}
+	}
+	rec := store.Turn{Task: t.ID, Repeat: ep.repeat, Index: ep.step + 1, By: HarnessTurn,
+		Raw: "after the agent: " + describeSteps(t.After)}
+	rec.Steps, _ = json.Marshal(t.After)
+	s := ep.setup
+	s.Steps = t.After
+	actx, cancel := context.WithTimeout(ctx, cfg.ResetTimeout)
+	start := time.Now()
+	err := env.RunSteps(actx, ep.e, s)
+	cancel()
+	rec.EnvLatency = time.Since(start)
+	if err != nil {
+		if ctx.Err() != nil || !ep.alive(ctx) {
+			return infra(fmt.Errorf("after the agent: %w", err))
+		}
+		rec.EnvError = err.Error()
+		ep.problem("after the agent: " + err.Error())
+	}
+	if err := cfg.Store.SaveTurn(rec); err != nil {
+		return infra(err)
+	}
+	return nil
+}
+
+// describeSteps names steps in a line: "keys ctrl+s; close \"Writer\"".
+func describeSteps(steps []task.Step) string {
+	var parts []string
+	for _, st := range steps {
+		switch {
+		case st.Keys != nil:
+			parts = append(parts, "keys "+*st.Keys)
+		case st.Close != nil:
+			parts = append(parts, fmt.Sprintf("close %q", st.Close.Title))
+		case st.Run != nil:
+			parts = append(parts, fmt.Sprintf("run %q", st.Run.Command))
+		case st.Focus != nil:
+			parts = append(parts, fmt.Sprintf("focus %q", st.Focus.Title))
+		case st.Spec() != nil:
+			parts = append(parts, st.Spec().Kind())
+		}
+	}
+	return strings.Join(parts, "; ")
 }

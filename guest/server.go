@@ -247,6 +247,7 @@ func (s *Server) Handler() http.Handler {
 		{Method: "POST", Path: remote.PathElements}:  s.elements,
 		{Method: "GET", Path: remote.PathClipboard}:  s.clipboard,
 		{Method: "POST", Path: remote.PathReset}:     s.reset,
+		{Method: "POST", Path: remote.PathSteps}:     s.steps,
 		{Method: "POST", Path: remote.PathLoopback}:  s.loopback,
 		{Method: "GET", Path: remote.PathVersion}: func(w http.ResponseWriter, r *http.Request) {
 			reply(w, remote.VersionInfo{API: api, Build: orDefault(s.Build, "unknown")})
@@ -708,6 +709,22 @@ func (s *Server) reset(w http.ResponseWriter, r *http.Request) {
 	s.resetMu.Lock()
 	defer s.resetMu.Unlock()
 	if err := s.Env.Reset(r.Context(), setup); err != nil {
+		fail(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// steps runs a task's steps after the agent, under the reset lock (a
+// reset and the steps after an episode never interleave).
+func (s *Server) steps(w http.ResponseWriter, r *http.Request) {
+	var setup env.Setup
+	if !decode(w, r, &setup) {
+		return
+	}
+	s.resetMu.Lock()
+	defer s.resetMu.Unlock()
+	if err := env.RunSteps(r.Context(), s.Env, setup); err != nil {
 		fail(w, err)
 		return
 	}

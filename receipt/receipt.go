@@ -73,9 +73,11 @@ func Tasks(s *task.Suite, tasks []*task.Task) []store.TaskReceipt {
 // setup copies and those its checks and milestones compare with, sorted.
 func UsedAssets(t *task.Task) []string {
 	seen := map[string]bool{}
-	for _, st := range t.Setup {
-		if st.Copy != nil && st.Copy.Asset != "" {
-			seen[filepath.ToSlash(filepath.Clean(st.Copy.Asset))] = true
+	for _, sec := range t.Sections() {
+		for _, st := range sec.Steps {
+			if st.Copy != nil && st.Copy.Asset != "" {
+				seen[filepath.ToSlash(filepath.Clean(st.Copy.Asset))] = true
+			}
 		}
 	}
 	specs := slices.Clone(t.Checks)
@@ -125,12 +127,14 @@ func PackageNames(s *task.Suite, tasks []*task.Task) []string {
 		for _, a := range t.AllApps() {
 			add(a)
 		}
-		for _, st := range t.Setup {
-			if st.Launch != nil {
-				add(st.Launch.App)
-			}
-			if st.Open != nil && st.Open.App != "" {
-				add(st.Open.App)
+		for _, sec := range t.Sections() {
+			for _, st := range sec.Steps {
+				if st.Launch != nil {
+					add(st.Launch.App)
+				}
+				if st.Open != nil && st.Open.App != "" {
+					add(st.Open.App)
+				}
 			}
 		}
 	}

@@ -116,9 +116,14 @@ type Result struct {
 // shown, what it answered and what the environment did (a setup step is
 // task.Step, a performed action action.Step).
 type Turn struct {
-	Task    string          `json:"task"`
-	Repeat  int             `json:"repeat"`
-	Index   int             `json:"index"`          // from 1
+	Task   string `json:"task"`
+	Repeat int    `json:"repeat"`
+	Index  int    `json:"index"` // from 1
+	// By is "harness" for the steps the harness took after the agent
+	// (the task's after section), and empty for the agent's turns.
+	By string `json:"by,omitempty"`
+	// Steps are the harness's steps of such a turn (task.Step values).
+	Steps   json.RawMessage `json:"steps,omitempty"`
 	Shot    string          `json:"shot,omitempty"` // screenshot file name under shots/
 	Tree    string          `json:"tree,omitempty"`
 	Raw     string          `json:"raw,omitempty"`

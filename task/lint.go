@@ -60,29 +60,33 @@ func (s *Suite) lint(f *fileCtx, t *Task) Problems {
 	if typ := t.Environment.TypeOrDefault(); typ != "browser" && (t.Environment.Network != "" || len(t.Environment.Allow) > 0) {
 		add([]any{"environment"}, "network and allow rule the pages of a browser (type: browser); the %s environment keeps its own network", typ)
 	}
-	for i, st := range t.Setup {
-		spec := st.Spec()
-		if spec == nil {
-			add([]any{"setup", i}, "a setup step needs exactly one kind")
-			continue
-		}
-		if err := spec.Validate(s); err == nil {
-			if field, dest := writes(st); field != "" {
-				if why := outsideHome(t.Environment.TypeOrDefault(), dest); why != "" {
-					add([]any{"setup", i, spec.Kind(), field}, "%q %s", dest, why)
-				}
+	lintSteps := func(section string, steps []Step) {
+		for i, st := range steps {
+			spec := st.Spec()
+			if spec == nil {
+				add([]any{section, i}, "a step needs exactly one kind")
+				continue
 			}
-		} else {
-			field, msg, ok := strings.Cut(err.Error(), ": ")
-			if ok && field == spec.Kind() {
-				add([]any{"setup", i, spec.Kind()}, "%s", msg)
-			} else if ok {
-				add([]any{"setup", i, spec.Kind(), field}, "%s", msg)
+			if err := spec.Validate(s); err == nil {
+				if field, dest := writes(st); field != "" {
+					if why := outsideHome(t.Environment.TypeOrDefault(), dest); why != "" {
+						add([]any{section, i, spec.Kind(), field}, "%q %s", dest, why)
+					}
+				}
 			} else {
-				add([]any{"setup", i, spec.Kind()}, "%v", err)
+				field, msg, ok := strings.Cut(err.Error(), ": ")
+				if ok && field == spec.Kind() {
+					add([]any{section, i, spec.Kind()}, "%s", msg)
+				} else if ok {
+					add([]any{section, i, spec.Kind(), field}, "%s", msg)
+				} else {
+					add([]any{section, i, spec.Kind()}, "%v", err)
+				}
 			}
 		}
 	}
+	lintSteps("setup", t.Setup)
+	lintSteps("after", t.After)
 	if _, err := check.CompileAll(t.Checks, t.Milestones); err != nil {
 		var pe *check.PathError
 		if errors.As(err, &pe) {

@@ -309,6 +309,9 @@ func quoteAll(xs []string) []string {
 	return out
 }
 
+// stepKinds are the kinds of a setup step and a step after the agent.
+const stepKinds = "launch, run, write, copy, open, wait_window, wait_element, focus, sleep, keys or close"
+
 // oneOfWhat explains the objects that must hold exactly one key.
 func oneOfWhat(path []any) string {
 	if len(path) == 0 {
@@ -316,7 +319,9 @@ func oneOfWhat(path []any) string {
 	}
 	switch last := path[len(path)-1]; {
 	case len(path) == 2 && path[0] == "setup":
-		return "a setup step has exactly one kind: launch, run, write, copy, open, wait_window, wait_element or sleep"
+		return "a setup step has exactly one kind: " + stepKinds
+	case len(path) == 2 && path[0] == "after":
+		return "a step after the agent has exactly one kind: " + stepKinds
 	case last == "probe":
 		return "a probe has exactly one of command, file, answer, element, window or clipboard"
 	case last == "element" || last == "target":

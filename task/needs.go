@@ -25,14 +25,15 @@ const (
 	CapElements  Capability = "elements"  // a record of the element under each click: process checks
 	CapPage      Capability = "page"      // a browser's web page: page probes (URL, text, selectors, JavaScript, cookies, storage)
 	CapLoopback  Capability = "loopback"  // the environment's own loopback: http and xmlrpc probes with a port (APIs of apps with network: private)
+	CapAfter     Capability = "after"     // steps after the agent, before the checks (env.StepRunner)
 )
 
 // Capabilities lists every capability.
-var Capabilities = []Capability{CapTree, CapCommands, CapApps, CapFiles, CapClipboard, CapWindows, CapElements, CapPage, CapLoopback}
+var Capabilities = []Capability{CapTree, CapCommands, CapApps, CapFiles, CapClipboard, CapWindows, CapElements, CapPage, CapLoopback, CapAfter}
 
 // DesktopCapabilities are what an X11 desktop offers: everything but a
 // web page.
-var DesktopCapabilities = []Capability{CapTree, CapCommands, CapApps, CapFiles, CapClipboard, CapWindows, CapElements, CapLoopback}
+var DesktopCapabilities = []Capability{CapTree, CapCommands, CapApps, CapFiles, CapClipboard, CapWindows, CapElements, CapLoopback, CapAfter}
 
 // TypeCapabilities is what each environment type offers: lint refuses a
 // task that needs more than its type has. A new environment type adds its
@@ -48,12 +49,12 @@ var TypeCapabilities = map[string][]Capability{
 	// A browser has its page's tree and elements, its tabs as windows, and
 	// the files of its episode's folder (downloads, uploads); no shell and
 	// no clipboard (env/browser's Caps, which its tests compare).
-	"browser": {CapTree, CapElements, CapWindows, CapFiles, CapPage},
+	"browser": {CapTree, CapElements, CapWindows, CapFiles, CapPage, CapAfter},
 	// An Android device has its window hierarchy and elements, a shell,
 	// files in shared storage and the focused activity as its window; no
 	// clipboard ADB reads everywhere (env/android's Caps, which its tests
 	// compare).
-	"android": {CapTree, CapCommands, CapApps, CapFiles, CapWindows, CapElements},
+	"android": {CapTree, CapCommands, CapApps, CapFiles, CapWindows, CapElements, CapAfter},
 }
 
 // Need is a capability a task needs, and the place that needs it.
@@ -69,25 +70,30 @@ func (t *Task) Needs() []Need {
 	add := func(c Capability, label string, path ...any) {
 		out = append(out, Need{Cap: c, Path: path, Label: label})
 	}
-	for i, st := range t.Setup {
-		spec := st.Spec()
-		if spec == nil {
-			continue // lint reports it
+	for _, sec := range t.Sections() {
+		if sec.Name == "after" && len(sec.Steps) > 0 {
+			add(CapAfter, "the steps after the agent", "after")
 		}
-		label := "the " + spec.Kind() + " step"
-		switch {
-		case st.Open != nil && t.Environment.TypeOrDefault() == "browser":
-			// A browser opens a URL or a page of its folder itself.
-		case st.Launch != nil, st.Open != nil:
-			add(CapApps, label, "setup", i)
-		case st.Run != nil:
-			add(CapCommands, label, "setup", i)
-		case st.Write != nil, st.Copy != nil:
-			add(CapFiles, label, "setup", i)
-		case st.WaitWindow != nil, st.Focus != nil:
-			add(CapWindows, label, "setup", i)
-		case st.WaitElement != nil:
-			add(CapTree, label, "setup", i)
+		for i, st := range sec.Steps {
+			spec := st.Spec()
+			if spec == nil {
+				continue // lint reports it
+			}
+			label := "the " + spec.Kind() + " step"
+			switch {
+			case st.Open != nil && t.Environment.TypeOrDefault() == "browser":
+				// A browser opens a URL or a page of its folder itself.
+			case st.Launch != nil, st.Open != nil:
+				add(CapApps, label, sec.Name, i)
+			case st.Run != nil:
+				add(CapCommands, label, sec.Name, i)
+			case st.Write != nil, st.Copy != nil:
+				add(CapFiles, label, sec.Name, i)
+			case st.WaitWindow != nil, st.Focus != nil, st.Close != nil:
+				add(CapWindows, label, sec.Name, i)
+			case st.WaitElement != nil:
+				add(CapTree, label, sec.Name, i)
+			}
 		}
 	}
 	specs := func(path []any, ss []check.Spec) {

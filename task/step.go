@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/observe"
 )
@@ -87,6 +88,23 @@ type Sleep struct {
 	For duration.Duration
 }
 
+// Keys presses a key combination ("ctrl+s", "enter", "shift+ctrl+e") as
+// the harness, on the window that has the focus: after the agent, to save
+// what it left unsaved, say.
+type Keys struct {
+	Combo string
+}
+
+// Close asks a window whose title contains Title to close, as its close
+// button would (the application may save its state or ask), and waits
+// until no such window is left or Timeout passes. Kill, when set, ends the
+// window's application if the window outlives the timeout.
+type Close struct {
+	Title   string            `json:"title"`
+	Timeout duration.Duration `json:"timeout,omitempty"`
+	Kill    bool              `json:"kill,omitempty"`
+}
+
 // DefaultStepTimeout bounds launch, run and wait steps that name no timeout.
 const DefaultStepTimeout = 30 * time.Second
 
@@ -102,6 +120,8 @@ func (WaitWindow) Kind() string  { return "wait_window" }
 func (Focus) Kind() string       { return "focus" }
 func (WaitElement) Kind() string { return "wait_element" }
 func (Sleep) Kind() string       { return "sleep" }
+func (Keys) Kind() string        { return "keys" }
+func (Close) Kind() string       { return "close" }
 
 func timeoutOK(d duration.Duration) error {
 	if time.Duration(d) > MaxStepTimeout {
@@ -206,7 +226,24 @@ func (z Sleep) Validate(*Suite) error {
 	return nil
 }
 
-// Step is one setup step: exactly one field is set.
+// Validate checks that the combination names keys.
+func (k Keys) Validate(*Suite) error {
+	if _, err := action.Combo(k.Combo); err != nil {
+		return fmt.Errorf("keys: %q: %v", k.Combo, err)
+	}
+	return nil
+}
+
+// Validate checks the title and the timeout.
+func (c Close) Validate(*Suite) error {
+	if strings.TrimSpace(c.Title) == "" {
+		return fmt.Errorf("title: give the title (or part of it) of the window to close")
+	}
+	return timeoutOK(c.Timeout)
+}
+
+// Step is one setup step, or one step after the agent: exactly one field
+// is set.
 type Step struct {
 	Launch      *Launch            `json:"launch,omitempty"`
 	Run         *Run               `json:"run,omitempty"`
@@ -217,6 +254,8 @@ type Step struct {
 	WaitElement *WaitElement       `json:"wait_element,omitempty"`
 	Focus       *Focus             `json:"focus,omitempty"`
 	Sleep       *duration.Duration `json:"sleep,omitempty"`
+	Keys        *string            `json:"keys,omitempty"`
+	Close       *Close             `json:"close,omitempty"`
 }
 
 // Spec returns the step's one kind, or nil if none or several are set.
@@ -248,6 +287,12 @@ func (s Step) Spec() StepSpec {
 	}
 	if s.Sleep != nil {
 		out = append(out, Sleep{For: *s.Sleep})
+	}
+	if s.Keys != nil {
+		out = append(out, Keys{Combo: *s.Keys})
+	}
+	if s.Close != nil {
+		out = append(out, *s.Close)
 	}
 	if len(out) != 1 {
 		return nil

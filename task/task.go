@@ -111,15 +111,19 @@ type Task struct {
 	// Persona is the role whose work the task is (SCUBA's personas: an
 	// administrator, a sales representative, a service agent); reports
 	// give their metrics per persona.
-	Persona        string            `json:"persona,omitempty"`
-	Level          Level             `json:"level"`
-	Difficulty     string            `json:"difficulty,omitempty"`
-	Interface      string            `json:"interface,omitempty"`
-	Kind           Kind              `json:"kind"`
-	Environment    Environment       `json:"environment,omitzero"`
-	MaxStepsValue  int               `json:"max_steps,omitempty"`
-	TimeLimit      duration.Duration `json:"time_limit,omitempty"`
-	Setup          []Step            `json:"setup,omitempty"`
+	Persona       string            `json:"persona,omitempty"`
+	Level         Level             `json:"level"`
+	Difficulty    string            `json:"difficulty,omitempty"`
+	Interface     string            `json:"interface,omitempty"`
+	Kind          Kind              `json:"kind"`
+	Environment   Environment       `json:"environment,omitzero"`
+	MaxStepsValue int               `json:"max_steps,omitempty"`
+	TimeLimit     duration.Duration `json:"time_limit,omitempty"`
+	Setup         []Step            `json:"setup,omitempty"`
+	// After are the harness's steps after the agent's last action and
+	// before the checks (save with ctrl+s, close an app so that it writes
+	// its settings): recorded in the trajectory as the harness's.
+	After          []Step            `json:"after,omitempty"`
 	Checks         []check.Spec      `json:"checks"`
 	Milestones     []check.Milestone `json:"milestones,omitempty"`
 	Gold           []action.Action   `json:"gold,omitempty"`
@@ -171,4 +175,16 @@ func (t *Task) WallTime() time.Duration {
 		return time.Duration(t.TimeLimit)
 	}
 	return time.Duration(t.MaxSteps()) * 20 * time.Second
+}
+
+// Section is a named list of a task's steps.
+type Section struct {
+	Name  string // "setup" or "after", as in the task file
+	Steps []Step
+}
+
+// Sections are the task's steps: its setup, then its steps after the
+// agent.
+func (t *Task) Sections() []Section {
+	return []Section{{"setup", t.Setup}, {"after", t.After}}
 }

@@ -82,6 +82,9 @@ func exportRun(enc *json.Encoder, dir string) error {
 		line := exportLine{Run: run.ID, Dir: dir, Task: r.Task, Repeat: r.Repeat, Instruction: r.Instruction, Outcome: r.Outcome,
 			Reason: r.Reason, Answer: r.Answer, Milestone: r.Milestone, Steps: []exportStep{}}
 		for _, s := range steps {
+			if s.By != "" {
+				continue // the harness's steps after the agent are not the agent's
+			}
 			es := exportStep{Index: s.Index, Tree: s.Tree, Output: s.Raw, Actions: s.Actions, Performed: s.Done,
 				ParseError: s.ParseError, EnvError: s.EnvError}
 			if s.Shot != "" {

@@ -245,8 +245,9 @@ func TestReadmeYAML(t *testing.T) {
 // mapping with an id) stands as it is. A fragment goes inside a minimal
 // state task of the paper level on xterm, whose gold solution is done at
 // once: a list of checks becomes its checks, one check (a mapping with a
-// kind and no id) its only check. Anything else is linted as it stands,
-// and fails.
+// kind and no id) its only check, and other mappings without an id (a
+// task's after section, say) are added to it. A task file is linted as
+// it stands.
 func wrapChecks(t *testing.T, src string) (doc, how string) {
 	t.Helper()
 	minimal := "id: readme-checks\ninstruction: The README's checks, in a task.\napp: xterm\nlevel: paper\nkind: state\n" +
@@ -266,6 +267,9 @@ func wrapChecks(t *testing.T, src string) (doc, how string) {
 		_, kind := x["kind"]
 		if !id && kind {
 			return minimal + "  - " + strings.TrimPrefix(indentLines(src, "    "), "    "), "a check, inside a minimal task"
+		}
+		if !id {
+			return minimal + "  - {kind: exact, probe: {file: ~/a.txt}, expected: a}\n" + src, "sections of a task, inside a minimal task"
 		}
 	}
 	return src, "a task file"
@@ -618,7 +622,9 @@ func TestWrapChecks(t *testing.T) {
 		{"one check", "kind: predicate\nprobe: {file: ~/a.png, read: image}\nexpr: value.width > 1\n", "a check, inside a minimal task", ""},
 		{"a bad check", "- kind: range\n  probe: {command: wc -l}\n  expected: 3\n", "a list of checks, inside a minimal task", "checks[0].expected: does not apply to a range check"},
 		{"a task", "id: t\ninstruction: x\napp: xterm\nlevel: paper\nkind: state\nchecks: [{kind: exists, file: ~/a}]\ngold: [{kind: done}]\n", "a task file", ""},
-		{"neither", "name: x\n", "a task file", "id"},
+		{"sections", "after:\n  - keys: ctrl+s\n", "sections of a task, inside a minimal task", ""},
+		{"bad sections", "after:\n  - keys: ctrl+frob\n", "sections of a task, inside a minimal task", `after[0].keys: "ctrl+frob": unknown key "frob"`},
+		{"neither", "name: x\n", "sections of a task, inside a minimal task", `unknown field "name"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

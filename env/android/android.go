@@ -49,7 +49,7 @@ type Device interface {
 // touch: its accessibility tree, shell commands, files, windows (the
 // focused activity) and elements. It has no clipboard that ADB can read
 // on every Android version, and no web page probes.
-var Caps = []task.Capability{task.CapTree, task.CapCommands, task.CapApps, task.CapFiles, task.CapWindows, task.CapElements}
+var Caps = []task.Capability{task.CapTree, task.CapCommands, task.CapApps, task.CapFiles, task.CapWindows, task.CapElements, task.CapAfter}
 
 // Phone is an Android device as a Proctor environment.
 type Phone struct {

@@ -93,6 +93,19 @@ func (p *Phone) Reset(ctx context.Context, s env.Setup) error {
 	return err
 }
 
+// RunSteps runs a task's steps after the agent on the phone as it is.
+func (p *Phone) RunSteps(ctx context.Context, s env.Setup) error {
+	if err := p.alive(); err != nil {
+		return err
+	}
+	h := &setupHook{p: p}
+	err := setup.Executor{Env: p, Hook: h, PollEvery: pollEvery}.After().Run(ctx, s)
+	p.mu.Lock()
+	p.apps = append(p.apps, h.launched...)
+	p.mu.Unlock()
+	return err
+}
+
 // clean removes the files and folders under Home that the baseline does
 // not list.
 func (p *Phone) clean(ctx context.Context, base *baseline) error {

@@ -59,7 +59,7 @@ const (
 // Caps are the capabilities of a browser: its tree and elements, its tabs
 // as windows, the files of its episode's folder (downloads, uploads), and
 // its page for page probes.
-var Caps = []task.Capability{task.CapTree, task.CapElements, task.CapWindows, task.CapFiles, task.CapPage}
+var Caps = []task.Capability{task.CapTree, task.CapElements, task.CapWindows, task.CapFiles, task.CapPage, task.CapAfter}
 
 // Config says how to start the browser.
 type Config struct {
@@ -678,6 +678,18 @@ func (b *Browser) Reset(ctx context.Context, s env.Setup) error {
 	b.allow(s)
 	sctx, done := b.bounded(ctx) // a setup's page that passes a bound ends it too
 	return done(setup.Executor{Env: b, Hook: newSetupHook(b)}.Run(sctx, s))
+}
+
+// RunSteps runs a task's steps after the agent in the episode's browser
+// as it is: keys pressed on the active tab, files written, waits.
+func (b *Browser) RunSteps(ctx context.Context, s env.Setup) error {
+	b.in.Lock()
+	defer b.in.Unlock()
+	if _, err := b.episode(); err != nil {
+		return err
+	}
+	sctx, done := b.bounded(ctx)
+	return done(setup.Executor{Env: b, Hook: newSetupHook(b)}.After().Run(sctx, s))
 }
 
 // setupHook opens the browser's pages for package setup, which runs the

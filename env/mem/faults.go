@@ -14,7 +14,7 @@ import (
 // Methods are the names a Fault can fall on: the env.Env methods but
 // Close, and Start, the start of an environment by a Source.
 var Methods = []string{"Info", "Screenshot", "Tree", "Do", "Run", "ReadFile", "WriteFile",
-	"Windows", "Elements", "Clipboard", "Reset", "Start"}
+	"Windows", "Elements", "Clipboard", "Reset", "RunSteps", "Start"}
 
 // Fault is a failure injected into calls of an environment, for tests of
 // the runner and the episode: retries, healing, wall-time limits. Calls

@@ -71,7 +71,7 @@ var DefaultSize = action.Size{W: 1280, H: 800}
 
 // Caps are the capabilities of an in-memory environment: everything but
 // commands, web pages and a loopback of its own.
-var Caps = []task.Capability{task.CapTree, task.CapApps, task.CapFiles, task.CapClipboard, task.CapWindows, task.CapElements}
+var Caps = []task.Capability{task.CapTree, task.CapApps, task.CapFiles, task.CapClipboard, task.CapWindows, task.CapElements, task.CapAfter}
 
 // Option configures an environment (New, Source).
 type Option func(*config) error

@@ -30,6 +30,17 @@ func (e *Env) Reset(ctx context.Context, s env.Setup) error {
 	return e.alive()
 }
 
+// RunSteps runs a task's steps after the agent on the desktop as it is.
+func (e *Env) RunSteps(ctx context.Context, s env.Setup) error {
+	if err := e.enter(ctx, "RunSteps"); err != nil {
+		return err
+	}
+	if err := (setup.Executor{Env: setupEnv{e}, Hook: setupHook{e}}).After().Run(ctx, s); err != nil {
+		return err
+	}
+	return e.alive()
+}
+
 // setupEnv is the environment the setup steps run on: e, whose files,
 // commands and elements the steps use without counting as calls (so that
 // a Fault falls on the calls of the episode, as it always has).
@@ -132,6 +143,24 @@ func (h setupHook) Focus(_ context.Context, st task.Focus) error {
 			e.raise(w)
 		}
 		return err
+	})
+}
+
+// Close closes every window whose title holds the step's, as their close
+// buttons would (the in-memory desktop's applications never refuse).
+func (h setupHook) Close(_ context.Context, st task.Close) error {
+	e := h.e
+	return e.locked(func() error {
+		for closed := 0; ; closed++ {
+			w, err := e.windowLocked(st.Title)
+			if err != nil {
+				if closed > 0 {
+					return nil
+				}
+				return err
+			}
+			e.closeWindow(w)
+		}
 	})
 }
 

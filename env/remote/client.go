@@ -335,6 +335,12 @@ func (c *Client) Clipboard(ctx context.Context) (string, error) {
 	return r.Text, c.call(ctx, "GET", PathClipboard, nil, &r, nil)
 }
 
+// RunSteps runs a task's steps after the agent on the guest's
+// environment as it is.
+func (c *Client) RunSteps(ctx context.Context, s env.Setup) error {
+	return c.call(ctx, "POST", PathSteps, s, nil, nil)
+}
+
 // Reset resets the environment and runs the setup.
 func (c *Client) Reset(ctx context.Context, s env.Setup) error {
 	return c.call(ctx, "POST", PathReset, s, nil, nil)

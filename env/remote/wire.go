@@ -28,6 +28,7 @@ const (
 	PathElements   = "/v1/elements"
 	PathClipboard  = "/v1/clipboard"
 	PathReset      = "/v1/reset"
+	PathSteps      = "/v1/steps" // a task's steps after the agent, without a reset
 	PathVersion    = "/v1/version"
 	PathLoopback   = "/v1/loopback"
 )
@@ -54,6 +55,7 @@ var Routes = []Route{
 	{"POST", PathElements},
 	{"GET", PathClipboard},
 	{"POST", PathReset},
+	{"POST", PathSteps},
 	{"GET", PathVersion},
 	{"POST", PathLoopback},
 }

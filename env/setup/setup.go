@@ -12,7 +12,9 @@
 // it, has the same timeout again; each try of the probe is cut at
 // UntilTry. The steps a Hook receives have their timeout filled in.
 //
-// An error names the step by its index and kind: "setup[3] run: ...".
+// An error names the step by its index and kind: "setup[3] run: ...". The
+// steps after the agent (task.Task.After) run the same way, named
+// "after[1] keys: ..." (Executor.After).
 package setup
 
 import (
@@ -24,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/input"
 	"github.com/proctor-eval/proctor/internal/english"
@@ -96,6 +99,13 @@ type Still interface {
 	Still() bool
 }
 
+// Closer is implemented by a hook whose backend can ask a window to close
+// (task.Close) as its close button would, and wait until it is gone;
+// without it a close step is refused.
+type Closer interface {
+	Close(ctx context.Context, st task.Close) error
+}
+
 // Refuse is a Hook that refuses every kind, an error wrapping
 // env.ErrBadAction. A backend's hook embeds it and defines the kinds it
 // offers; Why, when set, says what the backend offers instead.
@@ -138,22 +148,36 @@ type Executor struct {
 	Hook Hook
 	// PollEvery is how often a wait looks again; 0 is PollEvery.
 	PollEvery time.Duration
+	// Section names the steps in errors: "setup" when empty, "after" for
+	// the steps after the agent.
+	Section string
+}
+
+// After is x running the steps after the agent: the same kinds, with
+// errors that name the step as "after[2] keys: ...".
+func (x Executor) After() Executor {
+	x.Section = "after"
+	return x
 }
 
 // Run runs the steps of s in order and stops at the first that fails,
 // with an error that names it ("setup[3] run: ...").
 func (x Executor) Run(ctx context.Context, s env.Setup) error {
+	section := x.Section
+	if section == "" {
+		section = "setup"
+	}
 	for i, st := range s.Steps {
 		spec := st.Spec()
 		if spec == nil {
-			return fmt.Errorf("setup[%d]: a step needs exactly one kind", i)
+			return fmt.Errorf("%s[%d]: a step needs exactly one kind", section, i)
 		}
 		err := ctx.Err()
 		if err == nil {
 			err = x.step(ctx, s, spec)
 		}
 		if err != nil {
-			return fmt.Errorf("setup[%d] %s: %w", i, spec.Kind(), err)
+			return fmt.Errorf("%s[%d] %s: %w", section, i, spec.Kind(), err)
 		}
 	}
 	return nil
@@ -196,6 +220,20 @@ func (x Executor) step(ctx context.Context, s env.Setup, spec task.StepSpec) err
 		return x.waitElement(ctx, st)
 	case task.Sleep:
 		return input.Sleep(ctx, time.Duration(st.For))
+	case task.Keys:
+		a, err := action.Combo(st.Combo)
+		if err != nil {
+			return err
+		}
+		_, err = x.Env.Do(ctx, []action.Action{a})
+		return err
+	case task.Close:
+		st.Timeout = fill(st.Timeout)
+		c, ok := x.hook().(Closer)
+		if !ok {
+			return fmt.Errorf("%w: this environment closes no windows", env.ErrBadAction)
+		}
+		return c.Close(ctx, st)
 	case task.Launch:
 		st.Timeout = fill(st.Timeout)
 		return x.hook().Launch(ctx, s, st)

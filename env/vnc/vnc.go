@@ -55,7 +55,7 @@ const codeTimeout = 2 * time.Minute
 
 // Caps are the capabilities of a VNC desktop without a guest: the screen,
 // the input and the cut text.
-var Caps = []task.Capability{task.CapClipboard}
+var Caps = []task.Capability{task.CapClipboard, task.CapAfter}
 
 // conn is what the environment needs of an RFB client (*rfb.Client).
 type conn interface {
@@ -408,6 +408,25 @@ func (e *Env) Reset(ctx context.Context, s env.Setup) error {
 	// What is left to run needs nothing of the desktop: package setup
 	// runs it, and has no hook for the steps a desktop runs itself.
 	return setup.Executor{Env: e}.Run(ctx, s)
+}
+
+// RunSteps runs a task's steps after the agent: through the guest when
+// one is attached; otherwise the steps that need nothing but the screen
+// and input (keys, sleeps).
+func (e *Env) RunSteps(ctx context.Context, s env.Setup) error {
+	if err := e.alive(); err != nil {
+		return err
+	}
+	if e.guest != nil {
+		return env.RunSteps(ctx, e.guest, s)
+	}
+	t := task.Task{After: s.Steps}
+	if miss := t.Missing(Caps); len(miss) > 0 {
+		n := miss[0]
+		return fmt.Errorf("%w: %s[%v] (%s) needs %s, which %s does not offer without a guest",
+			env.ErrBadAction, n.Path[0], n.Path[len(n.Path)-1], n.Label, n.Cap, e.Name())
+	}
+	return setup.Executor{Env: e}.After().Run(ctx, s)
 }
 
 // runReset runs the reset command on this machine within its time limit.

@@ -51,12 +51,14 @@ func (localProvider) Preflight(s *task.Suite, tasks []*task.Task) []string {
 			continue
 		}
 		var apps []string
-		for _, st := range t.Setup {
-			if st.Launch != nil {
-				apps = append(apps, st.Launch.App)
-			}
-			if st.Open != nil && st.Open.App != "" {
-				apps = append(apps, st.Open.App)
+		for _, sec := range t.Sections() {
+			for _, st := range sec.Steps {
+				if st.Launch != nil {
+					apps = append(apps, st.Launch.App)
+				}
+				if st.Open != nil && st.Open.App != "" {
+					apps = append(apps, st.Open.App)
+				}
 			}
 		}
 		for _, a := range apps {

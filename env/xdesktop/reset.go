@@ -11,6 +11,7 @@ import (
 
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/setup"
+	"github.com/proctor-eval/proctor/internal/x11"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -50,6 +51,15 @@ func (d *Desktop) Reset(ctx context.Context, s env.Setup) error {
 		return err
 	}
 	return setup.Executor{Env: d, Hook: setupHook{d}, PollEvery: pollEvery}.Run(ctx, s)
+}
+
+// RunSteps runs a task's steps after the agent on the desktop as it is:
+// the setup's kinds, with keys pressed and windows closed as the harness.
+func (d *Desktop) RunSteps(ctx context.Context, s env.Setup) error {
+	if err := d.alive(); err != nil {
+		return err
+	}
+	return setup.Executor{Env: d, Hook: setupHook{d}, PollEvery: pollEvery}.After().Run(ctx, s)
 }
 
 // endStrayClients kills the programs still connected to the display that
@@ -152,6 +162,14 @@ func (h setupHook) WaitWindow(ctx context.Context, st task.WaitWindow) error {
 // Focus makes the window whose title holds the step's the active one.
 func (h setupHook) Focus(ctx context.Context, st task.Focus) error {
 	return h.d.focus(ctx, st.Title, time.Duration(st.Timeout))
+}
+
+// Close asks each window whose title holds the step's to close and waits
+// until none is left; with Kill, a window still there when the timeout
+// passes has its process killed (its pid as the window says), and the
+// wait goes on for a few seconds more.
+func (h setupHook) Close(ctx context.Context, st task.Close) error {
+	return h.d.closeWindows(ctx, st.Title, time.Duration(st.Timeout), st.Kill)
 }
 
 // WriteFileMode writes a file with the given mode.
@@ -270,6 +288,68 @@ func (d *Desktop) prepare(app task.AppSpec) error {
 
 // focus waits for a window whose title contains title, asks the window
 // manager to activate it, and waits until it is the active window.
+func (d *Desktop) closeWindows(ctx context.Context, title string, timeout time.Duration, kill bool) error {
+	title = strings.ToLower(title)
+	matching := func() ([]x11.Window, error) {
+		ws, err := d.x.Windows()
+		if err != nil {
+			return nil, err
+		}
+		var out []x11.Window
+		for _, w := range ws {
+			if strings.Contains(strings.ToLower(w.Title), title) {
+				out = append(out, w)
+			}
+		}
+		return out, nil
+	}
+	ws, err := matching()
+	if err != nil {
+		return err
+	}
+	if len(ws) == 0 {
+		return fmt.Errorf("no window's title holds %q", title)
+	}
+	asked := map[uint32]bool{}
+	gone := func() (bool, error) {
+		ws, err := matching()
+		if err != nil {
+			return false, err
+		}
+		for _, w := range ws {
+			if !asked[w.ID] {
+				asked[w.ID] = true
+				if err := d.x.CloseWindow(w.ID); err != nil {
+					return false, err
+				}
+			}
+		}
+		return len(ws) == 0, nil
+	}
+	what := fmt.Sprintf("the windows titled %q to close", title)
+	err = d.poll(ctx, timeout, what, gone)
+	if err == nil || !kill || ctx.Err() != nil {
+		return err
+	}
+	left, lerr := matching()
+	if lerr != nil {
+		return lerr
+	}
+	for _, w := range left {
+		if w.PID > 0 && d.ownsApp(w.PID) {
+			_ = syscall.Kill(w.PID, syscall.SIGKILL)
+		}
+	}
+	return d.poll(ctx, killGrace, what+" after their applications were killed", func() (bool, error) {
+		ws, err := matching()
+		return len(ws) == 0, err
+	})
+}
+
+// killGrace is how long a close step with kill waits for the windows of
+// the applications it killed to go.
+const killGrace = 5 * time.Second
+
 func (d *Desktop) focus(ctx context.Context, title string, timeout time.Duration) error {
 	title = strings.ToLower(title)
 	return d.poll(ctx, timeout, fmt.Sprintf("the window titled %q to be active", title), func() (bool, error) {
@@ -287,4 +367,23 @@ func (d *Desktop) focus(ctx context.Context, title string, timeout time.Duration
 		}
 		return false, nil
 	})
+}
+
+// ownsApp reports whether pid may be killed as one of the desktop's
+// applications: not this process or its group, and not in the group of
+// the desktop's infrastructure (X server, buses, window manager).
+func (d *Desktop) ownsApp(pid int) bool {
+	if pid <= 1 || pid == os.Getpid() {
+		return false
+	}
+	pg, err := syscall.Getpgid(pid)
+	if err != nil || pg == syscall.Getpgrp() {
+		return false
+	}
+	for _, p := range d.s.infra {
+		if p.cmd.Process != nil && (p.cmd.Process.Pid == pid || p.cmd.Process.Pid == pg) {
+			return false
+		}
+	}
+	return true
 }

@@ -174,6 +174,26 @@ func (c *Conn) Activate(id uint32) error {
 	return xproto.SendEventChecked(c.x, false, c.root, mask, string(ev.Bytes())).Check()
 }
 
+// CloseWindow asks the window manager to close the window as its close
+// button would (an EWMH _NET_CLOSE_WINDOW request): the application is
+// told and may save, ask, or refuse.
+func (c *Conn) CloseWindow(id uint32) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, err := c.atom("_NET_CLOSE_WINDOW")
+	if err != nil {
+		return err
+	}
+	ev := xproto.ClientMessageEvent{
+		Format: 32,
+		Window: xproto.Window(id),
+		Type:   a,
+		Data:   xproto.ClientMessageDataUnionData32New([]uint32{0, 2, 0, 0, 0}),
+	}
+	mask := uint32(xproto.EventMaskSubstructureRedirect | xproto.EventMaskSubstructureNotify)
+	return xproto.SendEventChecked(c.x, false, c.root, mask, string(ev.Bytes())).Check()
+}
+
 // WindowManager returns the name of the EWMH window manager managing the
 // screen, and false while there is none: a manager advertises itself with
 // _NET_SUPPORTING_WM_CHECK on the root window once it has taken over the
