@@ -195,6 +195,10 @@ func describeSteps(steps []task.Step) string {
 		switch {
 		case st.Keys != nil:
 			parts = append(parts, "keys "+*st.Keys)
+		case st.Type != nil:
+			parts = append(parts, fmt.Sprintf("type %q", *st.Type))
+		case st.Click != nil:
+			parts = append(parts, fmt.Sprintf("click (%g, %g)", st.Click.X, st.Click.Y))
 		case st.Close != nil:
 			parts = append(parts, fmt.Sprintf("close %q", st.Close.Title))
 		case st.Run != nil:

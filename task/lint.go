@@ -18,6 +18,19 @@ func (s *Suite) lint(f *fileCtx, t *Task) Problems {
 	add := func(path []any, format string, args ...any) {
 		ps = append(ps, f.problem(path, format, args...))
 	}
+	// warn adds a warning: the caller keeps it apart from the problems.
+	warn := func(path []any, format string, args ...any) {
+		p := f.problem(path, format, args...)
+		p.Warning = true
+		ps = append(ps, p)
+	}
+	notFetched := func(path []any, asset string) {
+		for _, o := range t.Origin.Fetch {
+			if o.Asset == asset {
+				warn(path, "%q is not fetched yet: proctor import --fetch downloads it from %s", asset, o.URL)
+			}
+		}
+	}
 	if t.App != "" {
 		if _, ok := s.App(t.App); !ok {
 			add([]any{"app"}, "%s", s.unknownApp(t.App))
@@ -67,6 +80,13 @@ func (s *Suite) lint(f *fileCtx, t *Task) Problems {
 				add([]any{section, i}, "a step needs exactly one kind")
 				continue
 			}
+			if st.Copy != nil && !s.HasAsset(st.Copy.Asset) && t.Origin.Fetches(st.Copy.Asset) {
+				notFetched([]any{section, i, "copy", "asset"}, st.Copy.Asset)
+				if err := envPath("to", st.Copy.To); err != nil {
+					add([]any{section, i, "copy", "to"}, "%s", strings.TrimPrefix(err.Error(), "to: "))
+				}
+				continue
+			}
 			if err := spec.Validate(s); err == nil {
 				if field, dest := writes(st); field != "" {
 					if why := outsideHome(t.Environment.TypeOrDefault(), dest); why != "" {
@@ -97,7 +117,9 @@ func (s *Suite) lint(f *fileCtx, t *Task) Problems {
 	}
 	assetCheck := func(path []any, specs []check.Spec) {
 		for i, sp := range specs {
-			if sp.Asset != "" && !s.HasAsset(sp.Asset) {
+			if sp.Asset != "" && !s.HasAsset(sp.Asset) && t.Origin.Fetches(sp.Asset) {
+				notFetched(append(append([]any(nil), path...), i, "asset"), sp.Asset)
+			} else if sp.Asset != "" && !s.HasAsset(sp.Asset) {
 				add(append(append([]any(nil), path...), i, "asset"), "%q is not in the suite's %s/", sp.Asset, AssetDir)
 			}
 		}
@@ -163,7 +185,9 @@ func lintGold(f *fileCtx, t *Task, size action.Size) Problems {
 		ps = append(ps, f.problem(path, format, args...))
 	}
 	if len(t.Gold) == 0 {
-		add([]any{"gold"}, "every task needs a gold solution: it proves the checks pass")
+		if t.Unproven == "" {
+			add([]any{"gold"}, "every task needs a gold solution: it proves the checks pass (an imported task without one says why in unproven)")
+		}
 		return ps
 	}
 	for i, a := range t.Gold {

@@ -310,7 +310,7 @@ func quoteAll(xs []string) []string {
 }
 
 // stepKinds are the kinds of a setup step and a step after the agent.
-const stepKinds = "launch, run, write, copy, open, wait_window, wait_element, focus, sleep, keys or close"
+const stepKinds = "launch, run, write, copy, open, wait_window, wait_element, focus, sleep, keys, type, click or close"
 
 // oneOfWhat explains the objects that must hold exactly one key.
 func oneOfWhat(path []any) string {
@@ -453,8 +453,16 @@ func (s *Suite) instance(f *fileCtx, in instanceDoc) (*Task, Problems) {
 	}
 	t.Params, t.Combine = nil, ""
 	s.Warnings = append(s.Warnings, tag(roleWarnings(f, in.doc))...)
-	if ps := s.lint(f, &t); len(ps) > 0 {
-		return nil, tag(ps)
+	var errs Problems
+	for _, p := range s.lint(f, &t) {
+		if p.Warning {
+			s.Warnings = append(s.Warnings, tag(Problems{p})...)
+		} else {
+			errs = append(errs, p)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, tag(errs)
 	}
 	return &t, nil
 }

@@ -95,6 +95,17 @@ type Keys struct {
 	Combo string
 }
 
+// Type types Text as the harness, into the focused window.
+type Type struct {
+	Text string
+}
+
+// Click clicks the left button at a point of the screen as the harness
+// (to give a window the focus, say).
+type Click struct {
+	At action.Point
+}
+
 // Close asks a window whose title contains Title to close, as its close
 // button would (the application may save its state or ask), and waits
 // until no such window is left or Timeout passes. Kill, when set, ends the
@@ -122,6 +133,8 @@ func (WaitElement) Kind() string { return "wait_element" }
 func (Sleep) Kind() string       { return "sleep" }
 func (Keys) Kind() string        { return "keys" }
 func (Close) Kind() string       { return "close" }
+func (Type) Kind() string        { return "type" }
+func (Click) Kind() string       { return "click" }
 
 func timeoutOK(d duration.Duration) error {
 	if time.Duration(d) > MaxStepTimeout {
@@ -234,6 +247,22 @@ func (k Keys) Validate(*Suite) error {
 	return nil
 }
 
+// Validate checks that there is text to type.
+func (t Type) Validate(*Suite) error {
+	if t.Text == "" {
+		return fmt.Errorf("type: give the text to type")
+	}
+	return nil
+}
+
+// Validate checks that the point is on a screen.
+func (c Click) Validate(*Suite) error {
+	if c.At.X < 0 || c.At.Y < 0 {
+		return fmt.Errorf("click: (%g, %g) is off the screen", c.At.X, c.At.Y)
+	}
+	return nil
+}
+
 // Validate checks the title and the timeout.
 func (c Close) Validate(*Suite) error {
 	if strings.TrimSpace(c.Title) == "" {
@@ -256,6 +285,8 @@ type Step struct {
 	Sleep       *duration.Duration `json:"sleep,omitempty"`
 	Keys        *string            `json:"keys,omitempty"`
 	Close       *Close             `json:"close,omitempty"`
+	Type        *string            `json:"type,omitempty"`
+	Click       *action.Point      `json:"click,omitempty"`
 }
 
 // Spec returns the step's one kind, or nil if none or several are set.
@@ -293,6 +324,12 @@ func (s Step) Spec() StepSpec {
 	}
 	if s.Close != nil {
 		out = append(out, *s.Close)
+	}
+	if s.Type != nil {
+		out = append(out, Type{Text: *s.Type})
+	}
+	if s.Click != nil {
+		out = append(out, Click{At: *s.Click})
 	}
 	if len(out) != 1 {
 		return nil

@@ -129,6 +129,12 @@ type Task struct {
 	Gold           []action.Action   `json:"gold,omitempty"`
 	Demonstrations []string          `json:"demonstrations,omitempty"`
 	Tags           []string          `json:"tags,omitempty"`
+	// Origin is where an imported task came from (proctor import).
+	Origin *Origin `json:"origin,omitempty"`
+	// Unproven says why the task has no gold solution: an imported task
+	// whose benchmark ships none. Lint accepts it without gold; validate
+	// proves what it can without one and reports it apart.
+	Unproven string `json:"unproven,omitempty"`
 	// Wrong trajectories must not pass the checks: proctor validate replays
 	// them to prove the checks tell right from wrong.
 	Wrong []Trajectory `json:"wrong,omitempty"`
@@ -187,4 +193,39 @@ type Section struct {
 // agent.
 func (t *Task) Sections() []Section {
 	return []Section{{"setup", t.Setup}, {"after", t.After}}
+}
+
+// Origin is where an imported task came from: the benchmark ("peer"),
+// its file and id there, the revision of the benchmark's files and the
+// hash of the task's own file, and the files the task needs from the web
+// (its assets, downloaded by proctor import --fetch).
+type Origin struct {
+	Peer     string       `json:"peer"`
+	File     string       `json:"file"`
+	ID       string       `json:"id,omitempty"`
+	Revision string       `json:"revision,omitempty"`
+	SHA256   string       `json:"sha256,omitempty"`
+	Fetch    []OriginFile `json:"fetch,omitempty"`
+}
+
+// OriginFile is a file an imported task needs, fetched from URL into the
+// suite's assets as Asset.
+type OriginFile struct {
+	URL    string `json:"url"`
+	Asset  string `json:"asset"`
+	SHA256 string `json:"sha256,omitempty"` // once fetched
+}
+
+// Fetches reports whether the task's origin names asset as a file to
+// fetch.
+func (o *Origin) Fetches(asset string) bool {
+	if o == nil {
+		return false
+	}
+	for _, f := range o.Fetch {
+		if f.Asset == asset {
+			return true
+		}
+	}
+	return false
 }

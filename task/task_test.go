@@ -158,7 +158,7 @@ func TestLintBrokenFiles(t *testing.T) {
 			`6:5: after[0].keys: "ctrl+frob": unknown key "frob"`,
 			`7:13: after[1].close.title: give the title`,
 			`8:28: after[2].close.timeout: 1h0m0s is longer than 10m0s`}},
-		{"bad-after-kind.yaml", []string{`7:5: after[1]: a step after the agent has exactly one kind: launch, run, write, copy, open, wait_window, wait_element, focus, sleep, keys or close`}},
+		{"bad-after-kind.yaml", []string{`7:5: after[1]: a step after the agent has exactly one kind: launch, run, write, copy, open, wait_window, wait_element, focus, sleep, keys, type, click or close`}},
 		{"syntax.yaml", []string{`2:14: could not find end character of double-quoted text`}},
 		{"template-undefined.yaml", []string{`2:1: instruction: placeholder {{m}} has no parameter (params: n)`}},
 		{"template-zip.yaml", []string{`8:3: params.b: has 2 values but a has 3: zip needs equal lists`}},

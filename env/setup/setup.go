@@ -227,6 +227,13 @@ func (x Executor) step(ctx context.Context, s env.Setup, spec task.StepSpec) err
 		}
 		_, err = x.Env.Do(ctx, []action.Action{a})
 		return err
+	case task.Type:
+		_, err := x.Env.Do(ctx, []action.Action{{Kind: action.Type, Text: st.Text}})
+		return err
+	case task.Click:
+		at := st.At
+		_, err := x.Env.Do(ctx, []action.Action{{Kind: action.Click, Point: &at}})
+		return err
 	case task.Close:
 		st.Timeout = fill(st.Timeout)
 		c, ok := x.hook().(Closer)

@@ -1,0 +1,762 @@
+// Package osworld reads OSWorld's task files (evaluation_examples/
+// examples/DOMAIN/ID.json) and turns each into a Proctor task, or says
+// why it cannot (package imports writes the suite).
+//
+// What converts:
+//
+//   - config steps: download (the files become assets, fetched by proctor
+//     import --fetch), open, launch (LibreOffice, GIMP, VLC, Thunderbird,
+//     a file manager, Chrome as Chromium; the debugging-port relay OSWorld
+//     starts beside Chrome is its harness's and is left out), execute and
+//     command (shell commands; pyautogui's hotkey and press as keys steps,
+//     time.sleep as sleep), activate_window (focus), sleep, and
+//     chrome_open_tabs (pages on the live web, which blocks the task);
+//   - the evaluator's postconfig, the same kinds and close_window, as the
+//     task's steps after the agent;
+//   - the evaluator: infeasible, exact_match, check_include_exclude,
+//     file_contains and compare_text_file over a file or a command's
+//     output (vm_file, vm_command_line), with several functions joined by
+//     "and".
+//
+// Everything else is named as not supported. The paths of OSWorld's
+// user, /home/user, are the desktop's home, ~.
+package osworld
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/duration"
+	"github.com/proctor-eval/proctor/imports"
+	"github.com/proctor-eval/proctor/task"
+)
+
+// Peer is the benchmark's name in task origins.
+const Peer = "osworld"
+
+// File is an OSWorld task file.
+type File struct {
+	ID          string          `json:"id"`
+	Snapshot    string          `json:"snapshot"`
+	Instruction string          `json:"instruction"`
+	Source      string          `json:"source"`
+	Config      []Step          `json:"config"`
+	RelatedApps []string        `json:"related_apps"`
+	Evaluator   Evaluator       `json:"evaluator"`
+	Proxy       bool            `json:"proxy"`
+}
+
+// Step is a config or postconfig step.
+type Step struct {
+	Type       string         `json:"type"`
+	Parameters map[string]any `json:"parameters"`
+}
+
+// Evaluator is how OSWorld decides a task: one metric function or
+// several (Func a list, joined by Conj), each comparing a result with an
+// expected value, both fetched by getters.
+type Evaluator struct {
+	Postconfig []Step          `json:"postconfig"`
+	Func       json.RawMessage `json:"func"`
+	Conj       string          `json:"conj"`
+	Result     json.RawMessage `json:"result"`
+	Expected   json.RawMessage `json:"expected"`
+	Options    json.RawMessage `json:"options"`
+}
+
+// Getter is a result or expected value's getter.
+type Getter struct {
+	Type    string         `json:"type"`
+	Path    any            `json:"path"`
+	Dest    any            `json:"dest"`
+	Command any            `json:"command"`
+	Shell   any            `json:"shell"`
+	Rules   map[string]any `json:"rules"`
+}
+
+// Parse reads a task file; a file that is not one is an error.
+func Parse(b []byte) (*File, error) {
+	var f File
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, err
+	}
+	if f.ID == "" || f.Instruction == "" {
+		return nil, fmt.Errorf("not an OSWorld task: it has no id or instruction")
+	}
+	if len(f.Evaluator.Func) == 0 {
+		return nil, fmt.Errorf("not an OSWorld task: its evaluator has no func")
+	}
+	return &f, nil
+}
+
+// funcs are the evaluator's metric functions.
+func (e Evaluator) funcs() ([]string, error) {
+	var one string
+	if json.Unmarshal(e.Func, &one) == nil {
+		return []string{one}, nil
+	}
+	var many []string
+	if err := json.Unmarshal(e.Func, &many); err != nil {
+		return nil, fmt.Errorf("func: %v", err)
+	}
+	return many, nil
+}
+
+// getters reads a result or expected that is one getter or a list of
+// them (one per function).
+func getters(raw json.RawMessage, n int) ([]*Getter, error) {
+	out := make([]*Getter, n)
+	if len(raw) == 0 || string(raw) == "null" {
+		return out, nil
+	}
+	if raw[0] == '[' {
+		var gs []*Getter
+		if err := json.Unmarshal(raw, &gs); err != nil {
+			return nil, err
+		}
+		if len(gs) != n {
+			return nil, fmt.Errorf("%d getters for %d functions", len(gs), n)
+		}
+		return gs, nil
+	}
+	var g Getter
+	if err := json.Unmarshal(raw, &g); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i] = &g
+	}
+	return out, nil
+}
+
+// options reads the evaluator's options, one object or one per function.
+func options(raw json.RawMessage, n int) ([]map[string]any, error) {
+	out := make([]map[string]any, n)
+	if len(raw) == 0 || string(raw) == "null" {
+		return out, nil
+	}
+	if raw[0] == '[' {
+		var os []map[string]any
+		if err := json.Unmarshal(raw, &os); err != nil {
+			return nil, err
+		}
+		if len(os) != n {
+			return nil, fmt.Errorf("%d options for %d functions", len(os), n)
+		}
+		return os, nil
+	}
+	var o map[string]any
+	if err := json.Unmarshal(raw, &o); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i] = o
+	}
+	return out, nil
+}
+
+// Import turns a parsed task file (its path within the benchmark's
+// folder, its bytes' hash and the benchmark's revision given) into an
+// imported task.
+func Import(f *File, group, file, hash, revision string) *imports.Task {
+	it := &imports.Task{ID: f.ID, Group: group}
+	c := &converter{it: it, f: f}
+	t := &task.Task{
+		ID:          f.ID,
+		Instruction: f.Instruction,
+		Domain:      group,
+		Level:       task.Level("bronze"),
+		Kind:        task.StateTask,
+		Environment: task.Environment{Type: "x11", Resolution: "1920x1080"},
+		Tags:        []string{Peer, group},
+		Origin:      &task.Origin{Peer: Peer, File: file, ID: f.ID, Revision: revision, SHA256: hash},
+	}
+	c.t = t
+	if app := c.app(group, f.RelatedApps); app != "" {
+		t.App = app
+	}
+	for i, st := range f.Config {
+		t.Setup = append(t.Setup, c.step(fmt.Sprintf("config[%d]", i), st, false)...)
+	}
+	for i, st := range f.Evaluator.Postconfig {
+		t.After = append(t.After, c.step(fmt.Sprintf("postconfig[%d]", i), st, true)...)
+	}
+	c.evaluator()
+	if t.Kind == task.InfeasibleTask {
+		t.Gold = []action.Action{{Kind: action.Fail}}
+	} else {
+		t.Unproven = "OSWorld ships no solution of this task"
+	}
+	if f.Proxy {
+		it.Block(imports.LiveWeb, "the task runs behind OSWorld's proxy to websites")
+	}
+	it.Task = t
+	return it
+}
+
+// converter holds one task's conversion.
+type converter struct {
+	it *imports.Task
+	f  *File
+	t  *task.Task
+}
+
+func (c *converter) unsupported(format string, args ...any) {
+	c.it.Block(imports.NotSupported, format, args...)
+}
+
+// apps maps OSWorld's domains and related apps to Proctor's apps.
+var apps = map[string]string{
+	"libreoffice_calc": "libreoffice-calc", "libreoffice calc": "libreoffice-calc",
+	"libreoffice_writer": "libreoffice-writer", "libreoffice writer": "libreoffice-writer",
+	"libreoffice_impress": "libreoffice-impress", "libreoffice impress": "libreoffice-impress",
+	"gimp": "gimp", "vlc": "vlc", "thunderbird": "thunderbird", "chrome": "chromium",
+	"os": "bash",
+}
+
+// app is the task's application: its domain's, or its one related app's.
+func (c *converter) app(group string, related []string) string {
+	if a, ok := apps[group]; ok {
+		return a
+	}
+	if len(related) == 1 {
+		return apps[strings.ToLower(related[0])]
+	}
+	return ""
+}
+
+// home turns OSWorld's user's paths into the desktop's home; a relative
+// path is the user's home's (the folder OSWorld's commands run in).
+func home(p string) string {
+	switch {
+	case p != "" && !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~"):
+		return "~/" + p
+	case p == "/home/user":
+		return "~"
+	case strings.HasPrefix(p, "/home/user/"):
+		return "~/" + strings.TrimPrefix(p, "/home/user/")
+	}
+	return p
+}
+
+// homeCommand does the same in a shell command.
+func homeCommand(s string) string { return strings.ReplaceAll(s, "/home/user", "$HOME") }
+
+func str(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	return ""
+}
+
+// command is a step's command as one shell line: a list is quoted
+// word by word, a string taken as it is.
+func command(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, x != ""
+	case []any:
+		var words []string
+		for _, w := range x {
+			s, ok := w.(string)
+			if !ok {
+				return "", false
+			}
+			words = append(words, shellQuote(s))
+		}
+		return strings.Join(words, " "), len(words) > 0
+	}
+	return "", false
+}
+
+// words is a list command's words, unquoted.
+func words(v any) []string {
+	switch x := v.(type) {
+	case string:
+		return strings.Fields(x)
+	case []any:
+		var out []string
+		for _, w := range x {
+			if s, ok := w.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// step converts one config or postconfig step.
+func (c *converter) step(where string, st Step, after bool) []task.Step {
+	p := st.Parameters
+	switch st.Type {
+	case "sleep":
+		secs, _ := p["seconds"].(float64)
+		if secs <= 0 {
+			return nil
+		}
+		d := duration.Duration(secs * 1e9)
+		return []task.Step{{Sleep: &d}}
+	case "download":
+		files, _ := p["files"].([]any)
+		var out []task.Step
+		for _, x := range files {
+			m, _ := x.(map[string]any)
+			url, dest := str(m["url"]), home(str(m["path"]))
+			if url == "" || dest == "" {
+				c.unsupported("%s: a download without url or path", where)
+				continue
+			}
+			asset := path.Join(Peer, c.f.ID, path.Base(dest))
+			c.fetch(url, asset)
+			out = append(out, task.Step{Copy: &task.Copy{Asset: asset, To: dest}})
+		}
+		return out
+	case "open":
+		return []task.Step{{Open: &task.Open{Path: home(str(p["path"]))}}}
+	case "launch":
+		return c.launch(where, p)
+	case "execute", "command":
+		return c.execute(where, p)
+	case "activate_window":
+		name := str(p["window_name"])
+		if name == "" {
+			c.unsupported("%s: activate_window without a window_name", where)
+			return nil
+		}
+		return []task.Step{{Focus: &task.Focus{Title: name}}}
+	case "close_window":
+		name := str(p["window_name"])
+		if name == "" {
+			c.unsupported("%s: close_window without a window_name", where)
+			return nil
+		}
+		return []task.Step{{Close: &task.Close{Title: name}}}
+	case "chrome_open_tabs":
+		urls, _ := p["urls_to_open"].([]any)
+		var out []task.Step
+		for _, u := range urls {
+			c.it.Block(imports.LiveWeb, "%s opens %s", where, str(u))
+			out = append(out, task.Step{Open: &task.Open{URL: str(u), App: "chromium"}})
+		}
+		return out
+	case "googledrive", "login":
+		c.it.Block(imports.Account, "%s: %s signs in to a Google account", where, st.Type)
+		return nil
+	}
+	c.unsupported("%s: %s steps", where, st.Type)
+	return nil
+}
+
+// fetch records a file the task needs from the web.
+func (c *converter) fetch(url, asset string) {
+	for _, f := range c.t.Origin.Fetch {
+		if f.Asset == asset {
+			return
+		}
+	}
+	c.t.Origin.Fetch = append(c.t.Origin.Fetch, task.OriginFile{URL: url, Asset: asset})
+}
+
+// launchers are the programs OSWorld launches, as Proctor's apps.
+var launchers = map[string]string{
+	"google-chrome": "chromium", "thunderbird": "thunderbird", "/usr/bin/thunderbird": "thunderbird",
+	"vlc": "vlc", "gimp": "gimp", "nautilus": "nautilus",
+}
+
+func (c *converter) launch(where string, p map[string]any) []task.Step {
+	ws := words(p["command"])
+	// VLC_VERBOSE=-1 vlc ...: the environment's assignments go.
+	for len(ws) > 0 && strings.Contains(ws[0], "=") && !strings.HasPrefix(ws[0], "-") {
+		ws = ws[1:]
+	}
+	if len(ws) == 0 {
+		c.unsupported("%s: a launch without a command", where)
+		return nil
+	}
+	prog, args := ws[0], ws[1:]
+	switch prog {
+	case "socat":
+		return nil // the relay to Chrome's debugging port: OSWorld's harness, not the task
+	case "code":
+		c.it.Block(imports.AppMissing, "%s: VS Code is not in Debian", where)
+		return nil
+	case "pkill", "killall":
+		cmd, _ := command(p["command"])
+		return []task.Step{{Run: &task.Run{Command: cmd}}}
+	case "libreoffice", "soffice":
+		app := "libreoffice-writer"
+		var rest []string
+		for _, a := range args {
+			switch a {
+			case "--calc":
+				app = "libreoffice-calc"
+			case "--writer":
+				app = "libreoffice-writer"
+			case "--impress":
+				app = "libreoffice-impress"
+			default:
+				rest = append(rest, home(a))
+			}
+		}
+		return []task.Step{{Launch: &task.Launch{App: app, Args: rest}}}
+	}
+	app, ok := launchers[prog]
+	if !ok {
+		c.unsupported("%s: launches %s, an application Proctor does not know", where, prog)
+		return nil
+	}
+	var rest []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "--remote-debugging-port") {
+			continue
+		}
+		rest = append(rest, home(a))
+	}
+	return []task.Step{{Launch: &task.Launch{App: app, Args: rest}}}
+}
+
+var (
+	pyHotkey = regexp.MustCompile(`pyautogui\.hotkey\(\s*\[?([^)\]]*)\]?\s*\)`)
+	pyPress  = regexp.MustCompile(`pyautogui\.press\(\s*\[?([^)\]]*)\]?\s*\)`)
+	pySleep  = regexp.MustCompile(`time\.sleep\(\s*([0-9.]+)\s*\)`)
+	pyCall   = regexp.MustCompile(`pyautogui\.(\w+)\(`)
+	pyClick  = regexp.MustCompile(`pyautogui\.click\(\s*([^,()]+)\s*,\s*([^,()]+)\s*\)`)
+	pyWrite  = regexp.MustCompile(`pyautogui\.(?:write|typewrite)\(\s*(?:"([^"]*)"|'([^']*)')\s*\)`)
+	pyString = regexp.MustCompile(`["']([^"']+)["']`)
+)
+
+// execute converts a shell command, or a Python one-liner of pyautogui
+// key presses and sleeps.
+func (c *converter) execute(where string, p map[string]any) []task.Step {
+	ws := words(p["command"])
+	if len(ws) >= 3 && (ws[0] == "python" || ws[0] == "python3") && ws[1] == "-c" && strings.Contains(ws[2], "pyautogui") {
+		return c.pyautogui(where, ws[2])
+	}
+	cmd, ok := command(p["command"])
+	if !ok {
+		c.unsupported("%s: a command that is neither a string nor a list of strings", where)
+		return nil
+	}
+	return []task.Step{{Run: &task.Run{Command: homeCommand(cmd)}}}
+}
+
+// pyautogui converts a pyautogui one-liner of hotkeys, presses and
+// sleeps, in order; anything else it calls is not supported.
+func (c *converter) pyautogui(where, src string) []task.Step {
+	type hit struct {
+		at   int
+		step task.Step
+	}
+	var hits []hit
+	for _, m := range pyCall.FindAllStringSubmatchIndex(src, -1) {
+		name := src[m[2]:m[3]]
+		if name != "hotkey" && name != "press" && name != "click" && name != "write" && name != "typewrite" {
+			c.unsupported("%s: pyautogui.%s", where, name)
+			return nil
+		}
+	}
+	for _, m := range pyHotkey.FindAllStringSubmatchIndex(src, -1) {
+		var keys []string
+		for _, k := range pyString.FindAllStringSubmatch(src[m[2]:m[3]], -1) {
+			keys = append(keys, k[1])
+		}
+		combo := strings.Join(keys, "+")
+		if _, err := action.Combo(combo); err != nil || len(keys) == 0 {
+			c.unsupported("%s: pyautogui.hotkey(%s)", where, src[m[2]:m[3]])
+			return nil
+		}
+		hits = append(hits, hit{m[0], task.Step{Keys: &combo}})
+	}
+	for _, m := range pyPress.FindAllStringSubmatchIndex(src, -1) {
+		at := m[0]
+		for _, k := range pyString.FindAllStringSubmatch(src[m[2]:m[3]], -1) {
+			key := k[1]
+			if _, err := action.Combo(key); err != nil {
+				c.unsupported("%s: pyautogui.press(%q)", where, key)
+				return nil
+			}
+			hits = append(hits, hit{at, task.Step{Keys: &key}})
+			at++
+		}
+	}
+	for _, m := range pyClick.FindAllStringSubmatchIndex(src, -1) {
+		x, okx := coordinate(src[m[2]:m[3]])
+		y, oky := coordinate(src[m[4]:m[5]])
+		if !okx || !oky {
+			c.unsupported("%s: pyautogui.click(%s, %s)", where, src[m[2]:m[3]], src[m[4]:m[5]])
+			return nil
+		}
+		hits = append(hits, hit{m[0], task.Step{Click: &action.Point{X: x, Y: y}}})
+	}
+	for _, m := range pyWrite.FindAllStringSubmatchIndex(src, -1) {
+		text := ""
+		if m[2] >= 0 {
+			text = src[m[2]:m[3]]
+		} else {
+			text = src[m[4]:m[5]]
+		}
+		if text != "" {
+			hits = append(hits, hit{m[0], task.Step{Type: &text}})
+		}
+	}
+	for _, m := range pySleep.FindAllStringSubmatchIndex(src, -1) {
+		secs, _ := strconv.ParseFloat(src[m[2]:m[3]], 64)
+		if secs > 0 {
+			d := duration.Duration(secs * 1e9)
+			hits = append(hits, hit{m[0], task.Step{Sleep: &d}})
+		}
+	}
+	// In the order the one-liner runs them.
+	for i := 1; i < len(hits); i++ {
+		for j := i; j > 0 && hits[j].at < hits[j-1].at; j-- {
+			hits[j], hits[j-1] = hits[j-1], hits[j]
+		}
+	}
+	out := make([]task.Step, len(hits))
+	for i, h := range hits {
+		out[i] = h.step
+	}
+	return out
+}
+
+// screen is OSWorld's screen, whose halves its placeholders name.
+const screenW, screenH = 1920, 1080
+
+// coordinate reads a click's coordinate: a number or one of OSWorld's
+// placeholders of the screen's halves.
+func coordinate(s string) (float64, bool) {
+	switch strings.TrimSpace(s) {
+	case "{SCREEN_WIDTH_HALF}":
+		return screenW / 2, true
+	case "{SCREEN_HEIGHT_HALF}":
+		return screenH / 2, true
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return v, err == nil && v >= 0
+}
+
+// evaluator converts the evaluator into checks.
+func (c *converter) evaluator() {
+	e := c.f.Evaluator
+	fs, err := e.funcs()
+	if err != nil {
+		c.unsupported("evaluator %v", err)
+		return
+	}
+	if len(fs) == 1 && fs[0] == "infeasible" {
+		c.t.Kind = task.InfeasibleTask
+		c.t.Checks = []check.Spec{{Kind: check.Infeasible}}
+		return
+	}
+	if len(fs) > 1 && e.Conj == "or" {
+		c.unsupported("evaluator: %s joined by or", strings.Join(fs, ", "))
+		return
+	}
+	results, err := getters(e.Result, len(fs))
+	if err != nil {
+		c.unsupported("evaluator result: %v", err)
+		return
+	}
+	expected, err := getters(e.Expected, len(fs))
+	if err != nil {
+		c.unsupported("evaluator expected: %v", err)
+		return
+	}
+	opts, err := options(e.Options, len(fs))
+	if err != nil {
+		c.unsupported("evaluator options: %v", err)
+		return
+	}
+	for i, fn := range fs {
+		conv, ok := metrics[fn]
+		if !ok {
+			c.unsupported("evaluator %s", fn)
+			continue
+		}
+		specs, why := conv(c, results[i], expected[i], opts[i])
+		if why != "" {
+			c.unsupported("evaluator %s: %s", fn, why)
+			continue
+		}
+		c.t.Checks = append(c.t.Checks, specs...)
+	}
+}
+
+// metric converts one metric function with its getters and options into
+// checks, or says why it cannot.
+type metric func(c *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string)
+
+// metrics are the functions that convert.
+var metrics = map[string]metric{
+	"exact_match":           exactMatch,
+	"check_include_exclude": includeExclude,
+	"file_contains":         fileContains,
+	"compare_text_file":     compareTextFile,
+}
+
+// probe is the check probe of a result getter: a file of the desktop or
+// a command's output.
+func probe(g *Getter) (*check.Probe, string) {
+	if g == nil {
+		return nil, "no result"
+	}
+	switch g.Type {
+	case "vm_file":
+		p := home(str(g.Path))
+		if p == "" {
+			return nil, "vm_file without a path"
+		}
+		return &check.Probe{File: p}, ""
+	case "vm_command_line":
+		cmd, ok := command(g.Command)
+		if s, isStr := g.Command.(string); isStr {
+			cmd, ok = s, s != ""
+		}
+		if !ok {
+			return nil, "vm_command_line without a command"
+		}
+		return &check.Probe{Command: homeCommand(cmd)}, ""
+	}
+	return nil, fmt.Sprintf("result %s", g.Type)
+}
+
+// rule is an expected getter's rule.
+func rule(g *Getter, key string) (any, string) {
+	if g == nil || g.Type != "rule" {
+		t := "none"
+		if g != nil {
+			t = g.Type
+		}
+		return nil, fmt.Sprintf("expected %s", t)
+	}
+	v, ok := g.Rules[key]
+	if !ok {
+		return nil, fmt.Sprintf("a rule without %s", key)
+	}
+	return v, ""
+}
+
+// exactMatch: the result equals the rule's expected string. A command's
+// output is compared without its final newline, as Proctor's probes
+// read it.
+func exactMatch(_ *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
+	if len(opts) > 0 {
+		return nil, "options"
+	}
+	p, why := probe(result)
+	if why != "" {
+		return nil, why
+	}
+	want, why := rule(expected, "expected")
+	if why != "" {
+		return nil, why
+	}
+	s, ok := want.(string)
+	if !ok {
+		return nil, "an expected value that is not a string"
+	}
+	return []check.Spec{{Kind: check.Exact, Probe: p, Expected: strings.TrimRight(s, "\n"), As: "string", CaseSense: true}}, ""
+}
+
+// includeExclude: the result holds every include string and no exclude
+// string.
+func includeExclude(_ *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
+	if len(opts) > 0 {
+		return nil, "options"
+	}
+	p, why := probe(result)
+	if why != "" {
+		return nil, why
+	}
+	if expected == nil || expected.Type != "rule" {
+		return nil, "expected that is not a rule"
+	}
+	var out []check.Spec
+	for _, key := range []string{"include", "exclude"} {
+		list, _ := expected.Rules[key].([]any)
+		for _, v := range list {
+			s := str(v)
+			if s == "" {
+				continue
+			}
+			kind := check.Contains
+			if key == "exclude" {
+				kind = check.NotContains
+			}
+			out = append(out, check.Spec{Kind: kind, Probe: p, Value: s, CaseSense: true})
+		}
+	}
+	if len(out) == 0 {
+		return nil, "no include or exclude strings"
+	}
+	return out, ""
+}
+
+// fileContains: the file holds every expected string.
+func fileContains(_ *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
+	if len(opts) > 0 {
+		return nil, "options"
+	}
+	if result == nil || result.Type != "vm_file" {
+		return nil, "a result that is not a file"
+	}
+	p, why := probe(result)
+	if why != "" {
+		return nil, why
+	}
+	want, why := rule(expected, "expected")
+	if why != "" {
+		return nil, why
+	}
+	list, ok := want.([]any)
+	if !ok {
+		return nil, "expected that is not a list"
+	}
+	var out []check.Spec
+	for _, v := range list {
+		out = append(out, check.Spec{Kind: check.Contains, Probe: p, Value: str(v), CaseSense: true})
+	}
+	return out, ""
+}
+
+// compareTextFile: the file's text equals the expected file's (a file
+// to fetch), without options; ignore_blanks is not supported.
+func compareTextFile(c *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
+	if len(opts) > 0 {
+		return nil, "options"
+	}
+	if result == nil || result.Type != "vm_file" {
+		return nil, "a result that is not a file"
+	}
+	if expected == nil || expected.Type != "cloud_file" {
+		return nil, "an expected value that is not a file to fetch"
+	}
+	url, dest := str(expected.Path), str(expected.Dest)
+	if url == "" || dest == "" {
+		return nil, "a cloud_file without path or dest"
+	}
+	asset := path.Join(Peer, c.f.ID, "expected", path.Base(dest))
+	c.fetch(url, asset)
+	return []check.Spec{{Kind: check.FileEqual, File: home(str(result.Path)), Asset: asset, Mode: "text"}}, ""
+}

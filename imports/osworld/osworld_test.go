@@ -1,0 +1,220 @@
+package osworld
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/proctor-eval/proctor/action"
+	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/imports"
+	"github.com/proctor-eval/proctor/task"
+)
+
+// fixtures copies testdata/examples into a folder of its own, with the
+// files' URL placeholder set to base.
+func fixtures(t *testing.T, base string) string {
+	t.Helper()
+	src := t.TempDir()
+	err := filepath.WalkDir("testdata/examples", func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel("testdata", p)
+		dst := filepath.Join(src, rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, []byte(strings.ReplaceAll(string(b), "URL/", base+"/")), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+func byID(t *testing.T, tasks []*imports.Task) map[string]*imports.Task {
+	t.Helper()
+	out := map[string]*imports.Task{}
+	for _, it := range tasks {
+		out[it.ID] = it
+	}
+	return out
+}
+
+// TestImport converts each fixture, one class of OSWorld's files each,
+// and checks its status, reasons and what it became.
+func TestImport(t *testing.T) {
+	tasks, err := Read(fixtures(t, "https://files.example"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byID(t, tasks)
+	tests := []struct {
+		id     string
+		status imports.Status
+		reason string // in the reasons, when blocked or not imported
+	}{
+		{"volume", imports.Runnable, ""},
+		{"infeasible", imports.Runnable, ""},
+		{"terminal-size", imports.Runnable, ""},
+		{"log", imports.Blocked, "file not fetched: https://files.example/app.log"},
+		{"fill", imports.NotImported, "not supported: evaluator compare_table"},
+		{"tabs", imports.Blocked, "live web: config[2] opens https://www.example.com"},
+		{"drive", imports.NotImported, "account: config[0]: googledrive signs in to a Google account"},
+		{"settings", imports.Blocked, "app not installable: config[0]: VS Code is not in Debian"},
+		{"either", imports.NotImported, "not supported: evaluator: file_contains, file_contains joined by or"},
+		{"broken", imports.NotImported, "examples/multi_apps/broken.json: "},
+	}
+	for _, tc := range tests {
+		it := got[tc.id]
+		if it == nil {
+			t.Errorf("%s: not read", tc.id)
+			continue
+		}
+		// Files are fetched by Write: before it, a task that needs one
+		// is not blocked for it yet.
+		if tc.id == "log" {
+			continue
+		}
+		if s := it.Status(); s != tc.status {
+			t.Errorf("%s: %s, want %s (%v)", tc.id, s, tc.status, it.Reasons)
+		}
+		var rs []string
+		for _, r := range it.Reasons {
+			rs = append(rs, r.String())
+		}
+		if tc.reason != "" && !strings.Contains(strings.Join(rs, "\n"), tc.reason) {
+			t.Errorf("%s: reasons %q lack %q", tc.id, rs, tc.reason)
+		}
+	}
+
+	vol := got["volume"].Task
+	if len(vol.Setup) != 2 || vol.Setup[0].Click == nil || vol.Setup[0].Click.X != 960 || vol.Setup[0].Click.Y != 540 || vol.Setup[1].Sleep == nil {
+		t.Errorf("volume's setup: %+v; want a click at the screen's centre and a sleep", vol.Setup)
+	}
+	if c := vol.Checks[0]; c.Kind != check.Exact || c.Expected != "100" || !strings.Contains(c.Probe.Command, "pactl") {
+		t.Errorf("volume's check: %+v; want exact 100 on the command (its newline off)", c)
+	}
+	if vol.Unproven == "" || len(vol.Gold) != 0 || vol.Origin.Peer != Peer || vol.Origin.File != "examples/os/volume.json" || len(vol.Origin.SHA256) != 64 {
+		t.Errorf("volume: unproven %q, gold %v, origin %+v", vol.Unproven, vol.Gold, vol.Origin)
+	}
+
+	inf := got["infeasible"].Task
+	if inf.Kind != task.InfeasibleTask || len(inf.Gold) != 1 || inf.Gold[0].Kind != action.Fail || inf.Unproven != "" {
+		t.Errorf("infeasible: kind %s, gold %v, unproven %q", inf.Kind, inf.Gold, inf.Unproven)
+	}
+
+	ts := got["terminal-size"].Task
+	var after []string
+	for _, st := range ts.After {
+		after = append(after, st.Spec().Kind())
+	}
+	if strings.Join(after, ",") != "sleep,sleep,keys,sleep,type,keys" || *ts.After[2].Keys != "ctrl+alt+t" || *ts.After[4].Type != "stty size" {
+		t.Errorf("terminal-size's steps after the agent: %v", after)
+	}
+	if len(ts.Checks) != 2 || ts.Checks[0].Kind != check.Contains || ts.Checks[1].Kind != check.NotContains || ts.Checks[0].Probe.Command != "/bin/bash -c 'cat $HOME/.config/size'" {
+		t.Errorf("terminal-size's checks: %+v", ts.Checks)
+	}
+
+	log := got["log"].Task
+	if log.Setup[1].Launch == nil || log.Setup[1].Launch.App != "vlc" || log.Setup[1].Launch.Args[0] != "~/app.log" {
+		t.Errorf("log's launch: %+v", log.Setup[1].Launch)
+	}
+	if len(log.Origin.Fetch) != 2 || log.Checks[0].Kind != check.FileEqual || log.Checks[0].Asset != "osworld/log/expected/log_Gold.txt" {
+		t.Errorf("log: fetch %+v, check %+v", log.Origin.Fetch, log.Checks[0])
+	}
+	tabs := got["tabs"].Task
+	if len(tabs.Setup) != 2 || tabs.Setup[0].Launch.App != "chromium" || len(tabs.Setup[0].Launch.Args) != 0 {
+		t.Errorf("tabs: the socat relay and the debugging port must go: %+v", tabs.Setup)
+	}
+}
+
+// TestWrite writes a suite: the imported tasks lint, the files tasks need
+// are fetched from a local server with their hashes (or, without
+// --fetch, block the task and are named), and the table counts every
+// task.
+func TestWrite(t *testing.T) {
+	files := map[string]string{"/app.log": "line 1\nline 2\n", "/log_Gold.txt": "line 2\n"}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, ok := files[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte(b))
+	}))
+	defer srv.Close()
+	src := fixtures(t, srv.URL)
+	for _, fetch := range []bool{false, true} {
+		tasks, err := Read(src, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "suite")
+		if err := imports.Write(context.Background(), out, imports.Suite{Name: "osworld"}, tasks, imports.Options{Fetch: fetch}); err != nil {
+			t.Fatal(err)
+		}
+		s, ps := task.Load(out)
+		if len(ps) > 0 {
+			t.Fatalf("fetch %v: the imported suite does not lint:\n%v", fetch, ps)
+		}
+		log := byID(t, tasks)["log"]
+		c := imports.Count(tasks)
+		if fetch {
+			b, err := os.ReadFile(filepath.Join(out, "assets", "osworld", "log", "expected", "log_Gold.txt"))
+			if err != nil || string(b) != "line 2\n" || log.Status() != imports.Runnable || len(log.Task.Origin.Fetch[1].SHA256) != 64 {
+				t.Fatalf("fetched %q (%v), status %s, origin %+v", b, err, log.Status(), log.Task.Origin.Fetch)
+			}
+			if len(s.Warnings) != 0 {
+				t.Errorf("warnings after the fetch: %v", s.Warnings)
+			}
+		} else {
+			if log.Status() != imports.Blocked || !strings.Contains(log.Reasons[0].String(), "file not fetched: "+srv.URL+"/app.log") {
+				t.Fatalf("not fetched: %s %v", log.Status(), log.Reasons)
+			}
+			if len(s.Warnings) != 2 || !strings.Contains(s.Warnings[0].Msg, "is not fetched yet: proctor import --fetch downloads it from") {
+				t.Errorf("warnings: %v", s.Warnings)
+			}
+		}
+		if c.Tasks != 10 || c.Mapped != c.Runnable+c.Blocked || c.NotImported != 4 {
+			t.Errorf("fetch %v: counts %+v", fetch, c)
+		}
+		table, err := os.ReadFile(filepath.Join(out, imports.TableFile))
+		if err != nil || !strings.Contains(string(table), "| settings | vs_code | blocked | app not installable: config[0]: VS Code is not in Debian |") {
+			t.Errorf("the table:\n%s", table)
+		}
+		if _, err := os.Stat(filepath.Join(out, "vs_code", "settings.yaml")); err != nil {
+			t.Errorf("a blocked task is written: %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(out, "multi_apps", "either.yaml")); err == nil {
+			t.Error("a task not imported was written")
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	m, _ := filepath.Glob("testdata/examples/*/*.json")
+	for _, p := range m {
+		b, _ := os.ReadFile(p)
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tf, err := Parse(b)
+		if err != nil {
+			return
+		}
+		it := Import(tf, "os", "x.json", imports.Hash(b), "")
+		if it.Mapped() && it.Task == nil {
+			t.Fatal("a mapped task without a task")
+		}
+	})
+}
