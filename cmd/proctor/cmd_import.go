@@ -82,4 +82,3 @@ missing.`,
 	c.Flags().BoolVar(&fetch, "fetch", false, "download the files tasks need into the suite's assets (needs the internet)")
 	return c
 }
-

@@ -42,14 +42,14 @@ const Peer = "osworld"
 
 // File is an OSWorld task file.
 type File struct {
-	ID          string          `json:"id"`
-	Snapshot    string          `json:"snapshot"`
-	Instruction string          `json:"instruction"`
-	Source      string          `json:"source"`
-	Config      []Step          `json:"config"`
-	RelatedApps []string        `json:"related_apps"`
-	Evaluator   Evaluator       `json:"evaluator"`
-	Proxy       bool            `json:"proxy"`
+	ID          string    `json:"id"`
+	Snapshot    string    `json:"snapshot"`
+	Instruction string    `json:"instruction"`
+	Source      string    `json:"source"`
+	Config      []Step    `json:"config"`
+	RelatedApps []string  `json:"related_apps"`
+	Evaluator   Evaluator `json:"evaluator"`
+	Proxy       bool      `json:"proxy"`
 }
 
 // Step is a config or postconfig step.
