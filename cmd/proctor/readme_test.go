@@ -78,6 +78,8 @@ var readmeNotRun = map[string]string{
 
 	"python3 examples/judge-server/judge.py 8760 &": "TestExampleJudgeServer runs the example judge",
 	"bin/proctor run testdata/judged --env mem --agent replay --filter '^judged-answer$' --judge-model local --judge-base-url http://127.0.0.1:8760/v1 --out runs/judged-local": "TestExampleJudgeServer runs this very command against the example judge, with no key set",
+
+	"bin/proctor view runs": "serves until stopped; the viewer's tests serve its pages, and the README's --export line writes them",
 }
 
 // readmeOutputNotCompared lists transcripts whose command runs but whose
