@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml"
+	"github.com/proctor-eval/proctor/internal/english"
 	"github.com/proctor-eval/proctor/task"
 )
 
@@ -340,7 +341,7 @@ func Count(tasks []*Task) Counts {
 // Summary is the counts in a few lines, as proctor import prints them.
 func (c Counts) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d tasks: %d runnable here, %d imported but blocked, %d not imported\n", c.Tasks, c.Runnable, c.Blocked, c.NotImported)
+	fmt.Fprintf(&b, "%s: %d runnable here, %d imported but blocked, %d not imported\n", english.Count(c.Tasks, "task"), c.Runnable, c.Blocked, c.NotImported)
 	fmt.Fprintf(&b, "mapped %d of %d (setup, steps and checks all convert); %d of them need no download and no live web\n", c.Mapped, c.Tasks, c.Offline)
 	blockers := make([]Blocker, 0, len(c.ByBlocker))
 	for k := range c.ByBlocker {
@@ -348,7 +349,7 @@ func (c Counts) Summary() string {
 	}
 	slices.SortFunc(blockers, func(a, b Blocker) int { return cmp.Or(cmp.Compare(c.ByBlocker[b], c.ByBlocker[a]), cmp.Compare(a, b)) })
 	for _, k := range blockers {
-		fmt.Fprintf(&b, "  %-20s %d tasks\n", k, c.ByBlocker[k])
+		fmt.Fprintf(&b, "  %-20s %s\n", k, english.Count(c.ByBlocker[k], "task"))
 	}
 	return b.String()
 }

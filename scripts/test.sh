@@ -48,14 +48,14 @@ for pkg in $(go list ./...); do
 done
 echo "== proctor tasks lint testdata/example testdata/runner testdata/mem testdata/judged testdata/android suites/desktop suites/web suites/enterprise suites/science [${SECONDS}s]"
 go run ./cmd/proctor tasks lint testdata/example testdata/runner testdata/mem testdata/judged testdata/android suites/desktop suites/web suites/enterprise suites/science
-# The in-memory desktop (env/mem) through its provider, as the README shows it (about 10 s).
+# The in-memory desktop (env/mem) through its provider, as docs/commands.md shows it (about 10 s).
 echo "== proctor validate testdata/mem --env mem [${SECONDS}s]"
 go run ./cmd/proctor validate testdata/mem --env mem >/dev/null
 # The judged suite's judge checks without a model, from the verdicts recorded with it (about 15 s).
 echo "== proctor validate testdata/judged --judge-offline (recorded verdicts, no model) [${SECONDS}s]"
 go run ./cmd/proctor validate testdata/judged --judge-offline --parallel 2 >/dev/null
 # CI validates a subset of the built-in suite that covers every application
-# and every level (the full run is documented in the README).
+# and every level (the full run is documented in docs/suites/desktop.md).
 ci_subset='^(calc-product|dialog-answer-install-now|editor-write-1|files-create-notes-txt|count-words-1|append-milk-gui|form-contact-rosa|sheet-total-q1|sheet-to-slides-infeasible|doc-replace-spelling|web-order-team|web-depots-in-6-days-to-editor|gimp-flip|report-q4-summary|carry-product-37x43-to-editor|terminal-download-infeasible)$'
 echo "== proctor validate suites/desktop (CI subset: every app and level) [${SECONDS}s]"
 go run ./cmd/proctor validate suites/desktop --parallel 2 --filter "$ci_subset" >/dev/null
@@ -66,7 +66,7 @@ echo "== proctor validate suites/desktop (guest subset) on two guest daemons ove
 bash scripts/guests-validate.sh "$guest_subset"
 # The web suite: a subset in the browser environment with every page,
 # level and kind, and a few of the same instances in Chromium on the X
-# desktop (seen as pixels). The full validations are in the README.
+# desktop (seen as pixels). The full validations are in docs/suites/web.md.
 web_subset='^(forms-employees-qa|forms-fax-infeasible|table-overdue-paid|modal-edit-hopper|confirm-archive-t203|download-best-q4|upload-contacts|tabs-order-brightwater|frames-pay-hale|frames-checkout-whitby|frames-reference-qa|shadow-restock-paper|scroll-assign-1137|index-open-helpdesk)$'
 echo "== proctor validate suites/web --env browser (CI subset: every page, level and kind) [${SECONDS}s]"
 go run ./cmd/proctor validate suites/web --env browser --parallel 2 --filter "$web_subset" >/dev/null

@@ -227,16 +227,16 @@ func TestAndroidReadmeExample(t *testing.T) {
 
 	out, err := exec.Command("bash", "-c", cmds[0].key()).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), dev.Addr()+"\tdevice") {
-		t.Fatalf("README.md:%d: %s: %v\n%s", cmds[0].line, cmds[0].key(), err, out)
+		t.Fatalf("%s: %s: %v\n%s", cmds[0].at(), cmds[0].key(), err, out)
 	}
 
 	args := argv(t, cmds[1].key())
 	if args[0] != "bin/proctor" {
-		t.Fatalf("README.md:%d: %s", cmds[1].line, cmds[1].key())
+		t.Fatalf("%s: %s", cmds[1].at(), cmds[1].key())
 	}
 	stdout, errs, code := runCLI(t, "", args[1:]...)
 	if code != 0 {
-		t.Fatalf("README.md:%d: %s: exit %d\n%s\n%s", cmds[1].line, cmds[1].key(), code, stdout, errs)
+		t.Fatalf("%s: %s: exit %d\n%s\n%s", cmds[1].at(), cmds[1].key(), code, stdout, errs)
 	}
 	runs, _ := filepath.Glob(filepath.Join(work, "runs", "*"))
 	if len(runs) != 1 {
@@ -244,7 +244,7 @@ func TestAndroidReadmeExample(t *testing.T) {
 	}
 	rs := storedResults(t, runs[0])
 	if len(rs) != 1 || rs[0].Task != "android-open-wifi-details" || rs[0].Outcome != "success" || rs[0].Env != "android" {
-		t.Fatalf("README.md:%d: the results: %+v\n%s", cmds[1].line, rs, errs)
+		t.Fatalf("%s: the results: %+v\n%s", cmds[1].at(), rs, errs)
 	}
 	// The setup's intent opened Settings, the gold solution swiped and
 	// ended on the network's details.

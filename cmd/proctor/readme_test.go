@@ -16,8 +16,9 @@ import (
 	"github.com/proctor-eval/proctor/task"
 )
 
-// The README's examples are run here, so that none of them drifts from
-// what the code does:
+// The examples of the README and of every page under docs/ (the docs,
+// readmeFiles) are run here, so that none of them drifts from what the
+// code does; a failure names the file and line:
 //
 //   - every ```yaml block lints as a task (TestReadmeYAML). A block with an
 //     id is a task file as it stands; a block that is a list of checks is a
@@ -26,16 +27,18 @@ import (
 //     validate on a local desktop (TestReadmeProcessExample);
 //   - every command of a ```sh block, and every "$ " line of a transcript
 //     (a ```sh or plain block whose commands start with "$ "), is run with
-//     the binary that the README's own go build line builds, from a folder
-//     holding the README's paths, unless readmeNotRun names it with the
-//     reason; a command must exit 0, and a transcript's command prints the
-//     output shown under it (TestReadmeCommands).
+//     the binary that the docs' own go build line builds, from a folder
+//     holding the repository's paths, unless readmeNotRun names it with
+//     the reason; a command must exit 0, and a transcript's command prints
+//     the output shown under it (TestReadmeCommands);
+//   - every relative link leads to a file of the repository, and its
+//     #anchor to a heading of that file (TestDocsLinks).
 
-// readmeNotRun lists the README's commands that no test runs from the
-// README, each with the reason; the text is the command with its comment
-// taken off. A command of the README that is neither runnable here nor
-// listed fails TestReadmeCommands, and so does an entry that no command of
-// the README matches.
+// readmeNotRun lists the docs' commands that no test runs from the docs,
+// each with the reason; the text is the command with its comment taken
+// off. A command of the docs that is neither runnable here nor listed
+// fails TestReadmeCommands, and so does an entry that no command of the
+// docs matches.
 var readmeNotRun = map[string]string{
 	"bash scripts/main.sh":                                       "sets a machine up (installs packages) and runs the whole built-in suite",
 	"bash scripts/test.sh":                                       "is the CI job that runs these tests",
@@ -53,6 +56,7 @@ var readmeNotRun = map[string]string{
 	"bin/proctor validate suites/enterprise --env browser --parallel 2":                                      "runs 68 tasks (about 400 trajectories) for over an hour; scripts/test.sh (CI) validates a subset",
 	"bin/proctor run suites/enterprise --agent replay --env browser --filter '^tryton-' --out runs/tryton":   "runs 11 tasks; CI's validation of the suite runs them the same way",
 	"bin/proctor guest --local --token-file token":                                                           "serves until stopped; TestGuestToken and the remote tests start the daemon",
+	"bin/proctor import osworld ../OSWorld --out suites/osworld --fetch":                                     "needs a checkout of OSWorld and the internet; TestWrite (imports/osworld) imports the sample files with --fetch from a local server",
 	"bin/proctor run --agent replay --parallel 2":                                                            "runs the 96 tasks of the built-in suite (about 15 minutes)",
 	"bin/proctor run --agent replay --token-file token --env guest=https://HOST:PORT#sha256=FP":              "needs a guest daemon on another machine; TestValidateOnTwoTLSGuests runs guests",
 	`bin/proctor view runs --token "$PROCTOR_VIEW_TOKEN"`:                                                    "serves until stopped; the viewer's tests serve its pages",
@@ -75,14 +79,16 @@ var readmeNotRun = map[string]string{
 
 	"python3 examples/judge-server/judge.py 8760 &": "TestExampleJudgeServer runs the example judge",
 	"bin/proctor run testdata/judged --env mem --agent replay --filter '^judged-answer$' --judge-model local --judge-base-url http://127.0.0.1:8760/v1 --out runs/judged-local": "TestExampleJudgeServer runs this very command against the example judge, with no key set",
+
+	"bin/proctor view runs": "serves until stopped; the viewer's tests serve its pages, and the README's --export line writes them",
 }
 
 // readmeOutputNotCompared lists transcripts whose command runs but whose
-// output the README shows otherwise than printed, with the reason.
+// output the docs show otherwise than printed, with the reason.
 var readmeOutputNotCompared = map[string]string{
-	"bin/proctor tasks stats suites/desktop": "the README shows the tables side by side, without bars, and says so",
+	"bin/proctor tasks stats suites/desktop": "docs/suites/desktop.md shows the tables side by side, without bars, and says so",
 	"bin/proctor probe suites/desktop gimp-draw-horizontal-line 'file: ~/canvas.png, read: image' --gold": "GIMP's canvas moves by a " +
-		"pixel or two with the fonts installed (Request Tracker's packages add Noto), and the line with it; the README says so",
+		"pixel or two with the fonts installed (Request Tracker's packages add Noto), and the line with it; docs/tasks.md says so",
 }
 
 // readmeFails are the transcripts that show a failure without an error
@@ -101,40 +107,82 @@ func showsError(output []string) bool {
 	return false
 }
 
-// readmeRunnable are the commands run from the README: the build, and the
+// readmeRunnable are the commands run from the docs: the build, and the
 // proctor commands that need no network and end by themselves (probe
 // needs a desktop, and is skipped where there is none).
-var readmeRunnable = regexp.MustCompile(`^(go build |bin/proctor (tasks (lint|list|expand|show|schema|stats|select)|parse|report|export|rescore|probe|setup \S+ --dry-run|validate \S+ --env mem|run \S+ --env mem|verify) )`)
+var readmeRunnable = regexp.MustCompile(`^(go build |bin/proctor (tasks (lint|list|expand|show|schema|stats|select)|parse|report|export|rescore|probe|setup \S+ --dry-run|validate \S+ --env mem|run \S+ --env mem|view \S+ --export|import|verify) )`)
 
-// readmeFixtureRun is the run folder that stands for the README's
+// readmeFixtureRun is the run folder that stands for the docs'
 // runs/DIR: a run recorded by recordRun (rescore_test.go).
 const readmeFixtureRun = "20261122-150000-replay"
 
-// readmePlaceholders are the README's placeholders and what the test puts
+// readmePlaceholders are the docs' placeholders and what the test puts
 // in their place, in order.
 var readmePlaceholders = []struct{ from, to string }{
 	{"runs/DIR...", "runs/DIR"},
 	{"runs/DIR", "runs/" + readmeFixtureRun},
 }
 
-// fence is one fenced block of the README.
+// fence is one fenced block of the docs.
 type fence struct {
 	lang    string
+	file    string // the file, relative to the repository's root
 	section string // the ## heading above it
 	line    int    // of its first content line
 	lines   []string
 }
 
-func readmeFences(t *testing.T) []fence {
+// readmeFiles are the docs whose examples are run: README.md, then every
+// Markdown page under docs/, by path; paths are relative to the
+// repository's root, and slash-separated.
+func readmeFiles(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
+	files := []string{"README.md"}
+	var pages []string
+	err := filepath.WalkDir("../../docs", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".md") {
+			rel, err := filepath.Rel("../..", path)
+			if err != nil {
+				return err
+			}
+			pages = append(pages, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
+	sort.Strings(pages)
+	return append(files, pages...)
+}
+
+// readmeFences are the fenced blocks of the docs, file by file.
+func readmeFences(t *testing.T) []fence {
+	t.Helper()
+	var out []fence
+	for _, f := range readmeFiles(t) {
+		b, err := os.ReadFile(filepath.Join("../..", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, err := fileFences(f, string(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fs...)
+	}
+	return out
+}
+
+// fileFences are the fenced blocks of one file's text.
+func fileFences(file, text string) ([]fence, error) {
 	var out []fence
 	var cur *fence
 	section := ""
-	for i, l := range strings.Split(string(b), "\n") {
+	for i, l := range strings.Split(text, "\n") {
 		switch {
 		case cur != nil && strings.HasPrefix(l, "```"):
 			out = append(out, *cur)
@@ -142,25 +190,29 @@ func readmeFences(t *testing.T) []fence {
 		case cur != nil:
 			cur.lines = append(cur.lines, l)
 		case strings.HasPrefix(l, "```"):
-			cur = &fence{lang: strings.TrimSpace(strings.TrimPrefix(l, "```")), section: section, line: i + 2}
+			cur = &fence{lang: strings.TrimSpace(strings.TrimPrefix(l, "```")), file: file, section: section, line: i + 2}
 		case strings.HasPrefix(l, "## "):
 			section = strings.TrimPrefix(l, "## ")
 		}
 	}
 	if cur != nil {
-		t.Fatalf("README.md:%d: a fenced block is not closed", cur.line-1)
+		return nil, fmt.Errorf("%s:%d: a fenced block is not closed", file, cur.line-1)
 	}
-	return out
+	return out, nil
 }
 
-// readmeCommand is one command of the README.
+// readmeCommand is one command of the docs.
 type readmeCommand struct {
+	file       string
 	line       int
 	section    string
 	text       string   // the command, continuation lines joined
 	transcript bool     // a "$ " line, with the output shown under it
 	output     []string // for a transcript
 }
+
+// at is where the command stands: FILE:LINE.
+func (c readmeCommand) at() string { return fmt.Sprintf("%s:%d", c.file, c.line) }
 
 // key is the command without its comment, as readmeNotRun names it.
 func (c readmeCommand) key() string {
@@ -192,7 +244,7 @@ func readmeCommands(fences []fence) []readmeCommand {
 			case cont:
 				cur.text = strings.TrimRight(strings.TrimSuffix(cur.text, "\\"), " ") + " " + strings.TrimSpace(l)
 			case transcript && strings.HasPrefix(l, "$ "):
-				out = append(out, readmeCommand{line: f.line + i, section: f.section, text: strings.TrimPrefix(l, "$ "), transcript: true})
+				out = append(out, readmeCommand{file: f.file, line: f.line + i, section: f.section, text: strings.TrimPrefix(l, "$ "), transcript: true})
 				cur = &out[len(out)-1]
 			case transcript:
 				if cur != nil {
@@ -202,7 +254,7 @@ func readmeCommands(fences []fence) []readmeCommand {
 			case strings.TrimSpace(l) == "" || strings.HasPrefix(strings.TrimSpace(l), "#"):
 				continue
 			default:
-				out = append(out, readmeCommand{line: f.line + i, section: f.section, text: l})
+				out = append(out, readmeCommand{file: f.file, line: f.line + i, section: f.section, text: l})
 				cur = &out[len(out)-1]
 			}
 			cont = strings.HasSuffix(strings.TrimRight(cur.text, " "), "\\")
@@ -211,7 +263,7 @@ func readmeCommands(fences []fence) []readmeCommand {
 	return out
 }
 
-// TestReadmeYAML lints every YAML example of the README as a task file.
+// TestReadmeYAML lints every YAML example of the docs as a task file.
 func TestReadmeYAML(t *testing.T) {
 	n := 0
 	for _, f := range readmeFences(t) {
@@ -228,20 +280,20 @@ func TestReadmeYAML(t *testing.T) {
 		}
 		s, ps := task.Load(file)
 		if len(ps) > 0 {
-			t.Errorf("README.md:%d: the YAML example (%s) does not lint:\n%v", f.line, how, ps)
+			t.Errorf("%s:%d: the YAML example (%s) does not lint:\n%v", f.file, f.line, how, ps)
 			continue
 		}
 		if len(s.Tasks) == 0 {
-			t.Errorf("README.md:%d: the YAML example (%s) holds no task", f.line, how)
+			t.Errorf("%s:%d: the YAML example (%s) holds no task", f.file, f.line, how)
 		}
 	}
 	// The task format's example, the image predicate and the process task.
 	if n < 3 {
-		t.Fatalf("the README has %d YAML examples; the extraction misses some", n)
+		t.Fatalf("the docs have %d YAML examples; the extraction misses some", n)
 	}
 }
 
-// wrapChecks makes a task file of a README YAML example. A task (a
+// wrapChecks makes a task file of a YAML example of the docs. A task (a
 // mapping with an id) stands as it is. A fragment goes inside a minimal
 // state task of the paper level on xterm, whose gold solution is done at
 // once: a list of checks becomes its checks, one check (a mapping with a
@@ -308,7 +360,7 @@ func taskPrograms(t *testing.T, s *task.Suite, tk *task.Task) []string {
 	return out
 }
 
-// TestReadmeProcessExample validates the README's process task on a local
+// TestReadmeProcessExample validates the docs' process task on a local
 // desktop: its gold solution must pass, doing nothing and its wrong
 // trajectory must not.
 func TestReadmeProcessExample(t *testing.T) {
@@ -318,24 +370,24 @@ func TestReadmeProcessExample(t *testing.T) {
 			continue
 		}
 		n++
-		t.Run(fmt.Sprintf("line %d", f.line), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s:%d", f.file, f.line), func(t *testing.T) {
 			dir := t.TempDir()
 			if err := os.WriteFile(filepath.Join(dir, "process.yaml"), []byte(strings.Join(f.lines, "\n")+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			s, ps := task.Load(dir)
 			if len(ps) > 0 {
-				t.Fatalf("README.md:%d: %v", f.line, ps)
+				t.Fatalf("%s:%d: %v", f.file, f.line, ps)
 			}
 			needX(t, taskPrograms(t, s, s.Tasks[0])...)
 			out, errs, code := runCLI(t, "", "validate", dir, "--verbose")
 			if code != 0 {
-				t.Fatalf("README.md:%d: the process example fails proctor validate (exit %d):\n%s\n%s", f.line, code, out, errs)
+				t.Fatalf("%s:%d: the process example fails proctor validate (exit %d):\n%s\n%s", f.file, f.line, code, out, errs)
 			}
 		})
 	}
 	if n == 0 {
-		t.Fatal("the README has no process task example")
+		t.Fatal("the docs have no process task example")
 	}
 }
 
@@ -348,15 +400,15 @@ func slicesContain(lines []string, s string) bool {
 	return false
 }
 
-// TestReadmeCommands runs the README's commands with the binary its build
-// line builds.
+// TestReadmeCommands runs the docs' commands, file by file, with the
+// binary their build line builds.
 func TestReadmeCommands(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go is not on PATH")
 	}
 	cmds := readmeCommands(readmeFences(t))
 	if len(cmds) < 20 {
-		t.Fatalf("the README has %d commands; the extraction misses some", len(cmds))
+		t.Fatalf("the docs have %d commands; the extraction misses some", len(cmds))
 	}
 	build, runnable, problems := planReadme(cmds)
 	for _, p := range problems {
@@ -366,9 +418,9 @@ func TestReadmeCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The folder the commands run in holds the README's paths.
+	// The folder the commands run in holds the repository's paths.
 	work := t.TempDir()
-	for _, p := range []string{"testdata", "task", "suites", "examples"} {
+	for _, p := range []string{"testdata", "task", "suites", "examples", "imports"} {
 		if err := os.Symlink(filepath.Join(repo, p), filepath.Join(work, p)); err != nil {
 			t.Fatal(err)
 		}
@@ -378,19 +430,19 @@ func TestReadmeCommands(t *testing.T) {
 	recordRun(t, filepath.Join(work, "runs", readmeFixtureRun), suiteDir, rescoreEpisodes)
 
 	if build == nil {
-		t.Fatal("the README has no go build line for bin/proctor")
+		t.Fatal("the docs have no go build line for bin/proctor")
 	}
-	// The README's build line, with its output in the test's folder.
+	// The docs' build line, with its output in the test's folder.
 	bin := filepath.Join(work, "bin", "proctor")
 	line := strings.Replace(build.key(), "-o bin/proctor", "-o "+bin, 1)
 	if line == build.key() {
-		t.Fatalf("README.md:%d: the build line does not write bin/proctor: %s", build.line, line)
+		t.Fatalf("%s: the build line does not write bin/proctor: %s", build.at(), line)
 	}
 	if out, err := shell(repo, line); err != nil {
-		t.Fatalf("README.md:%d: %s: %v\n%s", build.line, line, err, out)
+		t.Fatalf("%s: %s: %v\n%s", build.at(), line, err, out)
 	}
 	for _, c := range runnable {
-		t.Run(fmt.Sprintf("line %d", c.line), func(t *testing.T) {
+		t.Run(c.at(), func(t *testing.T) {
 			k := c.key()
 			if strings.HasPrefix(k, "bin/proctor probe ") {
 				needProbeDesktop(t, repo, k)
@@ -406,9 +458,9 @@ func TestReadmeCommands(t *testing.T) {
 			wantFail := c.transcript && (readmeFails[c.key()] || showsError(c.output))
 			switch {
 			case err != nil && !wantFail:
-				t.Fatalf("README.md:%d: %s: %v\nstdout:\n%s\nstderr:\n%s", c.line, k, err, stdout.String(), stderr.String())
+				t.Fatalf("%s: %s: %v\nstdout:\n%s\nstderr:\n%s", c.at(), k, err, stdout.String(), stderr.String())
 			case err == nil && wantFail:
-				t.Fatalf("README.md:%d: %s succeeded; the README shows an error\nstdout:\n%s", c.line, k, stdout.String())
+				t.Fatalf("%s: %s succeeded; the docs show an error\nstdout:\n%s", c.at(), k, stdout.String())
 			}
 			if !c.transcript {
 				return
@@ -423,16 +475,16 @@ func TestReadmeCommands(t *testing.T) {
 					return
 				}
 			}
-			t.Errorf("README.md:%d: %s prints otherwise than the README shows\nREADME:\n%s\nstdout:\n%s\nstderr:\n%s",
-				c.line, k, strings.Join(c.output, "\n"), stdout.String(), stderr.String())
+			t.Errorf("%s: %s prints otherwise than the docs show\n%s:\n%s\nstdout:\n%s\nstderr:\n%s",
+				c.at(), k, c.file, strings.Join(c.output, "\n"), stdout.String(), stderr.String())
 		})
 	}
 }
 
-// planReadme sorts the README's commands: the build line, the commands to
+// planReadme sorts the docs' commands: the build line, the commands to
 // run, and a problem for each command that is neither runnable nor listed
-// in readmeNotRun, and for each entry of the tables that names no command
-// of the README.
+// in readmeNotRun, for each build line that differs from the first, and
+// for each entry of the tables that names no command of the docs.
 func planReadme(cmds []readmeCommand) (build *readmeCommand, runnable []readmeCommand, problems []string) {
 	used := map[string]bool{}
 	for _, c := range cmds {
@@ -442,18 +494,23 @@ func planReadme(cmds []readmeCommand) (build *readmeCommand, runnable []readmeCo
 			continue
 		}
 		if !readmeRunnable.MatchString(k + " ") {
-			problems = append(problems, fmt.Sprintf("README.md:%d: %q is neither run by this test nor listed in readmeNotRun with a reason", c.line, k))
+			problems = append(problems, fmt.Sprintf("%s: %q is neither run by this test nor listed in readmeNotRun with a reason", c.at(), k))
 			continue
 		}
 		if strings.HasPrefix(k, "go build ") {
-			build = &c
+			switch {
+			case build == nil:
+				build = &c
+			case k != build.key():
+				problems = append(problems, fmt.Sprintf("%s: the build line %q is not the one of %s, %q", c.at(), k, build.at(), build.key()))
+			}
 			continue
 		}
 		runnable = append(runnable, c)
 	}
 	for k := range readmeNotRun {
 		if !used[k] {
-			problems = append(problems, fmt.Sprintf("readmeNotRun names %q, which the README does not hold", k))
+			problems = append(problems, fmt.Sprintf("readmeNotRun names %q, which the docs do not hold", k))
 		}
 	}
 	transcript := func(k string) bool {
@@ -466,12 +523,12 @@ func planReadme(cmds []readmeCommand) (build *readmeCommand, runnable []readmeCo
 	}
 	for k := range readmeOutputNotCompared {
 		if !transcript(k) {
-			problems = append(problems, fmt.Sprintf("readmeOutputNotCompared names %q, which is no transcript of the README", k))
+			problems = append(problems, fmt.Sprintf("readmeOutputNotCompared names %q, which is no transcript of the docs", k))
 		}
 	}
 	for k := range readmeFails {
 		if !transcript(k) {
-			problems = append(problems, fmt.Sprintf("readmeFails names %q, which is no transcript of the README", k))
+			problems = append(problems, fmt.Sprintf("readmeFails names %q, which is no transcript of the docs", k))
 		}
 	}
 	sort.Strings(problems)
@@ -536,16 +593,21 @@ func matchOutput(want, got []string) bool {
 	return len(got) > 0 && want[0] == got[0] && matchOutput(want[1:], got[1:])
 }
 
-// TestPlanReadme: a README command that is neither runnable nor listed, and
-// a listed command the README no longer holds, are both problems.
+// TestPlanReadme: a command of the docs that is neither runnable nor
+// listed, a listed command the docs no longer hold, and a second build
+// line unlike the first are all problems.
 func TestPlanReadme(t *testing.T) {
 	cmds := readmeCommands(readmeFences(t))
 	if _, _, problems := planReadme(cmds); len(problems) > 0 {
-		t.Fatalf("the README as it is: %v", problems)
+		t.Fatalf("the docs as they are: %v", problems)
 	}
-	added := append(append([]readmeCommand{}, cmds...), readmeCommand{line: 999, text: "bin/proctor run --agent noop   # a new line"})
-	if _, _, problems := planReadme(added); len(problems) != 1 || !strings.Contains(problems[0], `README.md:999: "bin/proctor run --agent noop" is neither run`) {
+	added := append(append([]readmeCommand{}, cmds...), readmeCommand{file: "docs/x.md", line: 999, text: "bin/proctor run --agent noop   # a new line"})
+	if _, _, problems := planReadme(added); len(problems) != 1 || !strings.Contains(problems[0], `docs/x.md:999: "bin/proctor run --agent noop" is neither run`) {
 		t.Errorf("a new command without an entry: %v", problems)
+	}
+	other := append(append([]readmeCommand{}, cmds...), readmeCommand{file: "docs/x.md", line: 7, text: "go build -o bin/proctor ./cmd/proctor"})
+	if _, _, problems := planReadme(other); len(problems) != 1 || !strings.Contains(problems[0], `docs/x.md:7: the build line "go build -o bin/proctor ./cmd/proctor" is not the one of README.md:`) {
+		t.Errorf("a second, different build line: %v", problems)
 	}
 	var removed []readmeCommand
 	for _, c := range cmds {
@@ -647,7 +709,7 @@ func TestWrapChecks(t *testing.T) {
 	}
 }
 
-// TestReadmeCommandsParse parses every proctor command of the README, the
+// TestReadmeCommandsParse parses every proctor command of the docs, the
 // ones the tests do not run included, as the binary would: the subcommand
 // must exist and take the flags and arguments written, so that a command
 // a reader copies fails only for what it does, never for how it is
@@ -661,7 +723,7 @@ func TestReadmeCommandsParse(t *testing.T) {
 		}
 		n++
 		if err := parseProctor(args); err != nil {
-			t.Errorf("README.md:%d: %s: %v", c.line, c.key(), err)
+			t.Errorf("%s: %s: %v", c.at(), c.key(), err)
 		}
 	}
 	if n < 30 {

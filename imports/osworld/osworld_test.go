@@ -33,7 +33,7 @@ func fixtures(t *testing.T, base string) string {
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
-		return os.WriteFile(dst, []byte(strings.ReplaceAll(string(b), "URL/", base+"/")), 0o644)
+		return os.WriteFile(dst, []byte(strings.ReplaceAll(string(b), "https://files.example/", base+"/")), 0o644)
 	})
 	if err != nil {
 		t.Fatal(err)
