@@ -156,6 +156,7 @@ func (s *Server) load(dir string) (*run, error) {
 		if rep, err = report.Load(dir); err != nil {
 			return nil, err
 		}
+		rep.Analyse(report.DefaultStatOptions()) // the intervals proctor report gives by default
 		s.mu.Lock()
 		if s.cache == nil {
 			s.cache = map[string]*cached{}
