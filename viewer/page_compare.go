@@ -55,10 +55,10 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	var pair *pairView
 	var matrix *matrixView
 	if len(runs) == 2 {
-		p := pairOf(runs[0], runs[1])
+		p := s.pairOf(runs[0], runs[1])
 		pair = &p
 	} else {
-		m := pairMatrix(runs)
+		m := s.pairMatrix(runs)
 		matrix = &m
 	}
 	s.render(w, http.StatusOK, "compare", map[string]any{

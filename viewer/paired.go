@@ -54,9 +54,32 @@ func repeatsOf(r *run) map[string][]int {
 	return out
 }
 
+// maxCachedPairs bounds the comparisons a server keeps.
+const maxCachedPairs = 256
+
+// comparison is run b against run a, or the server's copy of it while
+// neither run has changed: a matrix of n runs makes n(n−1)/2 of them.
+func (s *Server) comparison(a, b *run) *report.Comparison {
+	key := a.ID + "\x00" + a.stamp + "\x01" + b.ID + "\x00" + b.stamp
+	s.mu.Lock()
+	c, ok := s.pairs[key]
+	s.mu.Unlock()
+	if ok {
+		return c
+	}
+	c = report.Compare(a.Report, b.Report, report.DefaultStatOptions())
+	s.mu.Lock()
+	if s.pairs == nil || len(s.pairs) >= maxCachedPairs {
+		s.pairs = map[string]*report.Comparison{}
+	}
+	s.pairs[key] = c
+	s.mu.Unlock()
+	return c
+}
+
 // pairOf compares run b with run a.
-func pairOf(a, b *run) pairView {
-	c := report.Compare(a.Report, b.Report, report.DefaultStatOptions())
+func (s *Server) pairOf(a, b *run) pairView {
+	c := s.comparison(a, b)
 	v := pairView{A: a, B: b, C: c, Common: c.Success.OK(), P: report.PValueText(c.P), Conf: fmt.Sprintf("%g%%", 100*c.Options.Confidence),
 		Settings: fmt.Sprintf("paired bootstrap, %g%%, %d resamples, seed %d; the tasks of one template resampled together",
 			100*c.Options.Confidence, c.Options.Resamples, c.Options.Seed)}
@@ -122,7 +145,7 @@ type matrixCell struct {
 }
 
 // pairMatrix compares every two of the runs, once each pair.
-func pairMatrix(runs []*run) matrixView {
+func (s *Server) pairMatrix(runs []*run) matrixView {
 	m := matrixView{Runs: runs, Rows: make([]matrixRow, len(runs))}
 	for i, r := range runs {
 		m.Rows[i] = matrixRow{Run: r, Cells: make([]matrixCell, len(runs))}
@@ -132,7 +155,7 @@ func pairMatrix(runs []*run) matrixView {
 		for j := i + 1; j < len(runs); j++ {
 			// The row's run is B against the column's A; the mirror cell
 			// is the same comparison turned round.
-			c := report.Compare(runs[j].Report, runs[i].Report, report.DefaultStatOptions())
+			c := s.comparison(runs[j], runs[i])
 			m.Conf = fmt.Sprintf("%g%%", 100*c.Options.Confidence)
 			m.Rows[i].Cells[j] = matrixCellOf(runs[i], runs[j], c.Won, c.Lost, c, 1)
 			m.Rows[j].Cells[i] = matrixCellOf(runs[j], runs[i], c.Lost, c.Won, c, -1)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/report"
+	"github.com/proctor-eval/proctor/store"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -132,6 +133,29 @@ func TestPairedComparison(t *testing.T) {
 	}
 	if strings.Join(got, ", ") != "won sort-rows, won write-note, lost open-menu" {
 		t.Errorf("tasks won and lost: %q", got)
+	}
+
+	// The server keeps the comparison while the runs are unchanged, and
+	// compares again when one changes.
+	st, err := store.Open(filepath.Join(root, "run-b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := st.Results()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range res {
+		if x.Task == "open-menu" {
+			x.Outcome = "success"
+			if err := st.SaveResult(x); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	st.Close()
+	if _, body := get(t, h, "/compare?run=run-a&run=run-b"); !strings.Contains(body, "run-b won 2, lost 0, tied 3") {
+		t.Errorf("after run-b succeeded at open-menu, the comparison still says:\n%s", section(body, "paired"))
 	}
 }
 

@@ -58,6 +58,8 @@ type Server struct {
 	mu    sync.Mutex
 	cache map[string]*cached       // run folder -> loaded report, while unchanged
 	plots map[string]template.HTML // rendered plots, by the runs and their stamps
+	// pairs are the paired comparisons, by the runs and their stamps.
+	pairs map[string]*report.Comparison
 }
 
 // cached is a run's report, valid while its database is unchanged.
