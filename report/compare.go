@@ -154,6 +154,19 @@ func Compare(a, b *Report, o StatOptions) *Comparison {
 	return c
 }
 
+// PValueText writes a p-value as the comparison does: "p = 0.03".
+func PValueText(p float64) string { return pValue(p) }
+
+// DiffText writes a difference of rates with its interval, in points, as
+// the comparison does: "+6.2 [+1.8, +10.5]"; "n/a" when nothing was
+// compared.
+func DiffText(iv stats.Interval) string {
+	if !iv.OK() {
+		return "n/a"
+	}
+	return fmt.Sprintf("%+.1f [%+.1f, %+.1f]", 100*iv.Estimate, 100*iv.Lo, 100*iv.Hi)
+}
+
 // pValue writes a p-value as people read it.
 func pValue(p float64) string {
 	switch {
@@ -215,18 +228,12 @@ func WriteComparison(w io.Writer, c *Comparison, format string) error {
 		fmt.Fprintf(w, "Proctor comparison: %s against %s\n\n%s\n", c.B, c.A, c.Words)
 	}
 	conf := fmt.Sprintf("%g%%", 100*c.Options.Confidence)
-	diff := func(iv stats.Interval, scale float64, unit string) string {
-		if !iv.OK() {
-			return "n/a"
-		}
-		return fmt.Sprintf("%+.1f%s [%+.1f, %+.1f]", scale*iv.Estimate, unit, scale*iv.Lo, scale*iv.Hi)
-	}
 	table(fmt.Sprintf("Difference %s − %s over %d tasks both decided: paired bootstrap, %s, %d resamples, seed %d",
 		c.B, c.A, c.Tasks, conf, c.Options.Resamples, c.Options.Seed),
 		[]string{"metric", "difference [" + conf + " CI]"}, [][]string{
-			{"success rate (points)", diff(c.Success, 100, "")},
-			{"weighted score (points)", diff(c.Weighted, 100, "")},
-			{"milestone average (×100)", diff(c.Milestone, 100, "")},
+			{"success rate (points)", DiffText(c.Success)},
+			{"weighted score (points)", DiffText(c.Weighted)},
+			{"milestone average (×100)", DiffText(c.Milestone)},
 		})
 	table("Tasks", []string{"won by " + c.B, "lost by " + c.B, "tied", "McNemar's exact test", "only in " + c.A, "only in " + c.B, "undecided in one (errors)"},
 		[][]string{{fmt.Sprint(c.Won), fmt.Sprint(c.Lost), fmt.Sprint(c.Tied), pValue(c.P), fmt.Sprint(c.OnlyA), fmt.Sprint(c.OnlyB), fmt.Sprint(c.Undecided)}})

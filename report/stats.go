@@ -24,15 +24,29 @@ type StatOptions struct {
 // DefaultK are the k of pass@k and pass^k when none are asked for.
 var DefaultK = []int{1, 3, 5}
 
+// The bootstrap's settings when none are asked for: proctor report's
+// and the viewer's, so that both give the same interval for a run.
+const (
+	DefaultSeed       = 1
+	DefaultConfidence = 0.95
+	DefaultResamples  = 2000
+)
+
+// DefaultStatOptions are the statistics' settings when none are asked
+// for.
+func DefaultStatOptions() StatOptions {
+	return StatOptions{K: DefaultK, Seed: DefaultSeed, Confidence: DefaultConfidence, Resamples: DefaultResamples}
+}
+
 func (o StatOptions) norm() StatOptions {
 	if len(o.K) == 0 {
 		o.K = DefaultK
 	}
 	if o.Confidence <= 0 || o.Confidence >= 1 {
-		o.Confidence = 0.95
+		o.Confidence = DefaultConfidence
 	}
 	if o.Resamples <= 0 {
-		o.Resamples = 2000
+		o.Resamples = DefaultResamples
 	}
 	return o
 }
@@ -233,6 +247,14 @@ func ivText(iv stats.Interval, f func(float64) string) string {
 	}
 	return fmt.Sprintf("%s [%s, %s]", f(iv.Estimate), f(iv.Lo), f(iv.Hi))
 }
+
+// RateText writes a rate's interval as the report does: "50.0% [31.2%,
+// 68.8%]".
+func RateText(iv stats.Interval) string { return ivText(iv, pct1) }
+
+// MeanText writes a milestone average's interval as the report does:
+// "0.500 [0.312, 0.688]".
+func MeanText(iv stats.Interval) string { return ivText(iv, dec3) }
 
 func pct1(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
 func dec3(f float64) string { return fmt.Sprintf("%.3f", f) }

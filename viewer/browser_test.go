@@ -94,8 +94,8 @@ func TestViewerInChromium(t *testing.T) {
 	if first := text(t, ctx, "#leaderboard tbody tr:first-child .run-link"); first != "run-b" {
 		t.Errorf("first run on the leaderboard = %q, want run-b (higher weighted score)", first)
 	}
-	if plots != 3 {
-		t.Errorf("%d plots on the leaderboard, want 3", plots)
+	if plots != 5 {
+		t.Errorf("%d plots on the leaderboard, want 5 (scores, cost, time, level, app)", plots)
 	}
 
 	// Comparing the two runs shows the one task that flipped.

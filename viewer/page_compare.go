@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,7 +16,8 @@ import (
 func key(task string, repeat int) string { return task + "#" + strconv.Itoa(repeat) }
 
 // compare shows the chosen runs' outcomes task by task, marking the tasks
-// whose outcome flipped.
+// whose outcome flipped, with the paired comparison of two runs or the
+// matrix of tasks won and lost of more (paired.go).
 func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	ids := r.URL.Query()["run"]
 	if len(ids) < 2 {
@@ -23,7 +25,11 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var runs []*run
-	for _, id := range ids {
+	for i, id := range ids {
+		if slices.Contains(ids[:i], id) {
+			s.fail(w, fmt.Errorf("%w: run %q is chosen twice: pick different runs to compare", errBadRequest, id))
+			return
+		}
 		run, err := s.find(id)
 		if err != nil {
 			s.fail(w, fmt.Errorf("run %q: %w", id, err))
@@ -46,7 +52,17 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	}
 	v := r.URL.Query()
 	v.Set("flipped", "1")
+	var pair *pairView
+	var matrix *matrixView
+	if len(runs) == 2 {
+		p := s.pairOf(runs[0], runs[1])
+		pair = &p
+	} else {
+		m := s.pairMatrix(runs)
+		matrix = &m
+	}
 	s.render(w, http.StatusOK, "compare", map[string]any{
+		"Pair": pair, "Matrix": matrix,
 		"Title": "Compare runs", "Runs": runs, "Rates": rates, "Lines": shown, "Flipped": flipped, "Total": len(lines),
 		"Apart": apart, "OnlyFlipped": onlyFlipped, "FlippedURL": "/compare?" + v.Encode(),
 	})

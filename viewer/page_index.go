@@ -242,5 +242,6 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 		"Title": "Runs", "Rows": rows, "Columns": cols, "Groups": groups, "GroupHeads": groupHeads(groups, dims), "By": by, "ByLinks": byLinks,
 		"Query": q.Get("q"), "All": len(runs), "ClearURL": "/?" + clear.Encode(), "Sort": sortKey, "Desc": desc, "Root": s.Root,
 		"CostPlot": s.plot("cost", shown, costPlot), "TimePlot": s.plot("time", shown, timePlot), "LevelPlot": s.plot("level", shown, levelPlot),
+		"ScorePlot": s.plot("scores", shown, scorePlot), "AppPlot": s.plot("app", shown, appPlot),
 	})
 }

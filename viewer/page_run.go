@@ -244,6 +244,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 		"Title": "Run " + rn.ID, "Run": rn, "Row": rowOf(rn, []score.Dimension{score.ByLevel}), "Rows": rows[from:to], "Matching": len(rows),
 		"Page": page, "Pages": pages, "Prev": prev, "Next": next, "Agreement": agree(rn), "Filters": filters,
 		"Show": rq.Show, "Query": rq.Text, "LevelPlot": s.plot("level", []*run{rn}, levelPlot), "Judges": judgeRows(rn),
+		"ScorePlot": s.plot("scores", []*run{rn}, scorePlot), "AppPlot": s.plot("app", []*run{rn}, appPlot),
 		"RQ": rq, "Sorts": sorts, "Config": runConfig(rn.Report.Run), "Outcomes": outcomes, "Levels": slices.Sorted(maps.Keys(levels)), "Apps": slices.Sorted(maps.Keys(apps)),
 	})
 }

@@ -13,7 +13,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
-	plottext "gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
@@ -92,6 +91,12 @@ func runLabel(r *run) string {
 // newPlot is a plot in the viewer's style: sans-serif text, a y axis of
 // success from 0 to 100 % in quarters, and light grid lines.
 func newPlot(title, xLabel string) *plot.Plot {
+	p, _ := styledPlot(title, xLabel)
+	return p
+}
+
+// styledPlot is newPlot with its grid, whose lines a plot can turn.
+func styledPlot(title, xLabel string) (*plot.Plot, *plotter.Grid) {
 	p := plot.New()
 	p.Title.Text = title
 	p.Title.TextStyle.Font = font.From(plotFont, 13)
@@ -116,8 +121,9 @@ func newPlot(title, xLabel string) *plot.Plot {
 	grid.Vertical.Color = nil
 	grid.Horizontal.Color = gridInk
 	grid.Horizontal.Dashes = nil
+	grid.Vertical.Dashes = nil
 	p.Add(grid)
-	return p
+	return p, grid
 }
 
 // roundTicks are the library's ticks (round numbers, within the axis),
@@ -143,9 +149,16 @@ type legendItem struct {
 // renderPlot draws p with a legend of its runs under it, in two columns,
 // and returns the SVG as it goes in a page.
 func renderPlot(title string, p *plot.Plot, items []legendItem) template.HTML {
+	return renderFigure(title, p, items, plotAreaH, nil)
+}
+
+// renderFigure draws p in an area areaH high with a legend of its runs
+// under it, in two columns, and over it the regions its plotters recorded
+// in hits (drawn by then), each with its tooltip.
+func renderFigure(title string, p *plot.Plot, items []legendItem, areaH vg.Length, hits *[]hit) template.HTML {
 	rows := (len(items) + 1) / 2
 	legendH := vg.Length(legendRow*rows + 8)
-	h := vg.Length(plotAreaH) + legendH
+	h := areaH + legendH
 	c := vgsvg.NewWith(vgsvg.UseWH(plotW, h))
 	dc := draw.New(c)
 	dc.SetColor(color.White)
@@ -172,7 +185,13 @@ func renderPlot(title string, p *plot.Plot, items []legendItem) template.HTML {
 	if _, err := c.WriteTo(&b); err != nil {
 		return template.HTML(`<p class="error-message">` + html.EscapeString(err.Error()) + `</p>`)
 	}
-	return template.HTML(inlineSVG(b.String(), title))
+	doc := inlineSVG(b.String(), title)
+	if hits != nil && len(*hits) > 0 {
+		if i := strings.LastIndex(doc, "</svg>"); i >= 0 {
+			doc = doc[:i] + hitsSVG(*hits, h) + doc[i:]
+		}
+	}
+	return template.HTML(doc)
 }
 
 // inlineSVG makes the library's SVG document an element of a page: no
@@ -256,10 +275,11 @@ func (s *Server) plot(kind string, runs []*run, draw func([]*run) template.HTML)
 	return h
 }
 
-// scatterPlot draws one point per run, success upwards against x, with
-// a legend of the runs. An x axis whose values are all zero spans
+// scatterPlot draws one point per run, success upwards against x with
+// its interval, and a legend of the runs; a point's tooltip says its
+// success with the interval and xTip. An x axis whose values are all zero spans
 // 0..zeroSpan, and its label says zeroNote.
-func scatterPlot(title, xLabel string, runs []*run, x func(*run) float64, prefix, suffix string, zeroSpan float64, zeroNote string) template.HTML {
+func scatterPlot(title, xLabel string, runs []*run, x func(*run) float64, xTip func(*run) string, prefix, suffix string, zeroSpan float64, zeroNote string) template.HTML {
 	maxX := 0.0
 	for _, r := range runs {
 		maxX = math.Max(maxX, x(r))
@@ -276,16 +296,26 @@ func scatterPlot(title, xLabel string, runs []*run, x func(*run) float64, prefix
 	}
 	p.X.Tick.Marker = roundTicks{prefix, suffix}
 	var items []legendItem
+	var hs []hit
 	for _, r := range runs {
-		s, err := plotter.NewScatter(plotter.XYs{{X: x(r), Y: r.Report.Summary.SuccessRate}})
+		sum := r.Report.Summary
+		s, err := plotter.NewScatter(plotter.XYs{{X: x(r), Y: sum.SuccessRate}})
 		if err != nil {
 			continue
 		}
 		s.GlyphStyle = draw.GlyphStyle{Color: runColour(r.ID), Radius: vg.Points(5), Shape: draw.CircleGlyph{}}
 		p.Add(s)
 		items = append(items, legendItem{runLabel(r), s})
+		all, _ := scopeOf(r, "all")
+		tip := runLabel(r) + " · success n/a, nothing decided"
+		if sum.Decided > 0 {
+			tip = runLabel(r) + " · success " + rateTitle(sum.SuccessRate, all.Success) + ", " + decidedNote(sum)
+		}
+		rate := sum.SuccessRate
+		p.Add(&whisker{At: x(r), Width: vg.Points(14), Lo: all.Success.Lo, Hi: all.Success.Hi, Show: sum.Decided > 0 && all.Success.Groups > 1,
+			Point: &rate, Title: tip + "; " + xTip(r), hits: &hs})
 	}
-	return renderPlot(title, p, items)
+	return renderFigure(title, p, items, plotAreaH, &hs)
 }
 
 // costPlot is success against the mean cost of an episode per run
@@ -293,20 +323,22 @@ func scatterPlot(title, xLabel string, runs []*run, x func(*run) float64, prefix
 // compare).
 func costPlot(runs []*run) template.HTML {
 	return scatterPlot("Success against cost", "mean cost per episode (USD)", runs,
-		func(r *run) float64 { return r.Report.Means.Cost }, "$", "", 0.01, "every run cost $0")
+		func(r *run) float64 { return r.Report.Means.Cost },
+		func(r *run) string { return fmt.Sprintf("$%.4f per episode", r.Report.Means.Cost) }, "$", "", 0.01, "every run cost $0")
 }
 
 // timePlot is success against the mean time of an episode per run: the
 // agent's time, from the end of the environment's reset and setup.
 func timePlot(runs []*run) template.HTML {
 	return scatterPlot("Success against time", "mean time per episode, without setup (s)", runs,
-		func(r *run) float64 { return r.Report.Means.Duration.Seconds() }, "", " s", 1, "every episode took no time")
+		func(r *run) float64 { return r.Report.Means.Duration.Seconds() },
+		func(r *run) string { return fmt.Sprintf("%.1f s per episode", r.Report.Means.Duration.Seconds()) }, "", " s", 1, "every episode took no time")
 }
 
 // levelPlot is success per level, one bar per run in each level
-// (OSUniverse's Figure 2), with a legend of the runs. A 0 % bar shows as
-// a thin bar; a run with no task at a level has no bar there but the
-// words "no tasks".
+// (OSUniverse's Figure 2) with its interval, and a legend of the runs. A
+// 0 % bar shows as a thin bar; a run with no task at a level has no bar
+// there but the words "no tasks".
 func levelPlot(runs []*run) template.HTML {
 	levels := map[string]bool{}
 	for _, r := range runs {
@@ -315,51 +347,5 @@ func levelPlot(runs []*run) template.HTML {
 		}
 	}
 	keys := sortedGroups(levels, []score.Dimension{score.ByLevel})
-	p := newPlot("Success per level", "level")
-	p.X.Label.Text = ""
-	var items []legendItem
-	if len(keys) > 0 && len(runs) > 0 {
-		p.NominalX(keys...)
-		p.X.Min, p.X.Max = -0.5, float64(len(keys))-0.5
-		slot := vg.Length(plotW-80) / vg.Length(len(keys))
-		bw := max(vg.Points(2), slot*0.8/vg.Length(len(runs)))
-		for j, r := range runs {
-			col := runColour(r.ID)
-			off := bw * (vg.Length(j) - vg.Length(len(runs)-1)/2)
-			var thumb plot.Thumbnailer
-			for i, k := range keys {
-				rate, found := 0.0, false
-				for _, g := range r.Report.Breakdowns[score.ByLevel] {
-					if g.Key == k && g.Summary.N > 0 {
-						rate, found = g.Summary.SuccessRate, true
-					}
-				}
-				if !found {
-					l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: float64(i), Y: 0}}, Labels: []string{"no tasks"}})
-					if err == nil {
-						l.TextStyle[0] = plottext.Style{Font: font.From(plotFont, 9), Color: ink, Rotation: math.Pi / 2,
-							XAlign: draw.XLeft, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}
-						l.Offset = vg.Point{X: off, Y: vg.Points(3)}
-						p.Add(l)
-					}
-					continue
-				}
-				bar, err := plotter.NewBarChart(plotter.Values{rate}, bw*0.92)
-				if err != nil {
-					continue
-				}
-				bar.XMin, bar.Offset, bar.Color = float64(i), off, col
-				// The outline makes a 0 % bar a thin bar of the run's colour.
-				bar.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1.5)}
-				p.Add(bar)
-				thumb = bar
-			}
-			if thumb == nil {
-				thumb = &plotter.BarChart{Color: col, LineStyle: draw.LineStyle{Color: col, Width: vg.Points(1)}}
-			}
-			items = append(items, legendItem{runLabel(r), thumb})
-		}
-	}
-	p.Y.Min, p.Y.Max = 0, 1
-	return renderPlot("Success per level", p, items)
+	return barPlot("Success per level", "success", "level", keys, runs, levelBar(score.ByLevel, "level"))
 }

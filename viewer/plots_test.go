@@ -145,11 +145,11 @@ func plotRun(id string, cost, success float64, took time.Duration, levels map[st
 	var gs []score.Group
 	for _, k := range []string{"paper", "wood", "bronze", "silver", "gold"} {
 		if v, ok := levels[k]; ok {
-			gs = append(gs, score.Group{Key: k, Summary: score.Summary{N: 2, SuccessRate: v}})
+			gs = append(gs, score.Group{Key: k, Summary: score.Summary{N: 2, Decided: 2, SuccessRate: v}})
 		}
 	}
 	return &run{ID: id, Report: &report.Report{Run: store.Run{ID: id, Agent: "agent-" + id},
-		Means: report.Means{Cost: cost, TotalCost: 4 * cost, Duration: took}, Summary: score.Summary{N: 4, SuccessRate: success},
+		Means: report.Means{Cost: cost, TotalCost: 4 * cost, Duration: took}, Summary: score.Summary{N: 4, Decided: 4, SuccessRate: success},
 		Breakdowns: map[score.Dimension][]score.Group{score.ByLevel: gs}}}
 }
 

@@ -58,6 +58,8 @@ type Server struct {
 	mu    sync.Mutex
 	cache map[string]*cached       // run folder -> loaded report, while unchanged
 	plots map[string]template.HTML // rendered plots, by the runs and their stamps
+	// pairs are the paired comparisons, by the runs and their stamps.
+	pairs map[string]*report.Comparison
 }
 
 // cached is a run's report, valid while its database is unchanged.
@@ -156,6 +158,7 @@ func (s *Server) load(dir string) (*run, error) {
 		if rep, err = report.Load(dir); err != nil {
 			return nil, err
 		}
+		rep.Analyse(report.DefaultStatOptions()) // the intervals proctor report gives by default
 		s.mu.Lock()
 		if s.cache == nil {
 			s.cache = map[string]*cached{}
