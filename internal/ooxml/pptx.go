@@ -22,10 +22,10 @@ type TextRun struct {
 
 // TextParagraph is a paragraph of a shape's text.
 type TextParagraph struct {
-	Text   string    `json:"text"`              // line breaks read as \v
-	Align  string    `json:"align,omitempty"`   // as written: l, ctr, r, just, dist
-	Level  int       `json:"level"`             // outline level, 0 at the top
-	Bullet string    `json:"bullet,omitempty"`  // the bullet character, if one is set
+	Text   string    `json:"text"`             // line breaks read as \v
+	Align  string    `json:"align,omitempty"`  // as written: l, ctr, r, just, dist
+	Level  int       `json:"level"`            // outline level, 0 at the top
+	Bullet string    `json:"bullet,omitempty"` // the bullet character, if one is set
 	Runs   []TextRun `json:"runs"`
 	hasPPr bool
 	lvl    *string // the lvl attribute as written
@@ -114,12 +114,12 @@ type (
 		CustGeom *struct{} `xml:"custGeom"`
 	}
 	xRPr struct {
-		B         *string `xml:"b,attr"`
-		I         *string `xml:"i,attr"`
-		U         string  `xml:"u,attr"`
-		Strike    string  `xml:"strike,attr"`
-		Sz        string  `xml:"sz,attr"`
-		Latin     *struct {
+		B      *string `xml:"b,attr"`
+		I      *string `xml:"i,attr"`
+		U      string  `xml:"u,attr"`
+		Strike string  `xml:"strike,attr"`
+		Sz     string  `xml:"sz,attr"`
+		Latin  *struct {
 			Typeface string `xml:"typeface,attr"`
 		} `xml:"latin"`
 		SolidFill *xSolid `xml:"solidFill"`

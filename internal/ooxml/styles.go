@@ -81,6 +81,7 @@ type xFill struct {
 	Pattern *struct {
 		Type    string  `xml:"patternType,attr"`
 		FgColor *xColor `xml:"fgColor"`
+		BgColor *xColor `xml:"bgColor"`
 	} `xml:"patternFill"`
 	Gradient *struct{} `xml:"gradientFill"`
 }
@@ -148,7 +149,11 @@ func readStyles(p *pkg, name string) (*styleTable, error) {
 			font(&s, x.Font)
 		}
 		if x.Fill != nil {
+			// a differential fill gives its colour as the background
 			fill(&s, x.Fill)
+			if x.Fill.Pattern != nil {
+				s.FillColor = x.Fill.Pattern.BgColor.String()
+			}
 		}
 		t.dxfs = append(t.dxfs, s)
 	}

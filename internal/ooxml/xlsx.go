@@ -39,8 +39,8 @@ type Style struct {
 	Italic       bool    `json:"italic,omitempty"`
 	Underline    string  `json:"underline,omitempty"` // single, double, ...
 	Strike       bool    `json:"strike,omitempty"`
-	Color        string  `json:"color,omitempty"`     // the font's aRGB (FFFF0000), theme:N or indexed:N
-	Fill         string  `json:"fill,omitempty"`      // the pattern (solid, ...) or gradient
+	Color        string  `json:"color,omitempty"`      // the font's aRGB (FFFF0000), theme:N or indexed:N
+	Fill         string  `json:"fill,omitempty"`       // the pattern (solid, ...) or gradient
 	FillColor    string  `json:"fill_color,omitempty"` // the fill's foreground aRGB, theme:N or indexed:N
 }
 
@@ -98,6 +98,7 @@ type Sheet struct {
 	styled           map[string]Style
 	boxRows, boxCols int
 	hidden           map[int]bool
+	base             Style // the style of a cell not written: the first format
 	// sharedRefs are the cells of shared formulas written once for all.
 	sharedRefs []string
 }
@@ -348,7 +349,7 @@ func readShared(p *pkg, name string) ([]string, error) {
 // formulas, styles, merged ranges, panes, zoom, hidden rows and
 // conditional formats.
 func readSheet(b []byte, name string, shared []string, st *styleTable, kept *int) (*Sheet, error) {
-	sh := &Sheet{Name: name, Cells: map[string]Cell{}, Zoom: 100, styled: map[string]Style{}, hidden: map[int]bool{}}
+	sh := &Sheet{Name: name, Cells: map[string]Cell{}, Zoom: 100, styled: map[string]Style{}, hidden: map[int]bool{}, base: st.xf("0")}
 	d := newDecoder(b)
 	var (
 		ref, typ, style string
