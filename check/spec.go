@@ -176,8 +176,8 @@ type Spec struct {
 	File       string                `json:"file,omitempty" yaml:"file,omitempty"` // exists, not_exists, file_equal
 	Element    *observe.ElementQuery `json:"element,omitempty" yaml:"element,omitempty"`
 	Window     string                `json:"window,omitempty" yaml:"window,omitempty"`
-	Asset      string                `json:"asset,omitempty" yaml:"asset,omitempty"` // file_equal
-	Mode       string                `json:"mode,omitempty" yaml:"mode,omitempty"`   // file_equal: text, json, image; document_equal: xlsx, docx, pptx
+	Asset      string                `json:"asset,omitempty" yaml:"asset,omitempty"`     // file_equal
+	Mode       string                `json:"mode,omitempty" yaml:"mode,omitempty"`       // file_equal: text, json, image; document_equal: xlsx, docx, pptx
 	Options    map[string]any        `json:"options,omitempty" yaml:"options,omitempty"` // document_equal: the comparison's options
 	Command    string                `json:"command,omitempty" yaml:"command,omitempty"`
 	Timeout    duration.Duration     `json:"timeout,omitempty" yaml:"timeout,omitempty"`
