@@ -522,6 +522,9 @@ func cellValue(typ, v, inline string, hasV bool, shared []string) (Cell, bool) {
 	case "inlineStr":
 		return Cell{Type: "string", Value: inline}, true
 	case "str":
+		if v == "" {
+			return Cell{Type: "string"}, false
+		}
 		return Cell{Type: "string", Value: v}, hasV
 	case "b":
 		return Cell{Type: "bool", Value: strings.TrimSpace(v) == "1"}, hasV
