@@ -15,6 +15,8 @@ import (
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/observe"
+
+	"github.com/xuri/excelize/v2"
 )
 
 func fptr(f float64) *float64 { return &f }
@@ -52,6 +54,9 @@ func evidence(t testing.TB) *Recorded {
 			t.Fatal(err)
 		}
 	}
+	if err := os.WriteFile(filepath.Join(dir, "gold.xlsx"), xlsxBytes(t, 42), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	clip := "copied text"
 	ods, err := os.ReadFile("testdata/fruit.ods")
 	if err != nil {
@@ -77,6 +82,8 @@ func evidence(t testing.TB) *Recorded {
 			"/root/fruit.ods":    ods,
 			"/root/report.odt":   odt,
 			"/root/broken.ods":   []byte("this is not a spreadsheet"),
+			"/root/books.xlsx":   xlsxBytes(t, 42),
+			"/root/edited.xlsx":  xlsxBytes(t, 43),
 			"/root/line.png": pngBytes(t, 100, 100, func(x, y int) color.Color {
 				return map[bool]color.Color{true: color.Black, false: color.White}[y >= 50 && y < 55]
 			}),
@@ -100,6 +107,29 @@ func evidence(t testing.TB) *Recorded {
 			{Action: action.Action{Kind: action.Answer, Text: "  The Answer is 12.  "}},
 		}},
 	}
+}
+
+// sheetData is document_equal's options comparing the first sheets' values.
+var sheetData = map[string]any{"rules": []any{map[string]any{"type": "sheet_data", "sheet_idx0": 0, "sheet_idx1": "EI0"}}}
+
+// xlsxBytes is a workbook with a sheet Books whose B2 holds n.
+func xlsxBytes(t testing.TB, n int) []byte {
+	t.Helper()
+	f := excelize.NewFile()
+	defer f.Close()
+	if err := f.SetSheetName("Sheet1", "Books"); err != nil {
+		t.Fatal(err)
+	}
+	for ref, v := range map[string]any{"A1": "Title", "B1": "Copies", "A2": "Emma", "B2": n} {
+		if err := f.SetCellValue("Books", ref, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := f.WriteToBuffer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
 
 func TestChecks(t *testing.T) {
@@ -166,6 +196,10 @@ func TestChecks(t *testing.T) {
 		{"file image near", Spec{Kind: FileEqual, File: "/root/near.png", Asset: "gold.png", Mode: "image", Tolerance: 0.02}, true, "0.0100 of the pixels"},
 		{"file image far", Spec{Kind: FileEqual, File: "/root/far.png", Asset: "gold.png", Mode: "image", Tolerance: 0.02}, false, "0.5000 of the pixels"},
 		{"file missing", Spec{Kind: FileEqual, File: "/root/none.txt", Asset: "expected.txt"}, false, "does not exist"},
+		{"document equal", Spec{Kind: DocumentEqual, File: "/root/books.xlsx", Asset: "gold.xlsx", Options: sheetData}, true, "all 1 rules hold"},
+		{"document differs", Spec{Kind: DocumentEqual, File: "/root/edited.xlsx", Asset: "gold.xlsx", Options: sheetData}, false, "cell B2 is 43.0, expected 42.0"},
+		{"document missing", Spec{Kind: DocumentEqual, File: "/root/none.xlsx", Asset: "gold.xlsx", Options: sheetData}, false, "does not exist"},
+		{"document read", Spec{Kind: Predicate, Probe: &Probe{File: "/root/books.xlsx", Read: "xlsx"}, Expr: `value.cells.B2.value == 42 && value.sheets[0].name == "Books"`}, true, ""},
 		{"command exit", Spec{Kind: CommandKind, Command: "false", ExitCode: iptr(1)}, true, "exited 1"},
 		{"command exit wrong", Spec{Kind: CommandKind, Command: "false", ExitCode: iptr(0)}, false, "exited 1, want 0"},
 		{"command stdout", Spec{Kind: CommandKind, Command: "echo 42", Stdout: sptr("42")}, true, "expected output"},

@@ -182,6 +182,8 @@ func TestSetFieldsCoversSpec(t *testing.T) {
 			v.Set(reflect.MakeSlice(f.Type, 0, 0))
 		case reflect.Interface:
 			v.Set(reflect.ValueOf("x"))
+		case reflect.Map:
+			v.Set(reflect.MakeMap(f.Type))
 		case reflect.String:
 			v.SetString("x")
 		case reflect.Bool:
@@ -206,7 +208,7 @@ func TestCompileMessages(t *testing.T) {
 		spec Spec
 		want string
 	}{
-		{Spec{Kind: "fuzzy"}, `kind: unknown check kind "fuzzy" (known: [exact lines answer contains not_contains exists not_exists range infeasible file_equal command predicate process milestones judge])`},
+		{Spec{Kind: "fuzzy"}, `kind: unknown check kind "fuzzy" (known: [exact lines answer contains not_contains exists not_exists range infeasible file_equal document_equal command predicate process milestones judge])`},
 		{Spec{Kind: Range, Probe: &Probe{Answer: true}, Expected: 1, Min: fptr(1)}, "expected: does not apply to a range check"},
 		{Spec{Kind: Infeasible, Probe: &Probe{Answer: true}, Value: "x"}, "probe: does not apply to an infeasible check"},
 		{Spec{Kind: Range, Min: fptr(1)}, "probe: a range check needs a probe"},
@@ -217,7 +219,7 @@ func TestCompileMessages(t *testing.T) {
 		{Spec{Kind: Exact, Probe: &Probe{Answer: true}, Expected: "x", As: "number"}, "expected: x is not a number"},
 		{Spec{Kind: Process, Steps: []string{"a", " "}}, "steps: step 2 is empty"},
 		{Spec{Kind: CommandKind}, "command: a command check needs a command"},
-		{Spec{Kind: Exact, Probe: &Probe{File: "a", Read: "pdf"}, Expected: "x"}, `probe: read must be one of ods, odt, odt-text, image, sqlite, not "pdf"`},
+		{Spec{Kind: Exact, Probe: &Probe{File: "a", Read: "pdf"}, Expected: "x"}, `probe: read must be one of ods, odt, odt-text, xlsx, docx, docx-text, pptx, image, sqlite, not "pdf"`},
 	}
 	for _, tc := range tests {
 		_, err := Compile(tc.spec)

@@ -13,6 +13,7 @@ import (
 	_ "golang.org/x/image/bmp"
 
 	"github.com/proctor-eval/proctor/internal/odf"
+	"github.com/proctor-eval/proctor/internal/ooxml"
 )
 
 // unreadable is a file probe's file that exists but does not decode: the
@@ -59,6 +60,31 @@ func decodeFile(b []byte, read, cell string) (string, error) {
 			return "", err
 		}
 		return d.Text, nil
+	case "xlsx":
+		w, err := ooxml.ReadWorkbook(b)
+		if err != nil {
+			return "", err
+		}
+		sh, _ := w.Sheet("")
+		v = struct {
+			*ooxml.Workbook
+			Cells map[string]ooxml.Cell `json:"cells"` // the first sheet's
+		}{w, sh.Cells}
+	case "docx", "docx-text":
+		d, err := ooxml.ReadDocument(b)
+		if err != nil {
+			return "", err
+		}
+		if read == "docx-text" {
+			return d.Text, nil
+		}
+		v = d
+	case "pptx":
+		p, err := ooxml.ReadPresentation(b)
+		if err != nil {
+			return "", err
+		}
+		v = p
 	case "image":
 		st, err := ImageStats(b)
 		if err != nil {

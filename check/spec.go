@@ -60,9 +60,10 @@ type Probe struct {
 	HTTP      *query.HTTP           `json:"http,omitempty" yaml:"http,omitempty"`           // the body of an HTTP API's answer (a service's or the loopback's)
 	XMLRPC    *query.XMLRPC         `json:"xmlrpc,omitempty" yaml:"xmlrpc,omitempty"`       // an XML-RPC call's result as JSON (a service's or the loopback's)
 
-	// Read decodes a file probe: ods and odt give the document as JSON
-	// (see package odf), odt-text its paragraphs one a line, image the
-	// picture's size and colour statistics as JSON.
+	// Read decodes a file probe: ods, odt, xlsx, docx and pptx give the
+	// document as JSON (see packages odf and ooxml), odt-text and
+	// docx-text its paragraphs one a line, image the picture's size and
+	// colour statistics as JSON.
 	Read string `json:"read,omitempty" yaml:"read,omitempty"`
 	// Cell reads one cell ("B7", "Totals.B7") of a file probe's ODS
 	// spreadsheet: a number's value, else the text it shows.
@@ -74,7 +75,7 @@ type Probe struct {
 }
 
 // The decoders of a file probe.
-var probeReads = []string{"ods", "odt", "odt-text", "image", "sqlite"}
+var probeReads = []string{"ods", "odt", "odt-text", "xlsx", "docx", "docx-text", "pptx", "image", "sqlite"}
 
 // Service is the probe's service query, if it is one.
 func (p Probe) Service() (query.Service, bool) {
@@ -175,8 +176,9 @@ type Spec struct {
 	File       string                `json:"file,omitempty" yaml:"file,omitempty"` // exists, not_exists, file_equal
 	Element    *observe.ElementQuery `json:"element,omitempty" yaml:"element,omitempty"`
 	Window     string                `json:"window,omitempty" yaml:"window,omitempty"`
-	Asset      string                `json:"asset,omitempty" yaml:"asset,omitempty"` // file_equal
-	Mode       string                `json:"mode,omitempty" yaml:"mode,omitempty"`   // file_equal: text, json, image
+	Asset      string                `json:"asset,omitempty" yaml:"asset,omitempty"`     // file_equal
+	Mode       string                `json:"mode,omitempty" yaml:"mode,omitempty"`       // file_equal: text, json, image; document_equal: xlsx, docx, pptx
+	Options    map[string]any        `json:"options,omitempty" yaml:"options,omitempty"` // document_equal: the comparison's options
 	Command    string                `json:"command,omitempty" yaml:"command,omitempty"`
 	Timeout    duration.Duration     `json:"timeout,omitempty" yaml:"timeout,omitempty"`
 	ExitCode   *int                  `json:"exit_code,omitempty" yaml:"exit_code,omitempty"`
@@ -235,6 +237,7 @@ func (s Spec) setFields() []string {
 	add(s.Window != "", "window")
 	add(s.Asset != "", "asset")
 	add(s.Mode != "", "mode")
+	add(s.Options != nil, "options")
 	add(s.Command != "", "command")
 	add(s.Timeout != 0, "timeout")
 	add(s.ExitCode != nil, "exit_code")
@@ -270,4 +273,5 @@ type Check struct {
 	// contains' value and command's stdout_regex, predicate's program.
 	re      *regexp.Regexp
 	program *vm.Program
+	doc     *docCompare // document_equal's parsed options
 }
