@@ -28,7 +28,8 @@ type stepView struct {
 	TreeLines int
 	// Icons sum up the step's actions for the filmstrip; ThumbHeight is
 	// its thumbnail's height at 96 pixels wide.
-	Icons       string
+	Icons       template.HTML
+	Words       string // the actions named, for the filmstrip's tooltip
 	ThumbHeight int
 	// Prompt is what the model was sent, where the agent recorded it.
 	Prompt []promptMessage
@@ -78,7 +79,7 @@ func (s *Server) renderEpisode(w http.ResponseWriter, code int, run *run, res st
 	width, height := screenSize(run.Report.Run.Resolution)
 	views := make([]stepView, len(steps))
 	for i, st := range steps {
-		sv := stepView{Turn: st, Width: width, Height: height, Icons: icons(st), ThumbHeight: max(1, 96*height/max(width, 1))}
+		sv := stepView{Turn: st, Width: width, Height: height, Icons: icons(st), Words: actionWords(st), ThumbHeight: max(1, 96*height/max(width, 1))}
 		if len(st.Prompt) > 0 {
 			_ = json.Unmarshal(st.Prompt, &sv.Prompt)
 		}

@@ -215,9 +215,9 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 		if c[0] == sortKey {
 			if desc {
 				v.Set("desc", "0")
-				mark = "▼"
+				mark = "sorted-down"
 			} else {
-				mark = "▲"
+				mark = "sorted-up"
 			}
 		}
 		cols = append(cols, column{Key: c[0], Label: c[1], URL: "/?" + v.Encode(), Mark: mark, Title: c[2]})

@@ -3,6 +3,7 @@ package viewer
 import (
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"net/http"
 	"net/url"
 	"slices"
@@ -139,17 +140,9 @@ func (rq runQuery) values(page int) url.Values {
 	return v
 }
 
-// actionIcons are the filmstrip's signs of the kinds of actions.
-var actionIcons = map[action.Kind]string{
-	action.Click: "🖱", action.Drag: "↔", action.DragRel: "↔", action.Swipe: "↔", action.Scroll: "↕", action.Type: "⌨",
-	action.Key: "⌨", action.Hotkey: "⌨", action.Select: "☰", action.Navigate: "🌐", action.Back: "←", action.Done: "✓",
-	action.Fail: "✗", action.Answer: "💬", action.Wait: "⏳", action.Code: "$", action.API: "ƒ", action.Move: "➚",
-	action.ScrollToText: "↕", action.Plan: "✎", action.Reflect: "✎",
-}
-
-// icons sums up a step's actions, one sign each ("·" for other kinds),
-// "?" for a reply that could not be parsed.
-func icons(st store.Turn) string {
+// icons sums up a step's actions, an icon each named by the action's
+// kind, "?" for a reply that could not be parsed.
+func icons(st store.Turn) template.HTML {
 	var acts []action.Action
 	if len(st.Actions) == 0 || json.Unmarshal(st.Actions, &acts) != nil || len(acts) == 0 {
 		if st.ParseError != "" {
@@ -159,13 +152,25 @@ func icons(st store.Turn) string {
 	}
 	var b strings.Builder
 	for _, a := range acts {
-		if ic, ok := actionIcons[a.Kind]; ok {
-			b.WriteString(ic)
-		} else {
-			b.WriteString("·")
-		}
+		b.WriteString(string(icon(actionIcons[a.Kind], string(a.Kind))))
 	}
-	return b.String()
+	return template.HTML(b.String())
+}
+
+// actionWords names a step's actions in words, for a tooltip.
+func actionWords(st store.Turn) string {
+	var acts []action.Action
+	if len(st.Actions) == 0 || json.Unmarshal(st.Actions, &acts) != nil || len(acts) == 0 {
+		if st.ParseError != "" {
+			return "reply not parsed"
+		}
+		return "no action"
+	}
+	words := make([]string, len(acts))
+	for i, a := range acts {
+		words[i] = string(a.Kind)
+	}
+	return strings.Join(words, ", ")
 }
 
 // episodeData reads an episode, its steps and, when history is set, all

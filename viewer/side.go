@@ -24,7 +24,7 @@ type sideStep struct {
 	Index         int
 	Shot          string
 	SVG           template.HTML
-	Icons         string
+	Icons         template.HTML
 	Actions       string
 	Thought       string
 	Elements      []string

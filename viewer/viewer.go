@@ -305,6 +305,7 @@ var funcs = template.FuncMap{
 	"join":   strings.Join,
 	"plural": plural,
 	"short":  shorten,
+	"icon":   icon,
 }
 
 // plural counts n things: "1 episode", "2 episodes".

@@ -56,7 +56,7 @@ func TestPages(t *testing.T) {
 		{"/?by=app", 200, []string{"mousepad"}},
 		{"/?by=all", 200, []string{`<th colspan="2" class="dim">level</th>`, `<th class="group" title="level: wood">wood</th>`,
 			`<th colspan="1" class="dim">app</th>`, `<th class="group" title="app: mousepad">mousepad</th>`, `<th class="group" title="domain: `}},
-		{"/?sort=cost&desc=0", 200, []string{"▲"}},
+		{"/?sort=cost&desc=0", 200, []string{`class="sorted-up">Cost / ep.</a>`}},
 		{"/compare?run=run-a&run=run-b", 200, []string{"2 of 2 episodes flipped"}},
 		{"/compare?run=run-a", 400, []string{"at least two runs"}},
 		{"/run/run-a", 200, []string{"write-note", "sort-rows", "n/a"}},
