@@ -216,7 +216,8 @@ func TestRunPageFindsAndSorts(t *testing.T) {
 	}
 }
 
-// The run page shows the run's configuration as it recorded it.
+// The run page shows the run's configuration as it recorded it, its
+// durations as durations (recorded in nanoseconds).
 func TestRunPageShowsConfiguration(t *testing.T) {
 	root := t.TempDir()
 	dir := makeRun(t, root, "run-c", "openai", time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC), []episode{{"write-note", "wood", "success", 1}})
@@ -226,7 +227,7 @@ func TestRunPageShowsConfiguration(t *testing.T) {
 	}
 	info, _ := st.Run()
 	info.SuiteHash, info.PromptHash = "5a1c0ffee", "9b7"
-	info.Config = json.RawMessage(`{"agent":"openai","model":{"model":"gpt-5","format":"pyautogui","temperature":0.5,"top_p":0.9,"history":3},"judge":{"models":["gpt-5-mini"]},"max_cost":0.5}`)
+	info.Config = json.RawMessage(`{"agent":"openai","model":{"model":"gpt-5","format":"pyautogui","temperature":0.5,"top_p":0.9,"history":3},"judge":{"models":["gpt-5-mini"],"timeout":90000000000},"max_cost":0.5,"agent_timeout":20000000000}`)
 	if err := st.SetRun(info); err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,8 @@ func TestRunPageShowsConfiguration(t *testing.T) {
 	_, body := get(t, (&Server{Root: root}).Handler(), "/run/run-c")
 	for _, w := range []string{"<th>suite hash</th><td><code>5a1c0ffee</code>", "<th>model.format</th><td><code>pyautogui</code>",
 		"<th>model.temperature</th><td><code>0.5</code>", "<th>model.top_p</th><td><code>0.9</code>", `<th>judge.models</th><td><code>[&#34;gpt-5-mini&#34;]</code>`,
-		"<th>max_cost</th><td><code>0.5</code>"} {
+		"<th>max_cost</th><td><code>0.5</code>", "<th>model.history</th><td><code>3</code>",
+		"<th>agent_timeout</th><td><code>20s</code>", "<th>judge.timeout</th><td><code>1m30s</code>"} {
 		if !strings.Contains(body, w) {
 			t.Errorf("the run page lacks %q", w)
 		}

@@ -61,8 +61,9 @@ var episodeSorts = map[string]func(a, b store.Result) int{
 	"tokens": func(a, b store.Result) int {
 		return (a.InputTokens + a.OutputTokens) - (b.InputTokens + b.OutputTokens)
 	},
-	"cost":   func(a, b store.Result) int { return cmpFloat(a.Cost, b.Cost) },
-	"reason": func(a, b store.Result) int { return strings.Compare(a.Reason, b.Reason) },
+	"cost":    func(a, b store.Result) int { return cmpFloat(a.Cost, b.Cost) },
+	"reason":  func(a, b store.Result) int { return strings.Compare(a.Reason, b.Reason) },
+	"persona": func(a, b store.Result) int { return strings.Compare(a.Persona, b.Persona) },
 }
 
 func cmpFloat(a, b float64) int {
@@ -85,15 +86,15 @@ func cmpBoth(a, b int) int {
 // runQuery is what the run page shows: its filters, search and order, as
 // the URL's query gives them.
 type runQuery struct {
-	Show, Text, Outcome, Level, App, Sort string
-	Desc, InSteps                         bool
+	Show, Text, Outcome, Level, App, Persona, Sort string
+	Desc, InSteps                                  bool
 }
 
 func parseRunQuery(q url.Values) (runQuery, error) {
 	rq := runQuery{Show: q.Get("show"), Text: strings.TrimSpace(q.Get("q")), Outcome: q.Get("outcome"), Level: q.Get("level"),
-		App: q.Get("app"), Sort: q.Get("sort"), Desc: q.Get("desc") == "1", InSteps: q.Get("in") == "steps"}
+		App: q.Get("app"), Persona: q.Get("persona"), Sort: q.Get("sort"), Desc: q.Get("desc") == "1", InSteps: q.Get("in") == "steps"}
 	if rq.Sort != "" && episodeSorts[rq.Sort] == nil {
-		return rq, fmt.Errorf("%w: unknown sort %q (task, level, app, outcome, milestone, steps, time, tokens, cost, reason)", errBadRequest, rq.Sort)
+		return rq, fmt.Errorf("%w: unknown sort %q (task, level, app, persona, outcome, milestone, steps, time, tokens, cost, reason)", errBadRequest, rq.Sort)
 	}
 	if rq.Outcome != "" && !slices.Contains(check.Outcomes, check.Outcome(rq.Outcome)) {
 		return rq, fmt.Errorf("%w: unknown outcome %q", errBadRequest, rq.Outcome)
@@ -101,12 +102,12 @@ func parseRunQuery(q url.Values) (runQuery, error) {
 	return rq, nil
 }
 
-// matches reports whether an episode passes the query's outcome, level
-// and app filters and holds its text (in the task, instruction, reason or
+// matches reports whether an episode passes the query's outcome, level,
+// app and persona filters and holds its text (in the task, instruction, reason or
 // answer, or, where inSteps has the episode, in its steps).
 func (rq runQuery) matches(res store.Result, inSteps map[store.ReviewKey]bool) bool {
 	if rq.Outcome != "" && res.Outcome != rq.Outcome || rq.Level != "" && res.Level != rq.Level ||
-		rq.App != "" && !slices.Contains(res.Apps, rq.App) {
+		rq.App != "" && !slices.Contains(res.Apps, rq.App) || rq.Persona != "" && res.Persona != rq.Persona {
 		return false
 	}
 	text := strings.ToLower(rq.Text)
@@ -127,6 +128,7 @@ func (rq runQuery) values(page int) url.Values {
 	set("outcome", rq.Outcome)
 	set("level", rq.Level)
 	set("app", rq.App)
+	set("persona", rq.Persona)
 	set("sort", rq.Sort)
 	if rq.Desc {
 		v.Set("desc", "1")

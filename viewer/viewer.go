@@ -301,6 +301,7 @@ var funcs = template.FuncMap{
 	"money":  func(f float64) string { return fmt.Sprintf("$%.4f", f) },
 	"num":    func(f float64) string { return fmt.Sprintf("%.0f", f) },
 	"date":   func(t time.Time) string { return t.Format("2006-01-02 15:04") },
+	"time":   func(t time.Time) string { return t.Format("2006-01-02 15:04:05") },
 	"add":    func(a, b int) int { return a + b },
 	"join":   strings.Join,
 	"plural": plural,
