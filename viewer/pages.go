@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"image"
 	"net/http"
 	"net/url"
 	"slices"
@@ -250,9 +251,11 @@ func prettyJSON(b json.RawMessage) string {
 	return string(out)
 }
 
-// screenSize reads a WIDTHxHEIGHT resolution, 1920x1080 when unknown.
+// screenSize reads a WIDTHxHEIGHT resolution (the first of a run's
+// list, "1920x1080, 1080x2400"), 1920x1080 when unknown.
 func screenSize(res string) (int, int) {
-	w, h, ok := strings.Cut(res, "x")
+	res, _, _ = strings.Cut(res, ",")
+	w, h, ok := strings.Cut(strings.TrimSpace(res), "x")
 	if ok {
 		wi, err1 := strconv.Atoi(w)
 		hi, err2 := strconv.Atoi(h)
@@ -261,6 +264,34 @@ func screenSize(res string) (int, int) {
 		}
 	}
 	return 1920, 1080
+}
+
+// episodeScreen is the size of an episode's screen: that of its first
+// screenshot (the screen's own pixels; a run of tasks of several screen
+// sizes, a phone's and a desktop's, records them all as its resolution),
+// else the run's resolution.
+func episodeScreen(rn *run, steps []store.Turn, final string) (int, int) {
+	names := []string{final}
+	for _, st := range steps {
+		if st.Shot != "" {
+			names = []string{st.Shot}
+			break
+		}
+	}
+	if f, err := store.OpenShot(rn.Dir, names[0]); err == nil {
+		cfg, _, err := image.DecodeConfig(f)
+		f.Close()
+		if err == nil && cfg.Width > 0 && cfg.Height > 0 {
+			return cfg.Width, cfg.Height
+		}
+	}
+	return screenSize(rn.Report.Run.Resolution)
+}
+
+// aspect is a screen's width over its height, for the style that fits a
+// screenshot to the window's height (--aspect in viewer.css).
+func aspect(w, h int) string {
+	return strconv.FormatFloat(float64(w)/float64(max(h, 1)), 'f', 4, 64)
 }
 
 // modelUsage is what one model of a step spent (the agents' ModelUsage).

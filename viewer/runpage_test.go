@@ -84,3 +84,24 @@ func TestRunPageLostGuestsAttemptsPersonas(t *testing.T) {
 		t.Errorf("sorted by persona, intern's file-expense is not first")
 	}
 }
+
+// The leaderboard shortens a version built from a checkout to its
+// commit; a released version, and anything else, stays whole.
+func TestShortVersion(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"v0.3.1-0.20261122090000-5a1c0ffee123+dirty", "5a1c0ff+dirty"},
+		{"v0.3.1-0.20261122090000-5a1c0ffee123", "5a1c0ff"},
+		{"v0.0.0-20261122090000-5a1c0ffee123", "5a1c0ff"},
+		{"v1.2.0-rc.1.0.20261122090000-5a1c0ffee123", "5a1c0ff"},
+		{"devel 5a1c0ffee123-dirty", "devel 5a1c0ff-dirty"},
+		{"devel", "devel"},
+		{"v1.2.0", "v1.2.0"},
+		{"test", "test"},
+		{"", ""},
+	}
+	for _, tc := range tests {
+		if got := shortVersion(tc.in); got != tc.want {
+			t.Errorf("shortVersion(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
