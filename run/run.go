@@ -110,6 +110,7 @@ type job struct {
 	t      *task.Task
 	repeat int
 	lost   int // places that left the pool while running it
+	tried  int // attempts made on those places, counted in its Attempts
 	// local lists the command services the task uses: Proctor starts
 	// them on this machine's loopback, so only a place here serves it.
 	local []string

@@ -1019,3 +1019,83 @@ func TestProgressLines(t *testing.T) {
 		}
 	}
 }
+
+// killableEnv is an in-memory desktop that dies at a click while kills
+// are left.
+type killableEnv struct {
+	*mem.Env
+	kills *atomic.Int32
+}
+
+func (e killableEnv) Do(ctx context.Context, acts []action.Action) ([]action.Step, error) {
+	if len(acts) > 0 && acts[0].Kind == action.Click && e.kills.Add(-1) >= 0 {
+		e.Env.Kill()
+	}
+	return e.Env.Do(ctx, acts)
+}
+
+// TestLostPlaceCountsItsAttempts: a guest that dies in the middle of an
+// episode leaves the pool, named with the episode it was running; the
+// episode reruns on another guest, or ends as an error when none is left,
+// and its Attempts count the attempt on the lost guest too.
+func TestLostPlaceCountsItsAttempts(t *testing.T) {
+	tests := []struct {
+		name     string
+		kills    int32
+		outcome  string
+		attempts []int // of the two repeats, in order
+		lost     int
+	}{
+		{"one guest lost", 1, "success", []int{1, 2}, 1},
+		{"both guests lost", 2, "error", []int{1, 1}, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var kills atomic.Int32
+			kills.Store(tc.kills)
+			cfg := config(t, only(suite(t), "count-lines"), scripted(func(step int) (agent.Turn, error) {
+				if step == 1 {
+					return agent.Turn{Actions: []action.Action{{Kind: action.Click, Point: action.At(5, 5)}}}, nil
+				}
+				return agent.Turn{Actions: []action.Action{{Kind: action.Answer, Text: "3"}}}, nil
+			}))
+			cfg.Repeat, cfg.Retries = 2, -1 // no rerun on the same guest: only on another
+			for _, name := range []string{"guest 1", "guest 2"} {
+				cfg.Sources = append(cfg.Sources, env.Source{Name: name, Type: "x11", Once: true, Start: func(_ context.Context, size action.Size) (env.Env, error) {
+					d, err := mem.New(mem.WithSize(size))
+					return killableEnv{Env: d, kills: &kills}, err
+				}})
+			}
+			var lost []string
+			var mu sync.Mutex
+			cfg.Lost = func(name, reason string) {
+				mu.Lock()
+				defer mu.Unlock()
+				lost = append(lost, name+": "+reason)
+			}
+			rs, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var attempts []int
+			for _, r := range rs {
+				if r.Outcome != tc.outcome {
+					t.Errorf("repeat %d: %s (%s), want %s", r.Repeat, r.Outcome, r.Reason, tc.outcome)
+				}
+				attempts = append(attempts, r.Attempts)
+			}
+			slices.Sort(attempts)
+			if !slices.Equal(attempts, tc.attempts) {
+				t.Errorf("attempts %v, want %v", attempts, tc.attempts)
+			}
+			if len(lost) != tc.lost {
+				t.Fatalf("lost %q, want %d guests", lost, tc.lost)
+			}
+			for _, l := range lost {
+				if !strings.Contains(l, "while running count-lines (repeat ") {
+					t.Errorf("lost %q does not name the episode it was running", l)
+				}
+			}
+		})
+	}
+}

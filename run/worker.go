@@ -51,7 +51,9 @@ func runJobs(ctx context.Context, cfg Config, jobs []job, pr *progress) error {
 				if err != nil {
 					err = fmt.Errorf("%w: %s does not start: %v", ErrNoEnvironment, p.src.Name, err)
 				} else {
-					res, err = runEpisode(ctx, cfg, p, j, pr)
+					var tried int
+					res, tried, err = runEpisode(ctx, cfg, p, j, pr)
+					j.tried += tried
 				}
 				if ctx.Err() != nil {
 					q.done()
@@ -61,7 +63,7 @@ func runJobs(ctx context.Context, cfg Config, jobs []job, pr *progress) error {
 					p.lost = err
 					pr.notef("environment %s left the pool: %v", p.src.Name, err)
 					if cfg.Lost != nil {
-						cfg.Lost(p.src.Name, err.Error())
+						cfg.Lost(p.src.Name, fmt.Sprintf("while running %s: %v", j.label(cfg.Repeat), err))
 					}
 					if j.lost++; j.lost < 2 {
 						q.back(j) // another place of the pool takes it
@@ -72,6 +74,7 @@ func runJobs(ctx context.Context, cfg Config, jobs []job, pr *progress) error {
 					// instead of emptying the pool.
 					res = episode.Result(j.t, j.repeat)
 					res.Outcome, res.Reason = string(check.Error), fmt.Sprintf("infrastructure fault: %d environments were lost running it, the last: %v", j.lost, err)
+					res.Attempts = j.tried
 					res.Duration = time.Since(began) // on the last of them
 					res.Finished = time.Now().UTC()
 				}
@@ -125,6 +128,7 @@ func runJobs(ctx context.Context, cfg Config, jobs []job, pr *progress) error {
 	for _, j := range q.drain() {
 		res := episode.Result(j.t, j.repeat)
 		res.Outcome, res.Reason = string(check.Error), fmt.Sprintf("no environment of the pool can run it any more (%s environment of %dx%d)", j.typ(), j.size().W, j.size().H)
+		res.Attempts = j.tried // on places lost on it
 		res.Finished = time.Now().UTC()
 		if err := cfg.Store.SaveResult(res); err != nil {
 			return err
@@ -135,12 +139,14 @@ func runJobs(ctx context.Context, cfg Config, jobs []job, pr *progress) error {
 }
 
 // runEpisode runs one episode, rerunning it after infrastructure faults on
-// a healthy environment (the place's, started again if it died). A non-nil
-// error means the place left the pool; the episode was not recorded.
-func runEpisode(ctx context.Context, cfg Config, pl *place, j job, p *progress) (store.Result, error) {
+// a healthy environment (the place's, started again if it died), and says
+// how many attempts it made here. A non-nil error means the place left
+// the pool; the episode was not recorded. The result's Attempts counts
+// the attempts of places lost on it before (j.tried) too.
+func runEpisode(ctx context.Context, cfg Config, pl *place, j job, p *progress) (store.Result, int, error) {
 	var last error
 	wait := cfg.Backoff
-	attempts := 0
+	attempts := j.tried
 	n := max(cfg.Retries, 0) + 1
 	began := time.Now()
 	for attempt := 1; attempt <= n; attempt++ {
@@ -156,7 +162,7 @@ func runEpisode(ctx context.Context, cfg Config, pl *place, j job, p *progress) 
 		}
 		e := pl.env()
 		if e == nil {
-			return store.Result{}, ErrNoEnvironment
+			return store.Result{}, attempts - j.tried, ErrNoEnvironment
 		}
 		attempts++
 		res, err := play(ctx, cfg, e, pl.svc, j, p)
@@ -165,7 +171,7 @@ func runEpisode(ctx context.Context, cfg Config, pl *place, j job, p *progress) 
 			pl.mu.Lock()
 			res.Env = pl.info.Kind
 			pl.mu.Unlock()
-			return res, nil
+			return res, attempts - j.tried, nil
 		}
 		last = err
 		if ctx.Err() != nil {
@@ -178,13 +184,13 @@ func runEpisode(ctx context.Context, cfg Config, pl *place, j job, p *progress) 
 			res := episode.Result(j.t, j.repeat)
 			res.Outcome, res.Reason, res.Attempts = string(check.Error), fmt.Sprintf("the task asks for what the environment refuses (not run again): %v", err), attempts
 			res.Duration, res.Finished = time.Since(began), time.Now().UTC()
-			return res, nil
+			return res, attempts - j.tried, nil
 		}
 		if attempt < n {
 			p.notef("retry: %s: infrastructure fault (%v): episode attempt %d of %d, retrying in %s", j.label(cfg.Repeat), err, attempt, n, wait)
 		}
 		if err := pl.heal(ctx, p); err != nil {
-			return store.Result{}, err
+			return store.Result{}, attempts - j.tried, err
 		}
 	}
 	res := episode.Result(j.t, j.repeat)
@@ -192,7 +198,7 @@ func runEpisode(ctx context.Context, cfg Config, pl *place, j job, p *progress) 
 	// The time it took: every attempt and the waits between them.
 	res.Duration = time.Since(began)
 	res.Finished = time.Now().UTC()
-	return res, nil
+	return res, attempts - j.tried, nil
 }
 
 // episodeConfig is what the run's episodes share.

@@ -76,8 +76,10 @@ func TestViewerFilmstripAndPlay(t *testing.T) {
 	if err != nil || n != 5 {
 		t.Fatalf("%d thumbnails (%v), want 5", n, err)
 	}
-	if s := text(t, ctx, "#filmstrip li:nth-child(3) .icons"); s != "3 ⌨⌨" {
-		t.Errorf("step 3's signs %q, want the typing and the hotkey", s)
+	signs, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll("#filmstrip li:nth-child(3) .icons svg.icon")].
+		map(s => s.getAttribute("aria-label") + (s.getBoundingClientRect().width > 8 ? "" : " (not drawn)")).join(" ")`))
+	if err != nil || signs != "type hotkey" || text(t, ctx, "#filmstrip li:nth-child(3) .icons") != "3 " {
+		t.Errorf("step 3's signs %q (%v), want the icons of the typing and the hotkey", signs, err)
 	}
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#filmstrip a[data-index="3"]`)), snap("11-filmstrip")); err != nil {
 		t.Fatal(err)
@@ -214,7 +216,8 @@ func TestRunPageFindsAndSorts(t *testing.T) {
 	}
 }
 
-// The run page shows the run's configuration as it recorded it.
+// The run page shows the run's configuration as it recorded it, its
+// durations as durations (recorded in nanoseconds).
 func TestRunPageShowsConfiguration(t *testing.T) {
 	root := t.TempDir()
 	dir := makeRun(t, root, "run-c", "openai", time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC), []episode{{"write-note", "wood", "success", 1}})
@@ -224,7 +227,7 @@ func TestRunPageShowsConfiguration(t *testing.T) {
 	}
 	info, _ := st.Run()
 	info.SuiteHash, info.PromptHash = "5a1c0ffee", "9b7"
-	info.Config = json.RawMessage(`{"agent":"openai","model":{"model":"gpt-5","format":"pyautogui","temperature":0.5,"top_p":0.9,"history":3},"judge":{"models":["gpt-5-mini"]},"max_cost":0.5}`)
+	info.Config = json.RawMessage(`{"agent":"openai","model":{"model":"gpt-5","format":"pyautogui","temperature":0.5,"top_p":0.9,"history":3},"judge":{"models":["gpt-5-mini"],"timeout":90000000000},"max_cost":0.5,"agent_timeout":20000000000}`)
 	if err := st.SetRun(info); err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +235,8 @@ func TestRunPageShowsConfiguration(t *testing.T) {
 	_, body := get(t, (&Server{Root: root}).Handler(), "/run/run-c")
 	for _, w := range []string{"<th>suite hash</th><td><code>5a1c0ffee</code>", "<th>model.format</th><td><code>pyautogui</code>",
 		"<th>model.temperature</th><td><code>0.5</code>", "<th>model.top_p</th><td><code>0.9</code>", `<th>judge.models</th><td><code>[&#34;gpt-5-mini&#34;]</code>`,
-		"<th>max_cost</th><td><code>0.5</code>"} {
+		"<th>max_cost</th><td><code>0.5</code>", "<th>model.history</th><td><code>3</code>",
+		"<th>agent_timeout</th><td><code>20s</code>", "<th>judge.timeout</th><td><code>1m30s</code>"} {
 		if !strings.Contains(body, w) {
 			t.Errorf("the run page lacks %q", w)
 		}

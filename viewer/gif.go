@@ -48,7 +48,7 @@ func (s *Server) episodeGIF(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer db.Close()
-	width, height := screenSize(run.Report.Run.Resolution)
+	width, height := episodeScreen(run, steps, res.FinalShot)
 	type frame struct {
 		shot  string
 		marks []mark

@@ -127,10 +127,15 @@ func TestViewerShowsJudgeAgreement(t *testing.T) {
 	// and what the judge decided, criterion by criterion, and spent.
 	checks := text(t, ctx, "section.checks")
 	for _, w := range []string{"judged by openai:judge-a (judge-a-2026) on expected_flow with 4 screens · score 75.0%",
-		"✓ select — a rectangle selection is made at step 2", "✗ export — no export is seen", "4200+90 tokens · $0.0123"} {
+		"select — a rectangle selection is made at step 2", "export — no export is seen", "4200+90 tokens · $0.0123"} {
 		if !strings.Contains(checks, w) {
 			t.Errorf("the episode's checks lack %q:\n%s", w, checks)
 		}
+	}
+	marks, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll("section.checks ul.criteria li")].
+		map(li => li.querySelector("svg.icon").getAttribute("aria-label") + " " + li.textContent.trim().split(" ")[0]).join(", ")`))
+	if err != nil || !strings.Contains(marks, "passed select, failed export") {
+		t.Errorf("the criteria's marks %q (%v), want select passed and export failed", marks, err)
 	}
 	// A panel's votes are listed, one a judge, in the panel's order.
 	votes, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("section.checks ul.votes li")].map(li => li.className + "|" + li.textContent.trim())`))

@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"html/template"
 	"net/http"
 	"net/url"
 	"time"
@@ -17,7 +18,7 @@ const LiveRefresh = 5
 type flightView struct {
 	store.Flight
 	Shot  string
-	Icons string
+	Icons template.HTML
 	URL   string
 }
 

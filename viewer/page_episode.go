@@ -28,7 +28,8 @@ type stepView struct {
 	TreeLines int
 	// Icons sum up the step's actions for the filmstrip; ThumbHeight is
 	// its thumbnail's height at 96 pixels wide.
-	Icons       string
+	Icons       template.HTML
+	Words       string // the actions named, for the filmstrip's tooltip
 	ThumbHeight int
 	// Prompt is what the model was sent, where the agent recorded it.
 	Prompt []promptMessage
@@ -75,10 +76,10 @@ func (s *Server) renderEpisode(w http.ResponseWriter, code int, run *run, res st
 	if len(res.Verdict) > 0 {
 		_ = json.Unmarshal(res.Verdict, &v)
 	}
-	width, height := screenSize(run.Report.Run.Resolution)
+	width, height := episodeScreen(run, steps, res.FinalShot)
 	views := make([]stepView, len(steps))
 	for i, st := range steps {
-		sv := stepView{Turn: st, Width: width, Height: height, Icons: icons(st), ThumbHeight: max(1, 96*height/max(width, 1))}
+		sv := stepView{Turn: st, Width: width, Height: height, Icons: icons(st), Words: actionWords(st), ThumbHeight: max(1, 96*height/max(width, 1))}
 		if len(st.Prompt) > 0 {
 			_ = json.Unmarshal(st.Prompt, &sv.Prompt)
 		}
@@ -107,7 +108,7 @@ func (s *Server) renderEpisode(w http.ResponseWriter, code int, run *run, res st
 		final = "/run/" + url.PathEscape(run.ID) + "/shot/" + url.PathEscape(res.FinalShot)
 	}
 	s.render(w, code, "episode", map[string]any{
-		"FinalShot": final, "Width": width, "Height": height,
+		"FinalShot": final, "Width": width, "Height": height, "Aspect": aspect(width, height),
 		"Title": res.Task, "Run": run, "Result": res, "Verdict": v, "Steps": views, "Review": review, "Earlier": earlier(reviews),
 		"Writable": s.Token != "", "Zip": "/run/" + url.PathEscape(run.ID) + "/episode.zip?" + zip.Encode(),
 		"GIF":         "/run/" + url.PathEscape(run.ID) + "/episode.gif?" + zip.Encode(),

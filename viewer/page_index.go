@@ -2,8 +2,10 @@ package viewer
 
 import (
 	"fmt"
+	"html/template"
 	"net/http"
 	"net/url"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -28,7 +30,7 @@ type boardRow struct {
 	Tokens                         float64       // mean per episode, input and output
 	Cost                           float64       // mean per episode
 	TotalCost                      float64
-	Groups                         map[string]string
+	Groups                         map[string]template.HTML // a breakdown's cells: the success rate over passed/decided and errors
 	// Repeats sums up the tasks' repeats: flip rate and pass^k, for runs
 	// with repeats.
 	Repeats report.RepeatBrief
@@ -47,20 +49,44 @@ func rowOf(r *run, dims []score.Dimension) boardRow {
 		Env: rep.Environments(), Started: rep.Run.Started, N: s.N, Decided: s.Decided, Errors: s.Errors, Weighted: s.Weighted, Success: s.SuccessRate, Milestone: s.MilestoneAvg,
 		Uncompleted: share(check.Uncompleted), EarlyStop: share(check.EarlyStopped), Duration: rep.Means.Duration,
 		Setup: rep.Means.Setup, Tokens: rep.Means.InputTokens + rep.Means.OutputTokens, Cost: rep.Means.Cost,
-		TotalCost: rep.Means.TotalCost, Groups: map[string]string{}, Repeats: report.BriefRepeats(rep.Results)}
+		TotalCost: rep.Means.TotalCost, Groups: map[string]template.HTML{}, Repeats: report.BriefRepeats(rep.Results)}
 	for _, d := range dims {
 		for _, g := range rep.Breakdowns[d] {
-			cell := fmt.Sprintf("%d/%d · %.0f%%", g.Summary.Passed, g.Summary.Decided, 100*g.Summary.SuccessRate)
+			// The rate over its counts, two short lines: five levels'
+			// columns fit beside the others in a 1400 pixel window.
+			rate := fmt.Sprintf("%.0f%%", 100*g.Summary.SuccessRate)
 			if !g.Summary.HasRates() {
-				cell = fmt.Sprintf("%d/%d · n/a", g.Summary.Passed, g.Summary.Decided)
+				rate = "n/a"
 			}
+			cell := fmt.Sprintf("%s <small>%d/%d</small>", rate, g.Summary.Passed, g.Summary.Decided)
 			if g.Summary.Errors > 0 {
-				cell += fmt.Sprintf(" · %d err.", g.Summary.Errors)
+				cell += fmt.Sprintf(" <small>%d err.</small>", g.Summary.Errors)
 			}
-			row.Groups[groupLabel(dims, d, g.Key)] = cell
+			row.Groups[groupLabel(dims, d, g.Key)] = template.HTML(cell)
 		}
 	}
 	return row
+}
+
+// pseudoVersion is a Go pseudo-version (what go build stamps on a
+// checkout between tags), with "+dirty" when it had changes; devel is
+// what a build without a module version says.
+var (
+	pseudoVersion = regexp.MustCompile(`^v\d+\.\d+\.\d+-(?:[0-9A-Za-z.]*\.)?\d{14}-([0-9a-f]{12})(\+dirty)?$`)
+	develVersion  = regexp.MustCompile(`^devel ([0-9a-f]{12})(-dirty)?$`)
+)
+
+// shortVersion shortens a harness version built from a checkout to its
+// commit, as git abbreviates it ("5a1c0ff+dirty", "devel 5a1c0ff"), for
+// the leaderboard's narrow column; a released version stays whole.
+func shortVersion(v string) string {
+	if m := pseudoVersion.FindStringSubmatch(v); m != nil {
+		return m[1][:7] + m[2]
+	}
+	if m := develVersion.FindStringSubmatch(v); m != nil {
+		return "devel " + m[1][:7] + m[2]
+	}
+	return v
 }
 
 // byAll asks the leaderboard for the columns of every dimension at once.
@@ -200,6 +226,11 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 		return less(rows[i], rows[j])
 	})
 	groups := sortedGroups(groupSet, dims)
+	// The columns over repeats are there where a run has repeats.
+	repeated := false
+	for _, r := range rows {
+		repeated = repeated || r.Repeats.Repeated()
+	}
 	var cols []column
 	for _, c := range [][3]string{{"agent", "Agent / model", ""}, {"env", "Env.", "the environments the episodes ran in"}, {"date", "Date", ""},
 		{"tasks", "Eps.", "episodes"}, {"errors", "Errors", "infrastructure errors, left out of every rate and mean"},
@@ -210,14 +241,17 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 		{"uncompleted", "Uncompl.", "uncompleted: the budget or wall time ran out"}, {"early", "Early", "early stopped: repeated actions"},
 		{"time", "Time / ep.", "mean time per episode, without the reset and setup"}, {"tokens", "Tokens / ep.", "mean tokens per episode, input and output"},
 		{"cost", "Cost / ep.", "mean cost per episode (the run page has the total)"}} {
+		if !repeated && (c[0] == "flips" || c[0] == "passk") {
+			continue
+		}
 		v := url.Values{"sort": {c[0]}, "by": {by}, "q": {q.Get("q")}}
 		mark := ""
 		if c[0] == sortKey {
 			if desc {
 				v.Set("desc", "0")
-				mark = "▼"
+				mark = "sorted-down"
 			} else {
-				mark = "▲"
+				mark = "sorted-up"
 			}
 		}
 		cols = append(cols, column{Key: c[0], Label: c[1], URL: "/?" + v.Encode(), Mark: mark, Title: c[2]})
@@ -240,7 +274,7 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 	}
 	s.render(w, http.StatusOK, "leaderboard", map[string]any{
 		"Title": "Runs", "Rows": rows, "Columns": cols, "Groups": groups, "GroupHeads": groupHeads(groups, dims), "By": by, "ByLinks": byLinks,
-		"Query": q.Get("q"), "All": len(runs), "ClearURL": "/?" + clear.Encode(), "Sort": sortKey, "Desc": desc, "Root": s.Root,
+		"Query": q.Get("q"), "All": len(runs), "ClearURL": "/?" + clear.Encode(), "Sort": sortKey, "Desc": desc, "Root": s.Root, "Repeated": repeated,
 		"CostPlot": s.plot("cost", shown, costPlot), "TimePlot": s.plot("time", shown, timePlot), "LevelPlot": s.plot("level", shown, levelPlot),
 		"ScorePlot": s.plot("scores", shown, scorePlot), "AppPlot": s.plot("app", shown, appPlot),
 	})

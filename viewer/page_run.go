@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/proctor-eval/proctor/agreement"
 	"github.com/proctor-eval/proctor/check"
@@ -104,6 +106,13 @@ func runConfig(r store.Run) []configRow {
 					walk(key, x[k])
 				}
 			case nil:
+			case float64:
+				if isDuration(prefix) && x == math.Trunc(x) && x != 0 {
+					rows = append(rows, configRow{prefix, time.Duration(int64(x)).String()})
+					return
+				}
+				b, _ := json.Marshal(x)
+				rows = append(rows, configRow{prefix, string(b)})
 			default:
 				b, _ := json.Marshal(x)
 				rows = append(rows, configRow{prefix, strings.Trim(string(b), `"`)})
@@ -118,6 +127,22 @@ func runConfig(r store.Run) []configRow {
 		}
 	}
 	return out
+}
+
+// durationNames are the configuration's settings that are durations,
+// recorded in nanoseconds (Go's time.Duration in JSON): the last part of
+// a dotted key, or its end after an underscore.
+var durationNames = []string{"timeout", "settle", "backoff", "grace", "wall_time", "delay", "interval"}
+
+// isDuration reports whether a configuration key names a duration.
+func isDuration(key string) bool {
+	last := key[strings.LastIndex(key, ".")+1:]
+	for _, n := range durationNames {
+		if last == n || strings.HasSuffix(last, "_"+n) {
+			return true
+		}
+	}
+	return false
 }
 
 // sortColumn is a header of the episodes' table: a link that sorts by it,
@@ -153,12 +178,15 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	levels, apps := map[string]bool{}, map[string]bool{}
+	levels, apps, personas := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	var rows []episodeRow
 	for _, res := range rn.Report.Results {
 		levels[res.Level] = true
 		for _, a := range res.Apps {
 			apps[a] = true
+		}
+		if res.Persona != "" {
+			personas[res.Persona] = true
 		}
 		row := episodeRow{Result: res, URL: episodeURL(rn.ID, res.Task, res.Repeat)}
 		if rv, ok := rn.Reviews[store.ReviewKey{Task: res.Task, Repeat: res.Repeat}]; ok {
@@ -215,9 +243,16 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 		}
 		filters = append(filters, column{Key: f[0], Label: f[1], URL: base + fq.values(1).Encode(), Mark: mark})
 	}
+	// The persona column and filter are there where the run's episodes
+	// have personas (a suite of personas' tasks).
+	cols := [][2]string{{"task", "Task"}, {"level", "Level"}, {"app", "App"}}
+	if len(personas) > 0 {
+		cols = append(cols, [2]string{"persona", "Persona"})
+	}
+	cols = append(cols, [][2]string{{"outcome", "Outcome"}, {"reason", "Reason"},
+		{"milestone", "Milestones"}, {"steps", "Steps"}, {"time", "Time"}, {"tokens", "Tokens"}, {"cost", "Cost"}}...)
 	var sorts []sortColumn
-	for _, c := range [][2]string{{"task", "Task"}, {"level", "Level"}, {"app", "App"}, {"outcome", "Outcome"}, {"reason", "Reason"},
-		{"milestone", "Milestones"}, {"steps", "Steps"}, {"time", "Time"}, {"tokens", "Tokens"}, {"cost", "Cost"}} {
+	for _, c := range cols {
 		sq := rq
 		sq.Sort, sq.Desc = c[0], false
 		mark := ""
@@ -246,6 +281,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 		"Show": rq.Show, "Query": rq.Text, "LevelPlot": s.plot("level", []*run{rn}, levelPlot), "Judges": judgeRows(rn),
 		"ScorePlot": s.plot("scores", []*run{rn}, scorePlot), "AppPlot": s.plot("app", []*run{rn}, appPlot),
 		"RQ": rq, "Sorts": sorts, "Config": runConfig(rn.Report.Run), "Outcomes": outcomes, "Levels": slices.Sorted(maps.Keys(levels)), "Apps": slices.Sorted(maps.Keys(apps)),
+		"Personas": slices.Sorted(maps.Keys(personas)), "Lost": rn.Report.Lost,
 	})
 }
 

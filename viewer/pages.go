@@ -3,6 +3,8 @@ package viewer
 import (
 	"encoding/json"
 	"fmt"
+	"html/template"
+	"image"
 	"net/http"
 	"net/url"
 	"slices"
@@ -60,8 +62,9 @@ var episodeSorts = map[string]func(a, b store.Result) int{
 	"tokens": func(a, b store.Result) int {
 		return (a.InputTokens + a.OutputTokens) - (b.InputTokens + b.OutputTokens)
 	},
-	"cost":   func(a, b store.Result) int { return cmpFloat(a.Cost, b.Cost) },
-	"reason": func(a, b store.Result) int { return strings.Compare(a.Reason, b.Reason) },
+	"cost":    func(a, b store.Result) int { return cmpFloat(a.Cost, b.Cost) },
+	"reason":  func(a, b store.Result) int { return strings.Compare(a.Reason, b.Reason) },
+	"persona": func(a, b store.Result) int { return strings.Compare(a.Persona, b.Persona) },
 }
 
 func cmpFloat(a, b float64) int {
@@ -84,15 +87,15 @@ func cmpBoth(a, b int) int {
 // runQuery is what the run page shows: its filters, search and order, as
 // the URL's query gives them.
 type runQuery struct {
-	Show, Text, Outcome, Level, App, Sort string
-	Desc, InSteps                         bool
+	Show, Text, Outcome, Level, App, Persona, Sort string
+	Desc, InSteps                                  bool
 }
 
 func parseRunQuery(q url.Values) (runQuery, error) {
 	rq := runQuery{Show: q.Get("show"), Text: strings.TrimSpace(q.Get("q")), Outcome: q.Get("outcome"), Level: q.Get("level"),
-		App: q.Get("app"), Sort: q.Get("sort"), Desc: q.Get("desc") == "1", InSteps: q.Get("in") == "steps"}
+		App: q.Get("app"), Persona: q.Get("persona"), Sort: q.Get("sort"), Desc: q.Get("desc") == "1", InSteps: q.Get("in") == "steps"}
 	if rq.Sort != "" && episodeSorts[rq.Sort] == nil {
-		return rq, fmt.Errorf("%w: unknown sort %q (task, level, app, outcome, milestone, steps, time, tokens, cost, reason)", errBadRequest, rq.Sort)
+		return rq, fmt.Errorf("%w: unknown sort %q (task, level, app, persona, outcome, milestone, steps, time, tokens, cost, reason)", errBadRequest, rq.Sort)
 	}
 	if rq.Outcome != "" && !slices.Contains(check.Outcomes, check.Outcome(rq.Outcome)) {
 		return rq, fmt.Errorf("%w: unknown outcome %q", errBadRequest, rq.Outcome)
@@ -100,12 +103,12 @@ func parseRunQuery(q url.Values) (runQuery, error) {
 	return rq, nil
 }
 
-// matches reports whether an episode passes the query's outcome, level
-// and app filters and holds its text (in the task, instruction, reason or
+// matches reports whether an episode passes the query's outcome, level,
+// app and persona filters and holds its text (in the task, instruction, reason or
 // answer, or, where inSteps has the episode, in its steps).
 func (rq runQuery) matches(res store.Result, inSteps map[store.ReviewKey]bool) bool {
 	if rq.Outcome != "" && res.Outcome != rq.Outcome || rq.Level != "" && res.Level != rq.Level ||
-		rq.App != "" && !slices.Contains(res.Apps, rq.App) {
+		rq.App != "" && !slices.Contains(res.Apps, rq.App) || rq.Persona != "" && res.Persona != rq.Persona {
 		return false
 	}
 	text := strings.ToLower(rq.Text)
@@ -126,6 +129,7 @@ func (rq runQuery) values(page int) url.Values {
 	set("outcome", rq.Outcome)
 	set("level", rq.Level)
 	set("app", rq.App)
+	set("persona", rq.Persona)
 	set("sort", rq.Sort)
 	if rq.Desc {
 		v.Set("desc", "1")
@@ -139,17 +143,9 @@ func (rq runQuery) values(page int) url.Values {
 	return v
 }
 
-// actionIcons are the filmstrip's signs of the kinds of actions.
-var actionIcons = map[action.Kind]string{
-	action.Click: "🖱", action.Drag: "↔", action.DragRel: "↔", action.Swipe: "↔", action.Scroll: "↕", action.Type: "⌨",
-	action.Key: "⌨", action.Hotkey: "⌨", action.Select: "☰", action.Navigate: "🌐", action.Back: "←", action.Done: "✓",
-	action.Fail: "✗", action.Answer: "💬", action.Wait: "⏳", action.Code: "$", action.API: "ƒ", action.Move: "➚",
-	action.ScrollToText: "↕", action.Plan: "✎", action.Reflect: "✎",
-}
-
-// icons sums up a step's actions, one sign each ("·" for other kinds),
-// "?" for a reply that could not be parsed.
-func icons(st store.Turn) string {
+// icons sums up a step's actions, an icon each named by the action's
+// kind, "?" for a reply that could not be parsed.
+func icons(st store.Turn) template.HTML {
 	var acts []action.Action
 	if len(st.Actions) == 0 || json.Unmarshal(st.Actions, &acts) != nil || len(acts) == 0 {
 		if st.ParseError != "" {
@@ -159,13 +155,25 @@ func icons(st store.Turn) string {
 	}
 	var b strings.Builder
 	for _, a := range acts {
-		if ic, ok := actionIcons[a.Kind]; ok {
-			b.WriteString(ic)
-		} else {
-			b.WriteString("·")
-		}
+		b.WriteString(string(icon(actionIcons[a.Kind], string(a.Kind))))
 	}
-	return b.String()
+	return template.HTML(b.String())
+}
+
+// actionWords names a step's actions in words, for a tooltip.
+func actionWords(st store.Turn) string {
+	var acts []action.Action
+	if len(st.Actions) == 0 || json.Unmarshal(st.Actions, &acts) != nil || len(acts) == 0 {
+		if st.ParseError != "" {
+			return "reply not parsed"
+		}
+		return "no action"
+	}
+	words := make([]string, len(acts))
+	for i, a := range acts {
+		words[i] = string(a.Kind)
+	}
+	return strings.Join(words, ", ")
 }
 
 // episodeData reads an episode, its steps and, when history is set, all
@@ -243,9 +251,11 @@ func prettyJSON(b json.RawMessage) string {
 	return string(out)
 }
 
-// screenSize reads a WIDTHxHEIGHT resolution, 1920x1080 when unknown.
+// screenSize reads a WIDTHxHEIGHT resolution (the first of a run's
+// list, "1920x1080, 1080x2400"), 1920x1080 when unknown.
 func screenSize(res string) (int, int) {
-	w, h, ok := strings.Cut(res, "x")
+	res, _, _ = strings.Cut(res, ",")
+	w, h, ok := strings.Cut(strings.TrimSpace(res), "x")
 	if ok {
 		wi, err1 := strconv.Atoi(w)
 		hi, err2 := strconv.Atoi(h)
@@ -254,6 +264,34 @@ func screenSize(res string) (int, int) {
 		}
 	}
 	return 1920, 1080
+}
+
+// episodeScreen is the size of an episode's screen: that of its first
+// screenshot (the screen's own pixels; a run of tasks of several screen
+// sizes, a phone's and a desktop's, records them all as its resolution),
+// else the run's resolution.
+func episodeScreen(rn *run, steps []store.Turn, final string) (int, int) {
+	names := []string{final}
+	for _, st := range steps {
+		if st.Shot != "" {
+			names = []string{st.Shot}
+			break
+		}
+	}
+	if f, err := store.OpenShot(rn.Dir, names[0]); err == nil {
+		cfg, _, err := image.DecodeConfig(f)
+		f.Close()
+		if err == nil && cfg.Width > 0 && cfg.Height > 0 {
+			return cfg.Width, cfg.Height
+		}
+	}
+	return screenSize(rn.Report.Run.Resolution)
+}
+
+// aspect is a screen's width over its height, for the style that fits a
+// screenshot to the window's height (--aspect in viewer.css).
+func aspect(w, h int) string {
+	return strconv.FormatFloat(float64(w)/float64(max(h, 1)), 'f', 4, 64)
 }
 
 // modelUsage is what one model of a step spent (the agents' ModelUsage).

@@ -24,7 +24,7 @@ type sideStep struct {
 	Index         int
 	Shot          string
 	SVG           template.HTML
-	Icons         string
+	Icons         template.HTML
 	Actions       string
 	Thought       string
 	Elements      []string
@@ -59,7 +59,7 @@ func (s *Server) side(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, err)
 			return
 		}
-		width, height := screenSize(rn.Report.Run.Resolution)
+		width, height := episodeScreen(rn, steps, res.FinalShot)
 		col := sideColumn{Run: rn, Result: res, URL: episodeURL(rn.ID, res.Task, res.Repeat)}
 		for _, st := range steps {
 			ss := sideStep{Index: st.Index, Icons: icons(st), Actions: prettyJSON(st.Actions), Thought: st.Thought,

@@ -301,13 +301,17 @@ var funcs = template.FuncMap{
 		}
 		return d.Round(100 * time.Millisecond).String()
 	},
-	"money":  func(f float64) string { return fmt.Sprintf("$%.4f", f) },
-	"num":    func(f float64) string { return fmt.Sprintf("%.0f", f) },
-	"date":   func(t time.Time) string { return t.Format("2006-01-02 15:04") },
-	"add":    func(a, b int) int { return a + b },
-	"join":   strings.Join,
-	"plural": plural,
-	"short":  shorten,
+	"money":        func(f float64) string { return fmt.Sprintf("$%.4f", f) },
+	"num":          func(f float64) string { return fmt.Sprintf("%.0f", f) },
+	"date":         func(t time.Time) string { return t.Format("2006-01-02 15:04") },
+	"time":         func(t time.Time) string { return t.Format("2006-01-02 15:04:05") },
+	"add":          func(a, b int) int { return a + b },
+	"join":         strings.Join,
+	"plural":       plural,
+	"short":        shorten,
+	"icon":         icon,
+	"shortVersion": shortVersion,
+	"aspect":       aspect,
 }
 
 // plural counts n things: "1 episode", "2 episodes".

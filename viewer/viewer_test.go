@@ -56,7 +56,7 @@ func TestPages(t *testing.T) {
 		{"/?by=app", 200, []string{"mousepad"}},
 		{"/?by=all", 200, []string{`<th colspan="2" class="dim">level</th>`, `<th class="group" title="level: wood">wood</th>`,
 			`<th colspan="1" class="dim">app</th>`, `<th class="group" title="app: mousepad">mousepad</th>`, `<th class="group" title="domain: `}},
-		{"/?sort=cost&desc=0", 200, []string{"▲"}},
+		{"/?sort=cost&desc=0", 200, []string{`class="sorted-up">Cost / ep.</a>`}},
 		{"/compare?run=run-a&run=run-b", 200, []string{"2 of 2 episodes flipped"}},
 		{"/compare?run=run-a", 400, []string{"at least two runs"}},
 		{"/run/run-a", 200, []string{"write-note", "sort-rows", "n/a"}},
@@ -332,7 +332,7 @@ func TestWordingAndState(t *testing.T) {
 		t.Errorf("an episode without repeat = %d, want its first repeat", code)
 	}
 	_, body = get(t, h, "/?by=level")
-	if !strings.Contains(body, `<td class="n group">1/1 · 100%</td>`) || !strings.Contains(body, `<td class="n group">0/1 · 0%</td>`) {
+	if !strings.Contains(body, `<td class="n group">100% <small>1/1</small></td>`) || !strings.Contains(body, `<td class="n group">0% <small>0/1</small></td>`) {
 		t.Errorf("breakdown cells lack their counts:\n%s", body)
 	}
 }
@@ -536,8 +536,8 @@ func TestErrorsLeftOut(t *testing.T) {
 		id   string
 		want []string
 	}{
-		{"run-down", []string{`<td class="n errors">2</td>`, `<td class="n strong">n/a</td>`, `<td class="n">n/a</td>`, "0/0 · n/a · 1 err."}},
-		{"run-mixed", []string{`<td class="n errors">1</td>`, `<td class="n strong">100.0%</td>`, "1/1 · 100%", "0/0 · n/a · 1 err."}},
+		{"run-down", []string{`<td class="n errors">2</td>`, `<td class="n strong">n/a</td>`, `<td class="n">n/a</td>`, "n/a <small>0/0</small> <small>1 err.</small>"}},
+		{"run-mixed", []string{`<td class="n errors">1</td>`, `<td class="n strong">100.0%</td>`, "100% <small>1/1</small>", "n/a <small>0/0</small> <small>1 err.</small>"}},
 	} {
 		r := row(tc.id)
 		for _, w := range tc.want {

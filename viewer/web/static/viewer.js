@@ -1,3 +1,10 @@
+// A screenshot is fitted to the window's height by its shape: the page
+// gives it as data-aspect (the pages' policy refuses inline styles).
+(function () {
+  var shots = document.querySelectorAll('.shot[data-aspect]');
+  for (var i = 0; i < shots.length; i++) shots[i].style.setProperty('--aspect', shots[i].getAttribute('data-aspect'));
+})();
+
 // Steps through a trajectory with the arrow keys and buttons, loading each
 // screenshot when its step is first shown.
 (function () {
