@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -478,7 +479,7 @@ func TestEpisodeMarksTable(t *testing.T) {
 		`<tr><td class="n">1</td><td>push button</td><td>Save</td><td>mousepad</td><td class="n">10, 20, 80×24</td></tr>`,
 		`<tr><td class="n">2</td><td>text</td><td>&lt;out.txt&gt;</td><td></td><td class="n">0, 50, 300×20</td></tr>`} {
 		if !strings.Contains(body, want) {
-			t.Errorf("the episode page lacks %q", want)
+			t.Errorf("the episode page lacks %q:\n%s", want, body[strings.Index(body, "the harness"):][:600])
 		}
 	}
 	if n := strings.Count(body, `<details class="marks"`); n != 1 {
@@ -565,5 +566,39 @@ func TestErrorsLeftOut(t *testing.T) {
 		if !strings.Contains(body, w) {
 			t.Errorf("the comparison lacks %q:\n%s", w, body)
 		}
+	}
+}
+
+// The harness's turn after the agent (a task's after section) shows as
+// the harness's, with its steps, not as a model's output.
+func TestEpisodeHarnessTurn(t *testing.T) {
+	root := twoRuns(t)
+	st, err := store.Open(root + "/run-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := st.Turns("sort-rows", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := steps[len(steps)-1].Index
+	err = st.SaveTurn(store.Turn{Task: "sort-rows", Index: last + 1, By: "harness", Raw: `after the agent: keys ctrl+s; close "data.txt"`,
+		Steps: json.RawMessage(`[{"keys":"ctrl+s"},{"close":{"title":"data.txt"}}]`), EnvError: `after[1] close: no window's title holds "data.txt"`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	_, body := get(t, (&Server{Root: root}).Handler(), "/run/run-a/episode?task=sort-rows&repeat=0")
+	for _, want := range []string{
+		fmt.Sprintf("<h3>Step %d: the harness, after the agent</h3>", last+1),
+		`<pre class="raw">after the agent: keys ctrl&#43;s; close &#34;data.txt&#34;</pre>`,
+		`environment: after[1] close: no window&#39;s title holds &#34;data.txt&#34;`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the episode page lacks %q:\n%s", want, body[strings.Index(body, "the harness"):][:600])
+		}
+	}
+	if n := strings.Count(body, "<h4>Model output</h4>"); n != len(steps) {
+		t.Errorf("%d model outputs for %d agent steps", n, len(steps))
 	}
 }
