@@ -15,8 +15,11 @@
 //     task's steps after the agent;
 //   - the evaluator: infeasible, exact_match, check_include_exclude,
 //     file_contains and compare_text_file over a file or a command's
-//     output (vm_file, vm_command_line), with several functions joined by
-//     "and".
+//     output (vm_file, vm_command_line), and compare_table,
+//     compare_docx_files and compare_pptx_files as document_equal checks
+//     with the task's options, with several functions joined by "and".
+//     A converted check that does not compile (an option document_equal
+//     does not know) leaves the task out, with the compiler's words.
 //
 // Everything else is named as not supported. The paths of OSWorld's
 // user, /home/user, are the desktop's home, ~.
@@ -595,6 +598,11 @@ func (c *converter) evaluator() {
 			continue
 		}
 		specs, why := conv(c, results[i], expected[i], opts[i])
+		if why == "" {
+			if _, err := check.CompileAll(specs, nil); err != nil {
+				why = err.Error()
+			}
+		}
 		if why != "" {
 			c.unsupported("evaluator %s: %s", fn, why)
 			continue
@@ -613,6 +621,49 @@ var metrics = map[string]metric{
 	"check_include_exclude": includeExclude,
 	"file_contains":         fileContains,
 	"compare_text_file":     compareTextFile,
+	"compare_table":         documentEqual("xlsx"),
+	"compare_docx_files":    documentEqual("docx"),
+	"compare_pptx_files":    documentEqual("pptx"),
+}
+
+// documentEqual: an office document of the desktop compares with the
+// expected one (a file to fetch) by the peer's options, which
+// document_equal takes by the same names (its compile refuses the ones it
+// does not know, named). Keys beginning with an underscore are the task
+// file's comments.
+func documentEqual(mode string) metric {
+	return func(c *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
+		if result == nil || result.Type != "vm_file" {
+			return nil, "a result that is not a file"
+		}
+		file := home(str(result.Path))
+		if file == "" {
+			return nil, "a vm_file without a path"
+		}
+		s := check.Spec{Kind: check.DocumentEqual, File: file, Mode: mode}
+		for k, v := range opts {
+			if strings.HasPrefix(k, "_") {
+				continue
+			}
+			if s.Options == nil {
+				s.Options = map[string]any{}
+			}
+			s.Options[k] = v
+		}
+		switch {
+		case expected == nil:
+		case expected.Type == "cloud_file":
+			url, dest := str(expected.Path), str(expected.Dest)
+			if url == "" || dest == "" {
+				return nil, "a cloud_file without path or dest"
+			}
+			s.Asset = path.Join(Peer, c.f.ID, "expected", path.Base(dest))
+			c.fetch(url, s.Asset)
+		default:
+			return nil, fmt.Sprintf("expected %s", expected.Type)
+		}
+		return []check.Spec{s}, ""
+	}
 }
 
 // probe is the check probe of a result getter: a file of the desktop or

@@ -13,6 +13,7 @@ import (
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/imports"
 	"github.com/proctor-eval/proctor/task"
+	"github.com/xuri/excelize/v2"
 )
 
 // fixtures copies testdata/examples into a folder of its own, with the
@@ -67,7 +68,7 @@ func TestImport(t *testing.T) {
 		{"infeasible", imports.Runnable, ""},
 		{"terminal-size", imports.Runnable, ""},
 		{"log", imports.Blocked, "file not fetched: https://files.example/app.log"},
-		{"fill", imports.NotImported, "not supported: evaluator compare_table"},
+		{"fill", imports.Runnable, ""},
 		{"tabs", imports.Blocked, "live web: config[2] opens https://www.example.com"},
 		{"drive", imports.NotImported, "account: config[0]: googledrive signs in to a Google account"},
 		{"settings", imports.Blocked, "app not installable: config[0]: VS Code is not in Debian"},
@@ -132,6 +133,17 @@ func TestImport(t *testing.T) {
 	if len(log.Origin.Fetch) != 2 || log.Checks[0].Kind != check.FileEqual || log.Checks[0].Asset != "osworld/log/expected/log_Gold.txt" {
 		t.Errorf("log: fetch %+v, check %+v", log.Origin.Fetch, log.Checks[0])
 	}
+	fill := got["fill"].Task
+	if c := fill.Checks[0]; c.Kind != check.DocumentEqual || c.Mode != "xlsx" || c.File != "~/fill.xlsx" || c.Asset != "osworld/fill/expected/fill_gold.xlsx" || c.Options["rules"] == nil {
+		t.Errorf("fill's check: %+v", c)
+	}
+	var kinds []string
+	for _, st := range fill.After {
+		kinds = append(kinds, st.Spec().Kind())
+	}
+	if strings.Join(kinds, ",") != "focus,keys,close" {
+		t.Errorf("fill's steps after the agent: %v", kinds)
+	}
 	tabs := got["tabs"].Task
 	if len(tabs.Setup) != 2 || tabs.Setup[0].Launch.App != "chromium" || len(tabs.Setup[0].Launch.Args) != 0 {
 		t.Errorf("tabs: the socat relay and the debugging port must go: %+v", tabs.Setup)
@@ -143,7 +155,7 @@ func TestImport(t *testing.T) {
 // --fetch, block the task and are named), and the table counts every
 // task.
 func TestWrite(t *testing.T) {
-	files := map[string]string{"/app.log": "line 1\nline 2\n", "/log_Gold.txt": "line 2\n"}
+	files := map[string]string{"/app.log": "line 1\nline 2\n", "/log_Gold.txt": "line 2\n", "/fill.xlsx": workbook(t, ""), "/fill_gold.xlsx": workbook(t, "7")}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, ok := files[r.URL.Path]
 		if !ok {
@@ -181,11 +193,11 @@ func TestWrite(t *testing.T) {
 			if log.Status() != imports.Blocked || !strings.Contains(log.Reasons[0].String(), "file not fetched: "+srv.URL+"/app.log") {
 				t.Fatalf("not fetched: %s %v", log.Status(), log.Reasons)
 			}
-			if len(s.Warnings) != 2 || !strings.Contains(s.Warnings[0].Msg, "is not fetched yet: proctor import --fetch downloads it from") {
+			if len(s.Warnings) != 4 || !strings.Contains(s.Warnings[0].Msg, "is not fetched yet: proctor import --fetch downloads it from") {
 				t.Errorf("warnings: %v", s.Warnings)
 			}
 		}
-		if c.Tasks != 10 || c.Mapped != c.Runnable+c.Blocked || c.NotImported != 4 {
+		if c.Tasks != 10 || c.Mapped != c.Runnable+c.Blocked || c.NotImported != 3 || fetch && c.Runnable != 5 || !fetch && c.Runnable != 3 {
 			t.Errorf("fetch %v: counts %+v", fetch, c)
 		}
 		table, err := os.ReadFile(filepath.Join(out, imports.TableFile))
@@ -199,6 +211,23 @@ func TestWrite(t *testing.T) {
 			t.Error("a task not imported was written")
 		}
 	}
+}
+
+// workbook is an xlsx file whose A1 holds a1 (empty: nothing).
+func workbook(t *testing.T, a1 string) string {
+	t.Helper()
+	f := excelize.NewFile()
+	defer f.Close()
+	if a1 != "" {
+		if err := f.SetCellValue("Sheet1", "A1", a1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := f.WriteToBuffer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
 
 func FuzzParse(f *testing.F) {
