@@ -1,5 +1,6 @@
 // Package validate proves a suite's evaluators: for every task, the gold
-// solution must pass; doing nothing, giving up on a feasible task (FAIL)
+// solution must pass (a task without one, unproven, is proven only to
+// fail on what must fail); doing nothing, giving up on a feasible task (FAIL)
 // or answering an infeasible one must not, and every declared wrong
 // trajectory must not either. Each trajectory is replayed on a fresh
 // desktop through the runner, so validation exercises exactly what a run
@@ -71,7 +72,9 @@ func variants(tasks []*task.Task) []variant {
 			}
 			out = append(out, v)
 		}
-		mk(Gold, t.Gold, true)
+		if len(t.Gold) > 0 || t.Unproven == "" {
+			mk(Gold, t.Gold, true)
+		}
 		mk(Noop, []action.Action{{Kind: action.Done}}, false)
 		if t.Kind == task.InfeasibleTask {
 			mk(Claim, []action.Action{{Kind: action.Answer, Text: "done"}}, false)
@@ -80,6 +83,19 @@ func variants(tasks []*task.Task) []variant {
 		}
 		for _, w := range t.Wrong {
 			mk(w.Name, w.Actions, false, w.Milestone)
+		}
+	}
+	return out
+}
+
+// Unproven lists the tasks without a gold solution (an imported task
+// that says why in unproven): validation proves only that their checks
+// fail on the start state and on the wrong trajectories.
+func Unproven(tasks []*task.Task) []string {
+	var out []string
+	for _, t := range tasks {
+		if len(t.Gold) == 0 && t.Unproven != "" {
+			out = append(out, t.ID)
 		}
 	}
 	return out

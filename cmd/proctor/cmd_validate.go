@@ -35,7 +35,10 @@ on the pool's environments (--env; local desktops by default): the gold
 solution, which must succeed; a do-nothing trajectory (DONE at once), which
 must not; giving up at once (FAIL) on a feasible task, or answering at once
 on an infeasible one, which must not; and every wrong trajectory the task
-declares under wrong:, which must not either. It prints a table and exits 1 on any violation, naming the
+declares under wrong:, which must not either. A task without a gold solution
+(an imported task that says why in unproven) is proven only to fail on the
+start state and its wrong trajectories, and is listed apart as unproven.
+It prints a table and exits 1 on any violation, naming the
 task and the trajectory. An infrastructure error counts as a violation: it
 proves nothing.
 
@@ -196,6 +199,10 @@ than --judge-controls-tolerance wrong.`,
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "%s, %s, %s in %s (%s)\n", plural(len(tasks), "task"), plural(len(rows), "trajectory"),
 				plural(v, "violation"), time.Since(start).Round(time.Second), where)
+			if u := validate.Unproven(tasks); len(u) > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "unproven: %s without a gold solution (%s): their checks were proven to fail on the start state and the wrong trajectories only\n",
+					plural(len(u), "task"), strings.Join(u, ", "))
+			}
 			if cost, err := validate.Settling(st); err == nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), cost)
 			}
