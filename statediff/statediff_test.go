@@ -59,7 +59,9 @@ func TestCompare(t *testing.T) {
 			want: []string{"changed value of clipboard clipboard"}, bad: []string{"changed value of clipboard clipboard"}},
 		{name: "clipboard allowed", edit: func(in []Item) []Item { in[4].Value, in[4].Hash = "secret", "h"; return in },
 			allowed: Allowed{Clipboard: true}, want: []string{"changed value of clipboard clipboard"}},
-		{name: "window left", edit: func(in []Item) []Item { return append(in, Item{Kind: Window, Key: "Editor"}, Item{Kind: Window, Key: "Terminal"}) },
+		{name: "window left", edit: func(in []Item) []Item {
+			return append(in, Item{Kind: Window, Key: "Editor"}, Item{Kind: Window, Key: "Terminal"})
+		},
 			allowed: Allowed{Windows: []string{"Term*"}}, want: []string{"created window Editor #2", "created window Terminal"},
 			bad: []string{"created window Editor #2"}},
 		{name: "cookie by host", edit: func(in []Item) []Item { in[6].Hash = "2"; return in },
