@@ -5,7 +5,8 @@ import "github.com/bmatcuk/doublestar/v4"
 // Noise is a change that says nothing of what the agent did: an
 // application's cache, a recent-file list, a lock file, the harness's
 // own files. A change whose kind is Kind and whose key matches Pattern
-// (a glob of doublestar's: "~/.cache/**") is filtered, with Why.
+// (a glob of doublestar's: "~/.cache/**"; for processes and windows one
+// where "*" is any text) is filtered, with Why.
 type Noise struct {
 	Kind    Kind   `json:"kind"`
 	Pattern string `json:"pattern"`
@@ -54,6 +55,13 @@ var desktopNoise = []Noise{
 	{File, "~/.config/gtk-3.0/bookmarks", "GTK's bookmarks"},
 	{File, "**/*~", "an editor's backup file"},
 	{File, "**/.goutputstream-*", "GLib's temporary file of a save"},
+	// The session's services that its bus starts when an application asks
+	// (a command's listing cannot tell them from the applications').
+	{Process, "/usr/libexec/at-spi*", "the accessibility bus's services"},
+	{Process, "dbus-daemon *", "the session bus"},
+	{Process, "/usr/bin/dbus-daemon *", "the session bus"},
+	{Process, "/usr/libexec/dconf-service*", "dconf's service"},
+	{Process, "/usr/libexec/gvfsd*", "GVfs's services"},
 }
 
 // browserNoise is the noise of a browser's episode.
@@ -75,7 +83,14 @@ func NoiseFor(typ string) []Noise {
 // filter returns why a change is noise, or "".
 func filter(noise []Noise, c Change) string {
 	for _, n := range noise {
-		if n.Kind == c.Kind && matchKey(n.Pattern, c.Key) {
+		if n.Kind != c.Kind {
+			continue
+		}
+		if c.Kind == Process || c.Kind == Window {
+			if matchText(n.Pattern, baseKey(c.Key)) {
+				return n.Why
+			}
+		} else if matchKey(n.Pattern, c.Key) {
 			return n.Why
 		}
 	}
