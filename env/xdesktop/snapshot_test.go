@@ -108,7 +108,9 @@ mousepad ~/w.txt >/dev/null 2>&1 &
 			t.Fatal(err)
 		}
 		got, filtered := diffOf(t, e.before, after)
-		got = slices.DeleteFunc(got, func(s string) bool { return s == "created file ~/.config/Mousepad" || s == "created file ~/.config/Mousepad/accels.scm" })
+		got = slices.DeleteFunc(got, func(s string) bool {
+			return s == "created file ~/.config/Mousepad" || s == "created file ~/.config/Mousepad/accels.scm"
+		})
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: changes\n%q\nwant\n%q", e.name, got, want)
 		}
