@@ -134,6 +134,7 @@ func xlsxBytes(t testing.TB, n int) []byte {
 
 func TestChecks(t *testing.T) {
 	ev := evidence(t)
+	ev.Changes = violatingDiff()
 	ms := MilestoneScores{
 		"open": {ID: "open", Weight: 1, Pass: true},
 		"save": {ID: "save", Weight: 3, Pass: false},
@@ -216,6 +217,7 @@ func TestChecks(t *testing.T) {
 		{"milestones all", Spec{Kind: Milestones, Milestones: []string{"open", "save"}}, false, "below 1.00"},
 		{"judge command output", Spec{Kind: JudgeKind, Evidence: CommandOutput, Command: "echo 42", Expectation: "the output says 42"}, true, "saw 42"},
 		{"judge command output fails", Spec{Kind: JudgeKind, Evidence: CommandOutput, Command: "cat /root/notes.txt", Expectation: "the output says 42"}, false, "no 42"},
+		{"side effects", Spec{Kind: SideEffects}, false, "1 change outside the allowed set: created file ~/x.txt (1 allowed, 1 filtered as noise)"},
 	}
 	seen := map[Kind]bool{}
 	for _, tc := range tests {

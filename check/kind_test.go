@@ -208,7 +208,7 @@ func TestCompileMessages(t *testing.T) {
 		spec Spec
 		want string
 	}{
-		{Spec{Kind: "fuzzy"}, `kind: unknown check kind "fuzzy" (known: [exact lines answer contains not_contains exists not_exists range infeasible file_equal document_equal command predicate process milestones judge])`},
+		{Spec{Kind: "fuzzy"}, `kind: unknown check kind "fuzzy" (known: [exact lines answer contains not_contains exists not_exists range infeasible file_equal document_equal command predicate process milestones judge side_effects])`},
 		{Spec{Kind: Range, Probe: &Probe{Answer: true}, Expected: 1, Min: fptr(1)}, "expected: does not apply to a range check"},
 		{Spec{Kind: Infeasible, Probe: &Probe{Answer: true}, Value: "x"}, "probe: does not apply to an infeasible check"},
 		{Spec{Kind: Range, Min: fptr(1)}, "probe: a range check needs a probe"},

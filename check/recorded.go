@@ -10,6 +10,7 @@ import (
 
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/query"
+	"github.com/proctor-eval/proctor/statediff"
 )
 
 // Recorded is Evidence captured earlier: the probe results a run stored
@@ -38,6 +39,8 @@ type Recorded struct {
 	Pages []PageAnswer `json:"pages,omitempty"`
 	// Services are the service probes' answers.
 	Services []ServiceAnswer `json:"services,omitempty"`
+	// Changes is the state diff a side_effects check read.
+	Changes *statediff.Diff `json:"changes,omitempty"`
 }
 
 var _ Evidence = (*Recorded)(nil)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/query"
+	"github.com/proctor-eval/proctor/statediff"
 )
 
 // ErrNotRecorded is the error of a probe that a complete record does not
@@ -69,6 +70,7 @@ type Recorder struct {
 	clip     *string
 	pages    []PageAnswer
 	services []ServiceAnswer
+	changes  *statediff.Diff
 }
 
 // PageAnswer is a recorded page probe.
@@ -251,6 +253,7 @@ func (r *Recorder) Recorded() *Recorded {
 	for _, a := range r.queries {
 		out.Queries = append(out.Queries, QueryAnswer{Query: a.Query, Elements: slices.Clone(a.Elements)})
 	}
+	out.Changes = r.changes
 	out.WindowList = slices.Clone(r.windows)
 	out.Pages = slices.Clone(r.pages)
 	out.Services = slices.Clone(r.services)

@@ -11,6 +11,7 @@ import (
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/mem"
+	"github.com/proctor-eval/proctor/statediff"
 	"github.com/proctor-eval/proctor/task"
 )
 
@@ -125,5 +126,33 @@ func TestAfterStepFailures(t *testing.T) {
 	}
 	if !errors.Is(err, env.ErrClosed) {
 		t.Fatalf("%v does not say the environment closed", err)
+	}
+}
+
+// TestWantsChanges: only a task that declares what may change (or whose
+// suite does), or has a side_effects check, takes the snapshots.
+func TestWantsChanges(t *testing.T) {
+	plain := afterSave(t)
+	s, _ := task.Load("../testdata/mem")
+	if WantsChanges(s, plain) {
+		t.Error("a task without changes: or side_effects takes snapshots")
+	}
+	ep := start(t, Config{}, plain)
+	if ep.before != nil {
+		t.Error("the episode of a task without changes: took a snapshot")
+	}
+	withCheck := *plain
+	withCheck.Checks = append(append([]check.Spec(nil), plain.Checks...), check.Spec{Kind: check.SideEffects})
+	withMilestone := *plain
+	withMilestone.Milestones = []check.Milestone{{ID: "m", Weight: 1, Checks: []check.Spec{{Kind: check.SideEffects}}}}
+	for name, tk := range map[string]*task.Task{"check": &withCheck, "milestone": &withMilestone} {
+		if !WantsChanges(s, tk) {
+			t.Errorf("a task with a side_effects %s takes no snapshot", name)
+		}
+	}
+	suite := *s
+	suite.Changes = &statediff.Allowed{}
+	if !WantsChanges(&suite, plain) {
+		t.Error("a task of a suite that declares changes: takes no snapshot")
 	}
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/service"
+	"github.com/proctor-eval/proctor/statediff"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
 	"github.com/proctor-eval/proctor/usage"
@@ -126,6 +127,10 @@ type Episode struct {
 	started  bool
 
 	end *Ending // set when the episode ended
+
+	// before is the snapshot of the environment's state after the setup
+	// (changes.go).
+	before *statediff.Snapshot
 }
 
 // Result is the result that an episode of t, repeat, starts from: the
@@ -182,6 +187,9 @@ func Start(ctx context.Context, e env.Env, svc *service.Instances, cfg Config, t
 		return nil, infra(err)
 	}
 	ep.res.Setup = time.Since(start)
+	if err := ep.snapshotBefore(ctx); err != nil {
+		return nil, err
+	}
 	ep.begun = time.Now()
 	ep.limit = t.WallTime()
 	ep.deadline = ep.begun.Add(ep.limit)

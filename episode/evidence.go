@@ -11,6 +11,7 @@ import (
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/query"
 	"github.com/proctor-eval/proctor/service"
+	"github.com/proctor-eval/proctor/statediff"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -32,6 +33,9 @@ type Evidence struct {
 	Shots map[int]string
 	// Final is the screen after the episode; zero: none was taken.
 	Final check.Screen
+	// Changes is the state diff of the episode (the side_effects check
+	// reads it); nil: none was taken.
+	Changes *statediff.Diff
 }
 
 func (v *Evidence) FinalScreen(context.Context) (check.Screen, error) {

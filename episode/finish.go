@@ -62,6 +62,10 @@ func (ep *Episode) Finish(ctx context.Context) (store.Result, error) {
 			return res, infra(ctx.Err())
 		}
 	}
+	changes, err := ep.stateDiff(ctx)
+	if err != nil {
+		return res, err
+	}
 	jctx, cancel := context.WithTimeout(ctx, cfg.JudgeTimeout)
 	defer cancel()
 	// The screen the checks judge is kept (the viewer shows it; judge
@@ -74,7 +78,7 @@ func (ep *Episode) Finish(ctx context.Context) (store.Result, error) {
 	// What the checks read is recorded, so that proctor rescore can judge
 	// the episode again with changed checks.
 	checks.Judge = cfg.Judge
-	ev := check.NewRecorder(&Evidence{Env: ep.e, Traj: ep.traj, Suite: cfg.Suite, Services: ep.svc, Store: cfg.Store, Shots: ep.shots, Final: final.screen})
+	ev := check.NewRecorder(&Evidence{Env: ep.e, Traj: ep.traj, Suite: cfg.Suite, Services: ep.svc, Store: cfg.Store, Shots: ep.shots, Final: final.screen, Changes: changes})
 	v := checks.Evaluate(jctx, ev, end.End)
 	// A judge that gave no verdict is not a reason to run the agent again:
 	// the evidence was read and is kept, the episode is an infrastructure

@@ -61,6 +61,7 @@ func (s *Suite) lint(f *fileCtx, t *Task) Problems {
 	if serviceRE.MatchString(t.ID) {
 		add([]any{"id"}, "an id cannot name a service: its origin is known only when a run starts")
 	}
+	ps = append(ps, lintChanges(f, t)...)
 	size, err := t.Environment.Size()
 	if err != nil {
 		add([]any{"environment", "resolution"}, "%v", err)

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/proctor-eval/proctor/statediff"
 )
 
 // Files of a suite directory.
@@ -102,7 +104,10 @@ type Suite struct {
 	// the suite may reach, as a task's environment says (Reach).
 	Network string   `json:"network,omitempty"`
 	Allow   []string `json:"allow,omitempty"`
-	Tasks   []*Task  `json:"-"`
+	// Changes is what every task of the suite may change, besides its
+	// own changes: section.
+	Changes *statediff.Allowed `json:"changes,omitempty"`
+	Tasks   []*Task            `json:"-"`
 	// Warnings are what lint warns of in tasks that loaded: likely
 	// mistakes, such as a target's role that no tree gives.
 	Warnings Problems `json:"-"`

@@ -134,6 +134,7 @@ func (s *Suite) parseSuiteFile(name string, src []byte) Problems {
 	}
 	probs = append(probs, s.parseServices(f, obj["services"])...)
 	probs = append(probs, s.parseSetup(f, obj["setup"])...)
+	probs = append(probs, s.parseChanges(f, obj["changes"])...)
 	apps, _ := obj["apps"].(map[string]any)
 	for app, raw := range apps {
 		if bad[app] {

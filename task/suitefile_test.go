@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/proctor-eval/proctor/statediff"
 )
 
 func writeSuite(t *testing.T, suite string) string {
@@ -76,7 +78,7 @@ func TestSuiteFileSchemaErrorsHavePlaces(t *testing.T) {
 	for _, tc := range []struct{ name, suite, want string }{
 		{"missing command", "apps:\n  foo:\n    package: foo\n", `suite.yaml:2:3: apps.foo: missing required field "command"`},
 		{"wrong type", "name: [a, b]\n", `suite.yaml:1:1: name: got array, want string`},
-		{"top-level field", "name: x\ncolour: red\n", `suite.yaml:2:1: colour: unknown field "colour" (valid: name, description, apps, services, setup, network, allow, personas)`},
+		{"top-level field", "name: x\ncolour: red\n", `suite.yaml:2:1: colour: unknown field "colour" (valid: name, description, apps, services, setup, network, allow, changes, personas)`},
 		{"env value", "apps:\n  foo:\n    command: foo\n    env:\n      N: 3\n", `suite.yaml:5:7: apps.foo.env.N: got number, want string`},
 		{"env name", "apps:\n  foo:\n    command: foo\n    env:\n      A-B: x\n", `suite.yaml:5:7: apps.foo.env.A-B: "A-B" is not a valid name here: 'A-B' does not match pattern`},
 		{"network", "network: open\n", `suite.yaml:1:1: network: value must be 'web'`},
@@ -212,6 +214,36 @@ func TestSuiteServices(t *testing.T) {
 			}
 			if len(tc.want) == 0 && (len(s.Services) != 1 || s.Services[0].Name != "site") {
 				t.Errorf("services = %+v", s.Services)
+			}
+		})
+	}
+}
+
+func TestSuiteChanges(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		want       string // a problem, or "" for none
+	}{
+		{"default", "changes:\n  paths: [~/out/**]\n  clipboard: true\n", ""},
+		{"bad glob", "changes:\n  paths: [\"~/[x\"]\n", `changes: paths[0]: "~/[x" is not a valid glob`},
+		{"unknown field", "changes:\n  files: [~/x]\n", `unknown field "files"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var s Suite
+			ps := s.parseSuiteFile("suite.yaml", []byte(tc.yaml))
+			if tc.want == "" {
+				if len(ps) > 0 || s.Changes == nil || s.Changes.Paths[0] != "~/out/**" || !s.Changes.Clipboard {
+					t.Fatalf("problems %v, changes %+v", ps, s.Changes)
+				}
+				tk := &Task{Changes: &statediff.Allowed{Paths: []string{"~/a"}}}
+				if a := tk.AllowedChanges(&s); len(a.Paths) != 2 || !a.Clipboard {
+					t.Errorf("joined: %+v", a)
+				}
+				return
+			}
+			if len(ps) == 0 || !strings.Contains(ps.Error(), tc.want) {
+				t.Fatalf("problems %v, want %q", ps, tc.want)
 			}
 		})
 	}

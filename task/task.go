@@ -12,6 +12,7 @@ import (
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/duration"
+	"github.com/proctor-eval/proctor/statediff"
 )
 
 // Level is a task's difficulty tier, after OSUniverse.
@@ -138,6 +139,11 @@ type Task struct {
 	// Wrong trajectories must not pass the checks: proctor validate replays
 	// them to prove the checks tell right from wrong.
 	Wrong []Trajectory `json:"wrong,omitempty"`
+
+	// Changes is what the agent may change besides what the checks look
+	// at (joined with the suite's default, AllowedChanges): the
+	// side_effects check fails on anything else that changed.
+	Changes *statediff.Allowed `json:"changes,omitempty"`
 
 	// Template fields: present only in a template file.
 	Params  map[string][]any `json:"params,omitempty"`

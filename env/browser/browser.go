@@ -132,6 +132,9 @@ type episode struct {
 	stop    context.CancelCauseFunc
 	over    error
 	dialog  *dialog // a JavaScript dialog waiting for an answer
+	// requests are the requests with side effects its pages sent
+	// (snapshot.go).
+	requests requestLog
 	// used is set by the first action, file written or page read: an
 	// episode still unused (the one Start opened) is as fresh as a new
 	// one, and the first reset takes it.
@@ -485,7 +488,8 @@ func (b *Browser) openEpisode(ctx context.Context) (*episode, error) {
 	return ep, nil
 }
 
-// prepareTab sets a tab's viewport and listens to its dialogs.
+// prepareTab sets a tab's viewport and listens to its dialogs and
+// requests.
 func (b *Browser) prepareTab(t *tab, ep *episode) error {
 	err := chromedp.Do(t.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tg, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
@@ -494,6 +498,9 @@ func (b *Browser) prepareTab(t *tab, ep *episode) error {
 	}))
 	if err != nil {
 		return fmt.Errorf("set the viewport: %w", err)
+	}
+	if err := b.watchRequests(t, ep); err != nil {
+		return err
 	}
 	main := cdp.FrameID(t.id) // a page target's main frame has its id
 	return chromedp.Listen(t.ctx, func(ev any) {

@@ -480,6 +480,14 @@ func (s *session) stopApps() map[int]bool {
 // bus activated, such as the accessibility bus, are re-parented to init but
 // keep the bus's group) or when it descends from one.
 func (s *session) sweepExceptInfra(infra map[int]bool) map[int]bool {
+	keep := infraTree(infra)
+	s.sweep(keep)
+	return keep
+}
+
+// infraTree is the infrastructure's processes: those of infra, those in
+// their process groups, and their descendants.
+func infraTree(infra map[int]bool) map[int]bool {
 	keep := map[int]bool{}
 	parent := map[int]int{}
 	ents, _ := os.ReadDir("/proc")
@@ -516,7 +524,6 @@ func (s *session) sweepExceptInfra(infra map[int]bool) map[int]bool {
 			}
 		}
 	}
-	s.sweep(keep)
 	return keep
 }
 
