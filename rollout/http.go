@@ -185,7 +185,7 @@ func decode(w http.ResponseWriter, r *http.Request, v any, empty bool) bool {
 
 // client names the caller for the per-client limit: its Proctor-Client
 // header, else its address.
-func client(r *http.Request) string {
+func clientOf(r *http.Request) string {
 	if c := r.Header.Get(api.ClientHeader); c != "" {
 		return "name " + c
 	}
@@ -217,7 +217,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(api.KindBadRequest, `give "task": a task's id, or a template's (GET %s lists them)`, api.PathTasks))
 		return
 	}
-	ro, err := h.s.Create(r.Context(), client(r), req)
+	ro, err := h.s.Create(r.Context(), clientOf(r), req)
 	if err != nil {
 		writeError(w, err)
 		return
