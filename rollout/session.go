@@ -58,7 +58,8 @@ type Rollout struct {
 	milestones *check.Compiled  // the milestones that give step rewards; nil: none do
 	progress   float64          // the milestone score so far
 	final      *api.Final
-	end        string // why it ended
+	end        string    // why it ended
+	observed   time.Time // when the last observation was made
 }
 
 // Create starts a rollout of req.Task for client: it takes an
@@ -254,7 +255,7 @@ func (s *Service) advance(r *Rollout) {
 			o.ImageURL = fmt.Sprintf("%s?step=%d", strings.Replace(api.PathImage, "{id}", r.id, 1), obs.Step)
 		}
 	}
-	r.obs = o
+	r.obs, r.observed = o, time.Now()
 }
 
 // toJPEG re-encodes a screenshot in JPEG.
@@ -289,9 +290,9 @@ func (s *Service) Step(id string, req api.StepRequest) (api.StepResponse, error)
 		return api.StepResponse{}, err
 	}
 	step := r.ep.Step()
-	start := time.Now()
+	// The policy's time: from the observation's answer to this request.
+	turn.Latency = time.Since(r.observed)
 	r.ep.Act(s.ctx, turn)
-	turn.Latency = time.Since(start)
 	resp := api.StepResponse{}
 	var performed []action.Action
 	for _, st := range r.ep.Trajectory().Steps {
