@@ -37,7 +37,7 @@ const token = "test-token"
 
 // fixture is a service on in-memory desktops behind its HTTP handler.
 type fixture struct {
-	t   *testing.T
+	t   testing.TB
 	s   *Service
 	srv *httptest.Server
 	st  *store.Store
@@ -50,7 +50,7 @@ type options struct {
 	queue     int
 }
 
-func loadSuite(t *testing.T) *task.Suite {
+func loadSuite(t testing.TB) *task.Suite {
 	t.Helper()
 	s, ps := task.Load("testdata/suite")
 	if len(ps) > 0 {
@@ -59,7 +59,7 @@ func loadSuite(t *testing.T) *task.Suite {
 	return s
 }
 
-func newFixture(t *testing.T, o options) *fixture {
+func newFixture(t testing.TB, o options) *fixture {
 	t.Helper()
 	suite := loadSuite(t)
 	var opts []mem.Option
@@ -106,7 +106,7 @@ func pointer(s string) string {
 
 // conform checks an answer against the OpenAPI document: its status is
 // documented for the route, and a JSON body matches the schema given.
-func conform(t *testing.T, method, route string, status int, ctype string, body []byte) {
+func conform(t testing.TB, method, route string, status int, ctype string, body []byte) {
 	t.Helper()
 	var doc struct {
 		Paths map[string]map[string]struct {
