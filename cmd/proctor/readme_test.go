@@ -81,6 +81,8 @@ var readmeNotRun = map[string]string{
 	"bin/proctor run testdata/judged --env mem --agent replay --filter '^judged-answer$' --judge-model local --judge-base-url http://127.0.0.1:8760/v1 --out runs/judged-local": "TestExampleJudgeServer runs this very command against the example judge, with no key set",
 
 	"bin/proctor view runs": "serves until stopped; the viewer's tests serve its pages, and the README's --export line writes them",
+	"bin/proctor serve testdata/runner --parallel 2 --token-file token &":                            "serves until stopped, with a fingerprint that changes with every start; TestPythonRolloutsOnDesktops starts it",
+	"python3 examples/rollout/gym_loop.py --url https://127.0.0.1:7500#sha256=FP --token-file token": "needs the service above; TestPythonRolloutsOnDesktops runs the example against it",
 }
 
 // readmeOutputNotCompared lists transcripts whose command runs but whose
