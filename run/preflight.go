@@ -63,7 +63,11 @@ func preflight(ctx context.Context, cfg Config, jobs []job) ([]*place, error) {
 		for _, sv := range cfg.Suite.Services {
 			if d := cfg.Suite.DataPath(sv); sv.IsCommand() && d != "" {
 				if st, err := os.Stat(d); err != nil || !st.IsDir() {
-					problems = append(problems, Problem{Text: fmt.Sprintf("service %s: its data folder %s is missing: run `proctor setup %s` first", sv.Name, d, cfg.Suite.Name)})
+					at := ""
+					if w := sv.DataDeclared(); w != "" {
+						at = " (" + w + ")"
+					}
+					problems = append(problems, Problem{Text: fmt.Sprintf("service %s: its data folder %s%s is missing: run `proctor setup %s` first", sv.Name, d, at, cfg.Suite.Name)})
 				}
 			}
 		}

@@ -49,7 +49,14 @@ type Service struct {
 	// Reset is when the data is restored: "episode" (before every
 	// episode, the default) or "run" (one instance for the whole run).
 	Reset string `json:"reset,omitempty"`
+
+	declared string // where Data is written: "FILE:LINE:COL: services[I].data"
 }
+
+// DataDeclared is where the service's data folder is named in suite.yaml,
+// "/path/suite.yaml:LINE:COL: services[I].data", for a message about the
+// folder; "" for a service not loaded from a file, or without data.
+func (sv Service) DataDeclared() string { return sv.declared }
 
 // IsCommand reports whether the service is a command service.
 func (sv Service) IsCommand() bool { return len(sv.Command) > 0 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -226,13 +227,17 @@ func (s *Suite) parseServices(f *fileCtx, raw any) Problems {
 				continue
 			}
 			if in, ok := strings.CutPrefix(sv.Data, suiteData); ok {
-				if st, err := os.Stat(filepath.Join(s.Dir, in)); !filepath.IsLocal(in) || err != nil || !st.IsDir() {
-					probs = append(probs, f.problem([]any{"services", i, "data"}, "the suite has no folder %q", in))
+				if p := s.missing(in, true); !filepath.IsLocal(in) || p != "" {
+					probs = append(probs, f.problem([]any{"services", i, "data"}, "the suite has no folder %q%s", in, p))
 					continue
 				}
 			} else if sv.Data != "" && !filepath.IsAbs(sv.Data) && !filepath.IsLocal(sv.Data) {
 				probs = append(probs, f.problem([]any{"services", i, "data"}, "%q is neither absolute, nor {{suite}}/PATH, nor a folder inside the suite's data folder", sv.Data))
 				continue
+			}
+			if sv.Data != "" {
+				line, col := f.locate([]any{"services", i, "data"})
+				sv.declared = fmt.Sprintf("%s:%d:%d: services[%d].data", f.name, line, col, i)
 			}
 			seen[sv.Name] = true
 			s.Services = append(s.Services, sv)
@@ -242,8 +247,8 @@ func (s *Suite) parseServices(f *fileCtx, raw any) Problems {
 			probs = append(probs, f.problem([]any{"services", i, "static"}, "%q is not a folder inside the suite", sv.Static))
 			continue
 		}
-		if st, err := os.Stat(filepath.Join(s.Dir, sv.Static)); err != nil || !st.IsDir() {
-			probs = append(probs, f.problem([]any{"services", i, "static"}, "the suite has no folder %q", sv.Static))
+		if p := s.missing(sv.Static, true); p != "" {
+			probs = append(probs, f.problem([]any{"services", i, "static"}, "the suite has no folder %q%s", sv.Static, p))
 			continue
 		}
 		seen[sv.Name] = true
@@ -273,10 +278,32 @@ func (s *Suite) parseSetup(f *fileCtx, raw any) Problems {
 		if !filepath.IsLocal(st.Script) {
 			return Problems{f.problem([]any{"setup", "script"}, "%q is not a file inside the suite", st.Script)}
 		}
-		if fi, err := os.Stat(filepath.Join(s.Dir, st.Script)); err != nil || !fi.Mode().IsRegular() {
-			return Problems{f.problem([]any{"setup", "script"}, "the suite has no file %q", st.Script)}
+		if p := s.missing(st.Script, false); p != "" {
+			return Problems{f.problem([]any{"setup", "script"}, "the suite has no file %q%s", st.Script, p)}
 		}
 	}
 	s.Setup = &st
 	return nil
+}
+
+// missing says why the suite's folder (dir) or regular file rel is not
+// there, naming the path looked for: " (/path/to/suite/rel does not
+// exist)"; "" when it is there.
+func (s *Suite) missing(rel string, dir bool) string {
+	abs := filepath.Join(s.Dir, rel)
+	if a, err := filepath.Abs(abs); err == nil {
+		abs = a
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf(" (%s does not exist)", abs)
+	case err != nil:
+		return fmt.Sprintf(" (%v)", err)
+	case dir && !fi.IsDir():
+		return fmt.Sprintf(" (%s is not a folder)", abs)
+	case !dir && !fi.Mode().IsRegular():
+		return fmt.Sprintf(" (%s is not a regular file)", abs)
+	}
+	return ""
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -175,7 +176,9 @@ func TestSuiteServices(t *testing.T) {
 		{"outside", "services:\n  - {name: site, static: ../x}\n", "site",
 			[]string{"suite.yaml:3:18: services[0].static: \"../x\" is not a folder inside the suite", "names a service suite.yaml does not declare (services: none)"}},
 		{"no folder", "services:\n  - {name: site, static: nothere}\n", "site",
-			[]string{"services[0].static: the suite has no folder \"nothere\""}},
+			[]string{"DIR/suite.yaml:3:18: services[0].static: the suite has no folder \"nothere\" (DIR/nothere does not exist)"}},
+		{"a file for a folder", "services:\n  - {name: site, static: site/setup.sh}\n", "site",
+			[]string{"DIR/suite.yaml:3:18: services[0].static: the suite has no folder \"site/setup.sh\" (DIR/site/setup.sh is not a folder)"}},
 		{"no static", "services:\n  - {name: site}\n", "site", []string{"suite.yaml:3:5: services[0]"}},
 		{"command", "services:\n  - {name: site, command: [bash, \"{{suite}}/start\", \"{{port}}\", \"{{data}}\"], data: site, ready: /up, start_timeout: 30s}\n", "site", nil},
 		{"static and command", "services:\n  - {name: site, static: site, command: [x, \"{{port}}\"]}\n", "site", []string{"suite.yaml:3:5: services[0]"}},
@@ -189,11 +192,13 @@ func TestSuiteServices(t *testing.T) {
 			[]string{"services[0].data: \"../d\" is neither absolute, nor {{suite}}/PATH"}},
 		{"data in the suite", "services:\n  - {name: site, command: [x, \"{{port}}\", \"{{data}}\"], data: \"{{suite}}/site\"}\n", "site", nil},
 		{"data missing in the suite", "services:\n  - {name: site, command: [x, \"{{port}}\"], data: \"{{suite}}/nothere\"}\n", "site",
-			[]string{"services[0].data: the suite has no folder \"nothere\""}},
+			[]string{"DIR/suite.yaml:3:44: services[0].data: the suite has no folder \"nothere\" (DIR/nothere does not exist)"}},
 		{"bad reset", "services:\n  - {name: site, command: [x, \"{{port}}\"], reset: never}\n", "site", []string{"services[0].reset"}},
 		{"setup", "services:\n  - {name: site, static: site}\nsetup:\n  packages: [sqlite3]\n  script: site/setup.sh\n", "site", nil},
 		{"setup without script", "services:\n  - {name: site, static: site}\nsetup:\n  script: nothere.sh\n", "site",
-			[]string{"suite.yaml:5:3: setup.script: the suite has no file \"nothere.sh\""}},
+			[]string{"DIR/suite.yaml:5:3: setup.script: the suite has no file \"nothere.sh\" (DIR/nothere.sh does not exist)"}},
+		{"setup with a folder for a script", "services:\n  - {name: site, static: site}\nsetup:\n  script: site\n", "site",
+			[]string{"DIR/suite.yaml:5:3: setup.script: the suite has no file \"site\" (DIR/site is not a regular file)"}},
 		{"setup bad package", "services:\n  - {name: site, static: site}\nsetup:\n  packages: [\"Not A Package\"]\n", "site", []string{"setup.packages[0]"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -205,7 +210,7 @@ func TestSuiteServices(t *testing.T) {
 			s, probs := Load(dir)
 			got := strings.Join(problemLines(probs), "\n")
 			for _, w := range tc.want {
-				if !strings.Contains(got, w) {
+				if w = strings.ReplaceAll(w, "DIR", dir); !strings.Contains(got, w) {
 					t.Errorf("problems:\n%s\nwant one with %q", got, w)
 				}
 			}
@@ -214,6 +219,13 @@ func TestSuiteServices(t *testing.T) {
 			}
 			if len(tc.want) == 0 && (len(s.Services) != 1 || s.Services[0].Name != "site") {
 				t.Errorf("services = %+v", s.Services)
+			}
+			// A data folder is named with where suite.yaml names it.
+			if len(tc.want) == 0 && s.Services[0].Data != "" {
+				want := filepath.Join(dir, SuiteFile) + ":3:" + strconv.Itoa(strings.Index(tc.suite, "data:")-strings.Index(tc.suite, "- {")+3) + ": services[0].data"
+				if got := s.Services[0].DataDeclared(); got != want {
+					t.Errorf("DataDeclared() = %q, want %q", got, want)
+				}
 			}
 		})
 	}

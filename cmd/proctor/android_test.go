@@ -1,14 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"context"
-	"image"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -192,11 +194,15 @@ func argv(t *testing.T, line string) []string {
 	return out
 }
 
-// TestAndroidReadmeExample runs the README's steps for a real emulator or
-// phone as they are written, with plain --env android: Debian's adb server
-// (the test's own) lists a stand-in of a 1080x2400 phone with Settings,
-// connected to it as an emulator would be, and the run opens Settings
-// with the intent the task's setup sends and replays its gold solution.
+// TestAndroidReadmeExample runs the README's steps for a device as they
+// are written, with plain --env android, on the stand-in the README
+// starts (go run ./cmd/android-standin &): Debian's adb server (the
+// test's own) lists it, the run opens Settings with the intent the task's
+// setup sends and replays its gold solution, and kill %1 (SIGTERM to the
+// job's process group, as an interactive shell sends it) disconnects it.
+// Before the README's run, a task that turns Wi-Fi off runs on the same
+// stand-in, as an earlier task of a user's may: the README's task sets
+// the Wi-Fi it needs.
 func TestAndroidReadmeExample(t *testing.T) {
 	var cmds []readmeCommand
 	for _, c := range readmeCommands(readmeFences(t)) {
@@ -204,39 +210,97 @@ func TestAndroidReadmeExample(t *testing.T) {
 			cmds = append(cmds, c)
 		}
 	}
-	if len(cmds) != 2 || cmds[0].key() != "adb devices" || !strings.HasPrefix(cmds[1].key(), "bin/proctor run ") ||
-		!slices.Contains(strings.Fields(cmds[1].key()), "android") {
+	if len(cmds) != 4 || !strings.HasPrefix(cmds[0].key(), "go run ./cmd/android-standin") || !strings.HasSuffix(cmds[0].key(), " &") ||
+		cmds[1].key() != "adb devices" || !strings.HasPrefix(cmds[2].key(), "bin/proctor run ") ||
+		!slices.Contains(strings.Fields(cmds[2].key()), "android") || cmds[3].key() != "kill %1" {
 		t.Fatalf("the README's Android steps this test runs: %+v", cmds)
 	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not on PATH")
+	}
+	// go run builds with the caches of this machine, not those of the
+	// home folder the adb server is given.
+	goEnv, err := exec.Command(goBin, "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := strings.Split(strings.TrimSpace(string(goEnv)), "\n")
+	if len(vals) != 3 {
+		t.Fatalf("go env: %q", goEnv)
+	}
 	addr := adbtest.UseServer(t)
-	ph := phonetest.New(t, 1080, 2400)
-	phonetest.InstallProBench(ph)
-	dev := adbtest.Start(t, adbtest.Options{Shell: ph.Handle, FS: ph, Model: "Proctor_Phone"})
-	plug(t, addr, dev)
-
-	// The folder the commands run in holds the README's paths.
 	repo, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
+
+	// The stand-in, started as the README starts it in the background (in
+	// a process group of its own, as a shell's job), from the checkout.
+	standin := exec.Command("bash", "-c", "exec "+strings.TrimSuffix(cmds[0].key(), " &"))
+	standin.Dir = repo
+	standin.Env = append(os.Environ(), "GOCACHE="+vals[0], "GOMODCACHE="+vals[1], "GOPATH="+vals[2])
+	standin.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var standinErr strings.Builder
+	standin.Stderr = &standinErr
+	out, err := standin.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := standin.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pgid := standin.Process.Pid
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			syscall.Kill(-pgid, syscall.SIGKILL)
+			standin.Wait()
+		}
+	})
+	serial, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		standin.Wait()
+		t.Fatalf("%s: %s printed no serial: %v\n%s", cmds[0].at(), cmds[0].key(), err, standinErr.String())
+	}
+	serial = strings.TrimSpace(serial)
+	go io.Copy(io.Discard, out)
+
+	// The folder the commands run in holds the README's paths.
 	work := t.TempDir()
 	if err := os.Symlink(filepath.Join(repo, "testdata"), filepath.Join(work, "testdata")); err != nil {
 		t.Fatal(err)
 	}
 	t.Chdir(work)
 
-	out, err := exec.Command("bash", "-c", cmds[0].key()).CombinedOutput()
-	if err != nil || !strings.Contains(string(out), dev.Addr()+"\tdevice") {
-		t.Fatalf("%s: %s: %v\n%s", cmds[0].at(), cmds[0].key(), err, out)
+	// An earlier task turns Wi-Fi off: testdata/android's, its resolution
+	// edited to the stand-in's.
+	c := &adb.Client{Addr: addr}
+	ctx := context.Background()
+	earlier := filepath.Join(t.TempDir(), "earlier")
+	writeFiles(t, earlier, map[string]string{
+		"suite.yaml":    string(mustRead(t, filepath.Join(repo, "testdata/android/suite.yaml"))),
+		"wifi-off.yaml": strings.Replace(string(mustRead(t, filepath.Join(repo, "testdata/android/wifi-off.yaml"))), "resolution: 1080x2340", "resolution: 1080x2400", 1),
+	})
+	if stdout, errs, code := runCLI(t, "", "run", "--suite", earlier, "--agent", "replay", "--env", "android", "--out", filepath.Join(t.TempDir(), "earlier-run"), "--report", "none"); code != 0 {
+		t.Fatalf("the earlier task: exit %d\n%s\n%s", code, stdout, errs)
+	}
+	if res, err := c.Device(serial).Shell(ctx, "settings get global wifi_on"); err != nil || string(res.Stdout) != "0\n" {
+		t.Fatalf("after the earlier task, wifi_on is %q (%v), want 0", res.Stdout, err)
 	}
 
-	args := argv(t, cmds[1].key())
+	devices, err := exec.Command("bash", "-c", cmds[1].key()).CombinedOutput()
+	if err != nil || !strings.Contains(string(devices), serial+"\tdevice") {
+		t.Fatalf("%s: %s: %v\n%s", cmds[1].at(), cmds[1].key(), err, devices)
+	}
+
+	args := argv(t, cmds[2].key())
 	if args[0] != "bin/proctor" {
-		t.Fatalf("%s: %s", cmds[1].at(), cmds[1].key())
+		t.Fatalf("%s: %s", cmds[2].at(), cmds[2].key())
 	}
 	stdout, errs, code := runCLI(t, "", args[1:]...)
 	if code != 0 {
-		t.Fatalf("%s: %s: exit %d\n%s\n%s", cmds[1].at(), cmds[1].key(), code, stdout, errs)
+		t.Fatalf("%s: %s: exit %d\n%s\n%s", cmds[2].at(), cmds[2].key(), code, stdout, errs)
 	}
 	runs, _ := filepath.Glob(filepath.Join(work, "runs", "*"))
 	if len(runs) != 1 {
@@ -244,22 +308,42 @@ func TestAndroidReadmeExample(t *testing.T) {
 	}
 	rs := storedResults(t, runs[0])
 	if len(rs) != 1 || rs[0].Task != "android-open-wifi-details" || rs[0].Outcome != "success" || rs[0].Env != "android" {
-		t.Fatalf("%s: the results: %+v\n%s", cmds[1].at(), rs, errs)
+		t.Fatalf("%s: the results: %+v\n%s", cmds[2].at(), rs, errs)
 	}
-	// The setup's intent opened Settings, the gold solution swiped and
-	// ended on the network's details.
-	if len(ph.Started) == 0 || ph.Started[0] != "com.android.settings/.Settings" {
-		t.Errorf("started %q", ph.Started)
+	// The setup turned Wi-Fi on, and the gold solution ended on the
+	// network's details.
+	for cmd, want := range map[string]string{
+		"settings get global wifi_on": "1\n",
+		"dumpsys window windows":      "com.android.settings/com.android.settings.wifi.details.WifiNetworkDetailsActivity}",
+	} {
+		if res, err := c.Device(serial).Shell(ctx, cmd); err != nil || !strings.Contains(string(res.Stdout), want) {
+			t.Errorf("%s: %q (%v), want %q", cmd, res.Stdout, err, want)
+		}
 	}
-	if !slices.Contains(ph.Commands, "export HOME=/sdcard; cd /sdcard 2>/dev/null; am start -a android.settings.SETTINGS") {
-		t.Errorf("the setup's command was not sent as written: %q", ph.Commands)
+
+	// kill %1.
+	if err := syscall.Kill(-pgid, syscall.SIGTERM); err != nil {
+		t.Fatalf("%s: %s: %v", cmds[3].at(), cmds[3].key(), err)
 	}
-	if want := []phonetest.Swipe{{From: image.Pt(540, 1680), To: image.Pt(540, 720), Ms: 500}}; !slices.Equal(ph.Swipes, want) {
-		t.Errorf("swipes %+v, want %+v", ph.Swipes, want)
+	standin.Wait()
+	stopped = true
+	if !strings.Contains(standinErr.String(), "not a device") || !strings.Contains(standinErr.String(), serial+" disconnected") {
+		t.Errorf("%s: the stand-in stopped without disconnecting:\n%s", cmds[3].at(), standinErr.String())
 	}
-	if a := ph.Current().Activity; a != ".wifi.details.WifiNetworkDetailsActivity" {
-		t.Errorf("%s is in front", a)
+	ds, err := c.Devices(ctx)
+	if err != nil || slices.ContainsFunc(ds, func(d adb.DeviceInfo) bool { return d.Serial == serial }) {
+		t.Errorf("after %s, adb devices: %+v (%v)", cmds[3].key(), ds, err)
 	}
+}
+
+// mustRead reads a file the test needs.
+func mustRead(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // TestAndroidPool runs a plain --env android with two devices in adb

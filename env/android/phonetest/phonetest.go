@@ -3,8 +3,8 @@
 // and `screencap -p` as a device shows them, and shared storage in a
 // folder. It answers the commands Proctor's Android environment and
 // tasks send (input, am start and force-stop, pm clear, install and list,
-// monkey, wm, getprop, dumpsys, uiautomator, screencap, settings, content
-// query, run-as, and su where it is rooted) as Android 14 prints them,
+// monkey, wm, getprop, dumpsys, uiautomator, screencap, settings, svc
+// wifi, content query, run-as, and su where it is rooted) as Android 14 prints them,
 // records what it was asked (Commands, Taps, Swipes, Stopped, Cleared,
 // Started), and runs every other command with the machine's sh, with the
 // device's folders mapped into its own. It stands in for a device that
@@ -130,17 +130,26 @@ type Phone struct {
 // New makes a phone of w by h pixels, its storage in a test folder, on its
 // home screen.
 func New(t testing.TB, w, h int) *Phone {
-	root := t.TempDir()
+	ph, err := NewIn(t.TempDir(), w, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ph
+}
+
+// NewIn makes a phone of w by h pixels whose storage is the folder root
+// (sdcard/ and data/local/tmp/ are made in it), on its home screen.
+func NewIn(root string, w, h int) (*Phone, error) {
 	for _, d := range []string{"sdcard/Download", "data/local/tmp"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 	}
 	ph := &Phone{W: w, H: h, Model: "Proctor Phone", root: root, apps: map[string]App{}, Settings: map[string]string{}, Battery: 76}
 	ph.home = &Screen{Package: "com.android.launcher3", Activity: ".Launcher", Color: color.RGBA{30, 60, 90, 255},
 		Nodes: []*Node{{Class: "android.widget.TextView", Text: "Home", Box: image.Rect(0, 100, w, 200)}}}
 	ph.cur = ph.home
-	return ph
+	return ph, nil
 }
 
 // Install adds an app.
@@ -292,6 +301,10 @@ func (ph *Phone) own(cmd string) (observe.CommandResult, bool) {
 		return ok(v + "\n")
 	case f[0] == "settings" && len(f) == 5 && f[1] == "put":
 		ph.Settings[f[2]+"/"+f[3]] = strings.Trim(f[4], "'")
+		return ok("")
+	case f[0] == "svc" && len(f) == 3 && f[1] == "wifi" && (f[2] == "enable" || f[2] == "disable"):
+		// The Wi-Fi service keeps its state in the global setting wifi_on.
+		ph.Settings["global/wifi_on"] = map[string]string{"enable": "1", "disable": "0"}[f[2]]
 		return ok("")
 	case cmd == "dumpsys battery":
 		return ok(fmt.Sprintf("Current Battery Service state:\n  AC powered: false\n  level: %d\n  scale: 100\n", ph.Battery))

@@ -87,3 +87,31 @@ func TestWords(t *testing.T) {
 		}
 	}
 }
+
+// svc wifi turns Wi-Fi on and off as Android's Wi-Fi service does: the
+// global setting wifi_on follows, and Settings lists the network only
+// while it is on.
+func TestSvcWifi(t *testing.T) {
+	ph := New(t, 1080, 2400)
+	InstallProBench(ph)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		cmd, setting string
+		listed       bool
+	}{
+		{"svc wifi disable", "0\n", false},
+		{"svc wifi enable", "1\n", true},
+	} {
+		if res, err := ph.Shell(ctx, tc.cmd); err != nil || res.ExitCode != 0 || res.Stdout != "" || res.Stderr != "" {
+			t.Fatalf("%s: %+v, %v", tc.cmd, res, err)
+		}
+		if res, _ := ph.Shell(ctx, "settings get global wifi_on"); res.Stdout != tc.setting {
+			t.Errorf("after %s, wifi_on is %q, want %q", tc.cmd, res.Stdout, tc.setting)
+		}
+		listed := false
+		walk(settingsInternet(ph).Nodes, func(n *Node) { listed = listed || n.Text == "AndroidWifi" })
+		if listed != tc.listed {
+			t.Errorf("after %s, the network is listed: %v", tc.cmd, listed)
+		}
+	}
+}

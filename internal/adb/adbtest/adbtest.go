@@ -44,6 +44,9 @@ type Options struct {
 	// list) instead of the Device's own map: a scripted phone whose shell
 	// reads the same files.
 	FS FS
+	// Listen is the address to listen on, HOST:PORT; "" is 127.0.0.1:0,
+	// a free port of the loopback.
+	Listen string
 	// Unauthorized makes the device answer the host's CNXN with AUTH
 	// tokens and never accept, as a device whose user has not allowed this
 	// host; `adb devices` then shows it "unauthorized".
@@ -84,8 +87,8 @@ type Device struct {
 	svcs     sync.WaitGroup // services (and the handlers they run)
 }
 
-// Start starts a Device listening on 127.0.0.1:0; it is closed when the
-// test ends.
+// Start starts a Device listening on opts.Listen (127.0.0.1:0 when
+// empty); it is closed when the test ends.
 func Start(t testing.TB, opts Options) *Device {
 	t.Helper()
 	d, err := New(opts)
@@ -96,7 +99,8 @@ func Start(t testing.TB, opts Options) *Device {
 	return d
 }
 
-// New starts a Device listening on 127.0.0.1:0. The caller must Close it.
+// New starts a Device listening on opts.Listen (127.0.0.1:0 when empty).
+// The caller must Close it.
 func New(opts Options) (*Device, error) {
 	if opts.Product == "" {
 		opts.Product = "proctor_test"
@@ -110,7 +114,10 @@ func New(opts Options) (*Device, error) {
 	if opts.Features == nil {
 		opts.Features = DefaultFeatures
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if opts.Listen == "" {
+		opts.Listen = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", opts.Listen)
 	if err != nil {
 		return nil, err
 	}
