@@ -46,6 +46,9 @@ type Report struct {
 	// Personas are SCUBA's metrics per persona, for runs whose tasks name
 	// one, in the personas' order.
 	Personas []Persona `json:"personas,omitempty"`
+	// Milestones are the milestones each task's episodes reached, a
+	// table for the tasks of the same milestones, for runs with any.
+	Milestones []MilestoneTable `json:"milestone_tables,omitempty"`
 	// Judges compares each judge of the run's judge checks with the
 	// reviews and the rule-based checks.
 	Judges []Trust `json:"judges,omitempty"`
@@ -169,6 +172,7 @@ func Make(dir string, run store.Run, rs []store.Result) *Report {
 	r.ByDomain = score.DomainBreakdown(scored, score.DomainRows...)
 	r.Repeats = score.Repeats(scored)
 	r.Problems, r.Agent = problems(rs)
+	r.Milestones = milestoneTables(rs)
 	return r
 }
 
@@ -349,6 +353,7 @@ func Write(w io.Writer, rs []*Report, format string) error {
 	writeByDomain(rs, pct, table)
 	writeStats(w, rs, table)
 	writePersonas(rs, pct, table)
+	writeMilestones(rs, pct, table)
 	writeCC(rs, header, row, table)
 	writeControls(rs, table)
 	writeTrust(rs, table)
