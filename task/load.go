@@ -448,7 +448,9 @@ func (s *Suite) instance(f *fileCtx, in instanceDoc) (*Task, Problems) {
 	}
 	t.Params, t.Combine = nil, ""
 	s.Warnings = append(s.Warnings, tag(roleWarnings(f, in.doc))...)
-	if ps := s.lint(f, &t); len(ps) > 0 {
+	dbErrs, dbWarns := s.sqlProblems(f, &t)
+	s.Warnings = append(s.Warnings, tag(dbWarns)...)
+	if ps := append(s.lint(f, &t), dbErrs...); len(ps) > 0 {
 		return nil, tag(ps)
 	}
 	return &t, nil
