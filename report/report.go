@@ -30,6 +30,10 @@ type Report struct {
 	Repeats    score.RepeatStats                 `json:"repeats"`
 	Means      Means                             `json:"means"`
 	Results    []store.Result                    `json:"results"`
+	// ByDomain is the success by domain (a column each, and overall) of
+	// each level, kind, difficulty and interface, as ScienceBoard lays
+	// out its results; nil for a run of fewer than two domains.
+	ByDomain *score.DomainTable `json:"by_domain,omitempty"`
 	// Rejudged is the latest re-judging of the run (proctor rescore);
 	// nil when it was never re-judged.
 	Rejudged *Rejudged `json:"rejudged,omitempty"`
@@ -42,6 +46,9 @@ type Report struct {
 	// Personas are SCUBA's metrics per persona, for runs whose tasks name
 	// one, in the personas' order.
 	Personas []Persona `json:"personas,omitempty"`
+	// Milestones are the milestones each task's episodes reached, a
+	// table for the tasks of the same milestones, for runs with any.
+	Milestones []MilestoneTable `json:"milestone_tables,omitempty"`
 	// Judges compares each judge of the run's judge checks with the
 	// reviews and the rule-based checks.
 	Judges []Trust `json:"judges,omitempty"`
@@ -162,8 +169,10 @@ func Make(dir string, run store.Run, rs []store.Result) *Report {
 	for _, d := range score.Dimensions {
 		r.Breakdowns[d] = score.Breakdown(scored, d)
 	}
+	r.ByDomain = score.DomainBreakdown(scored, score.DomainRows...)
 	r.Repeats = score.Repeats(scored)
 	r.Problems, r.Agent = problems(rs)
+	r.Milestones = milestoneTables(rs)
 	return r
 }
 
@@ -341,8 +350,10 @@ func Write(w io.Writer, rs []*Report, format string) error {
 		}
 		table("By "+string(d), append([]string{string(d)}, header[1:]...), brows)
 	}
+	writeByDomain(rs, pct, table)
 	writeStats(w, rs, table)
 	writePersonas(rs, pct, table)
+	writeMilestones(rs, pct, table)
 	writeCC(rs, header, row, table)
 	writeControls(rs, table)
 	writeTrust(rs, table)
@@ -532,4 +543,34 @@ func writePersonas(rs []*Report, pct func(float64) string, table func(string, []
 	}
 	table("By persona", []string{"persona", "run", "episodes", "success", "milestone score", "time per episode", "steps per episode",
 		"tokens per episode (in/out)", "cost (per episode / total)"}, rows)
+}
+
+// writeByDomain writes each run's success by domain (a column each, and
+// overall) of each level, kind, difficulty and interface: ScienceBoard's
+// layout, for runs of several domains.
+func writeByDomain(rs []*Report, pct func(float64) string, table func(string, []string, [][]string)) {
+	for _, r := range rs {
+		t := r.ByDomain
+		if t == nil {
+			continue
+		}
+		header := []string{""}
+		for _, d := range t.Domains {
+			header = append(header, orDash(d))
+		}
+		header = append(header, "overall")
+		var rows [][]string
+		for _, row := range append(slices.Clone(t.Rows), t.Total) {
+			cells := []string{orDash(row.Key)}
+			for _, c := range row.Cells {
+				if c.N == 0 {
+					cells = append(cells, "-") // nothing of the row in the domain
+					continue
+				}
+				cells = append(cells, passedOf(c, pct))
+			}
+			rows = append(rows, append(cells, passedOf(row.Overall, pct)))
+		}
+		table(fmt.Sprintf("By domain (columns) and level, kind, difficulty, interface (%s)", r.Run.ID), header, rows)
+	}
 }

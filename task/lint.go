@@ -12,6 +12,33 @@ import (
 	"github.com/proctor-eval/proctor/internal/suggest"
 )
 
+// isTaskApp reports whether a task's app (or one of its apps) names an
+// app of the suite or a command service of it: an application the suite
+// serves, such as the enterprise suite's Tryton, is driven in the browser
+// and declared as a service, and reports group a task's episodes by it.
+func (s *Suite) isTaskApp(name string) bool {
+	if _, ok := s.App(name); ok {
+		return true
+	}
+	sv, ok := s.Service(name)
+	return ok && sv.IsCommand()
+}
+
+// unknownTaskApp says that a task's app is neither an app nor a command
+// service of the suite.
+func (s *Suite) unknownTaskApp(name string) string {
+	var services []string
+	for _, sv := range s.Services {
+		if sv.IsCommand() {
+			services = append(services, sv.Name)
+		}
+	}
+	if len(services) == 0 {
+		return s.unknownApp(name)
+	}
+	return fmt.Sprintf("%s, nor a command service (%s)", s.unknownApp(name), strings.Join(services, ", "))
+}
+
 // lint runs the semantic checks that the schema cannot express.
 func (s *Suite) lint(f *fileCtx, t *Task) Problems {
 	var ps Problems
@@ -31,14 +58,12 @@ func (s *Suite) lint(f *fileCtx, t *Task) Problems {
 			}
 		}
 	}
-	if t.App != "" {
-		if _, ok := s.App(t.App); !ok {
-			add([]any{"app"}, "%s", s.unknownApp(t.App))
-		}
+	if t.App != "" && !s.isTaskApp(t.App) {
+		add([]any{"app"}, "%s", s.unknownTaskApp(t.App))
 	}
 	for i, a := range t.Apps {
-		if _, ok := s.App(a); !ok {
-			add([]any{"apps", i}, "%s", s.unknownApp(a))
+		if !s.isTaskApp(a) {
+			add([]any{"apps", i}, "%s", s.unknownTaskApp(a))
 		}
 	}
 	if t.Persona != "" && len(s.Personas) > 0 && !slices.Contains(s.Personas, t.Persona) {

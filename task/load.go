@@ -453,7 +453,9 @@ func (s *Suite) instance(f *fileCtx, in instanceDoc) (*Task, Problems) {
 	}
 	t.Params, t.Combine = nil, ""
 	s.Warnings = append(s.Warnings, tag(roleWarnings(f, in.doc))...)
-	var errs Problems
+	dbErrs, dbWarns := s.sqlProblems(f, &t)
+	s.Warnings = append(s.Warnings, tag(dbWarns)...)
+	errs := dbErrs
 	for _, p := range s.lint(f, &t) {
 		if p.Warning {
 			s.Warnings = append(s.Warnings, tag(Problems{p})...)

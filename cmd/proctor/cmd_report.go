@@ -26,7 +26,14 @@ score, the milestone average, the share of each outcome (failure,
 uncompleted, early_stopped, error), time, steps, tokens and cost per
 episode, the mean and standard deviation over repeats, and breakdowns by
 level, app, domain, kind, difficulty and interface (gui, gui+cli, cli; shown
-where the results name it). Several runs are shown side by side.
+where the results name it). Several runs are shown side by side. A run of
+several domains also gets ScienceBoard's table: the success of each level,
+kind, difficulty and interface in each domain (a column each) and overall.
+A run whose tasks have milestones gets a table per template (per set of
+milestones): a row per task, a column per milestone (reached or not, or
+how many of a task's episodes reached it), and the share of the episodes
+that reached each. A run whose tasks name a persona gets SCUBA's metrics
+per persona.
 Infrastructure errors are never the agent's failure: they are counted
 beside the rates ("errors (left out)", "+N errors") and left
 out of every rate and mean; a run that decided nothing shows n/a.

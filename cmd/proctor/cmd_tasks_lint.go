@@ -22,14 +22,16 @@ validates it against Proctor's JSON Schema (an unknown field names the
 known field nearest it), expands templates, and runs the
 semantic checks: known apps and check kinds, milestones that checks refer
 to, assets that exist, gold solutions made of known actions that end with
-done, fail or answer, and kinds that match their checks.
+done, fail or answer, kinds that match their checks, and sql probes of
+declared command services whose database is in the data the suite ships.
 
 Every problem is printed as FILE:LINE:COLUMN: FIELD: MESSAGE. The exit
 status is 1 when any problem is found. Warnings, printed as problems with
 "warning: " before the message, name likely mistakes that do not stop a
 task from loading (a target's or element query's role that no
-environment's tree gives, with the known role nearest it) and leave the
-exit status alone.`,
+environment's tree gives, with the known role nearest it; an sql probe's
+database missing from the data proctor setup left on this machine) and
+leave the exit status alone.`,
 		Example: `  proctor tasks lint testdata/example
   proctor tasks lint my-suite/ other-task.yaml`,
 		Args: cobra.MinimumNArgs(1),

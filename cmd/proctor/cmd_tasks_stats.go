@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/proctor-eval/proctor/score"
 	"github.com/proctor-eval/proctor/task"
 	"github.com/spf13/cobra"
 )
@@ -56,32 +57,28 @@ func writeStats(w io.Writer, tasks []*task.Task) {
 		}
 		tw.Flush()
 	}
-	domains := d(countBy(tasks, domainOf))
-	if len(domains) < 2 {
+	var rs []score.Result
+	for _, t := range tasks {
+		rs = append(rs, score.Result{Level: string(t.Level), Domain: t.Domain, Kind: string(t.Kind), Difficulty: t.Difficulty, Interface: t.Interface})
+	}
+	table := score.DomainBreakdown(rs, score.DomainRows...)
+	if table == nil {
 		return
 	}
 	fmt.Fprintf(w, "\nby domain (columns) and kind, interface, level, difficulty\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	var domains []string
+	for _, dom := range table.Domains {
+		domains = append(domains, orDash(dom))
+	}
 	fmt.Fprintf(tw, "\t%s\toverall\t\n", strings.Join(domains, "\t"))
-	byDomain := map[string][]*task.Task{}
-	for _, t := range tasks {
-		byDomain[domainOf(t)[0]] = append(byDomain[domainOf(t)[0]], t)
-	}
-	for _, dim := range statDims[2:] { // level, kind, difficulty, interface
-		all := countBy(tasks, dim.keys)
-		for _, k := range dim.order(all) {
-			fmt.Fprintf(tw, "%s\t", k)
-			for _, dom := range domains {
-				fmt.Fprintf(tw, "%d\t", countBy(byDomain[dom], dim.keys)[k])
-			}
-			fmt.Fprintf(tw, "%d\t\n", all[k])
+	for _, row := range append(table.Rows, table.Total) {
+		fmt.Fprintf(tw, "%s\t", orDash(row.Key))
+		for _, c := range row.Cells {
+			fmt.Fprintf(tw, "%d\t", c.N)
 		}
+		fmt.Fprintf(tw, "%d\t\n", row.Overall.N)
 	}
-	fmt.Fprintf(tw, "total\t")
-	for _, dom := range domains {
-		fmt.Fprintf(tw, "%d\t", len(byDomain[dom]))
-	}
-	fmt.Fprintf(tw, "%d\t\n", len(tasks))
 	tw.Flush()
 }
 
@@ -114,6 +111,14 @@ var statDims = []statDim{
 var personaDim = statDim{"persona", func(t *task.Task) []string { return []string{t.Persona} }}
 
 func domainOf(t *task.Task) []string { return []string{t.Domain} }
+
+// orDash is s, or "-" for none.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
 
 // countBy counts tasks by the values keys gives ("-" for none).
 func countBy(tasks []*task.Task, keys func(*task.Task) []string) map[string]int {
