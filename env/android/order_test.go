@@ -29,6 +29,12 @@ import (
 // as runs one after another leave them; every task's gold solution must
 // then succeed on a phone in each merged state.
 func TestTasksSetTheStateTheyNeed(t *testing.T) {
+	if raceDetector {
+		// Every task's gold in every merged state, with screenshots of a
+		// 1080x2400 phone: about 20 s without the race detector, and
+		// not done in 18 minutes with it on a loaded 2-core machine.
+		t.Skip("replays every Android task in every state the others leave: scripts/test.sh runs it without the race detector")
+	}
 	type entry struct {
 		s *task.Suite
 		t *task.Task

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -117,7 +118,7 @@ func TestDesktopWithoutGuest(t *testing.T) {
 	e, d := attachDesktop(t, false)
 	ctx := testCtx(t)
 	info, err := e.Info(ctx)
-	if err != nil || info.Kind != "vnc" || info.Screen != (action.Size{W: 1280, H: 800}) || len(info.Caps) != 1 || info.Caps[0] != task.CapClipboard {
+	if err != nil || info.Kind != "vnc" || info.Screen != (action.Size{W: 1280, H: 800}) || !slices.Equal(info.Caps, []task.Capability{task.CapClipboard, task.CapAfter}) {
 		t.Fatalf("Info = %+v, %v", info, err)
 	}
 	if _, err := e.Tree(ctx); !errors.Is(err, env.ErrBadAction) || !strings.Contains(err.Error(), "needs tree") {

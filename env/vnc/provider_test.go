@@ -46,7 +46,7 @@ func TestProviderAttaches(t *testing.T) {
 			t.Fatalf("start %d: %v", i+1, err)
 		}
 		info, err := e.Info(ctx)
-		if err != nil || info.Kind != "vnc" || info.Screen != screen || !slices.Equal(info.Caps, []task.Capability{task.CapClipboard}) {
+		if err != nil || info.Kind != "vnc" || info.Screen != screen || !slices.Equal(info.Caps, []task.Capability{task.CapClipboard, task.CapAfter}) {
 			t.Fatalf("start %d: Info = %+v, %v", i+1, info, err)
 		}
 		if err := e.Close(); err != nil {

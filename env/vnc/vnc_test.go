@@ -227,7 +227,7 @@ func TestWithoutGuest(t *testing.T) {
 	e := attach(t, f, Config{})
 	ctx := context.Background()
 	info, err := e.Info(ctx)
-	if err != nil || info.Kind != "vnc" || info.Screen != (action.Size{W: 100, H: 50}) || !slices.Equal(info.Caps, []task.Capability{task.CapClipboard}) {
+	if err != nil || info.Kind != "vnc" || info.Screen != (action.Size{W: 100, H: 50}) || !slices.Equal(info.Caps, []task.Capability{task.CapClipboard, task.CapAfter}) {
 		t.Fatalf("Info = %+v, %v", info, err)
 	}
 	for _, c := range []struct {
@@ -276,7 +276,7 @@ func TestWithGuest(t *testing.T) {
 	f := newFake(200, 100)
 	e := attach(t, f, Config{Guest: g})
 	info, err := e.Info(ctx)
-	if err != nil || info.Kind != "vnc" || !slices.Equal(info.Caps, []task.Capability{task.CapClipboard, task.CapTree, task.CapCommands, task.CapApps, task.CapFiles, task.CapWindows, task.CapElements}) {
+	if err != nil || info.Kind != "vnc" || !slices.Equal(info.Caps, []task.Capability{task.CapClipboard, task.CapAfter, task.CapTree, task.CapCommands, task.CapApps, task.CapFiles, task.CapWindows, task.CapElements}) {
 		t.Fatalf("Info = %+v, %v; want the guest's capabilities", info, err)
 	}
 	steps, err := e.Do(ctx, []action.Action{{Kind: action.Click, Target: &action.Target{Role: "push button", Name: "Later"}}})

@@ -11,11 +11,13 @@
 //     a model API (agent/openai, agent/anthropic, judge/judgeapi) so that
 //     they register themselves;
 //   - runners and readers of results: run, validate, rollout, rescore,
-//     report, receipt, viewer;
+//     report, receipt, viewer, and the importers of other benchmarks'
+//     tasks (imports, imports/osworld);
 //   - the episode: episode (one task on one environment);
 //   - environment backends: env/xdesktop, env/browser, env/vnc,
 //     env/android, env/input, env/envtest, env/provider, the guest daemon
-//     (guest) and the command services (service);
+//     (guest), the command services (service) and the state snapshots
+//     taken through the environment contract (snapshot);
 //   - the environment contract: env;
 //   - results: store, score;
 //   - tasks: task;
@@ -28,7 +30,8 @@
 //     service queries), duration (task files' durations), usage (what a
 //     model call costs, prices), judgment (what a judge is asked and
 //     decides), apicall, agreement, suites, stats (pass@k, pass^k,
-//     bootstrap intervals, McNemar's test).
+//     bootstrap intervals, McNemar's test), statediff (state snapshots
+//     compared).
 //
 // Besides the layers, rules name what a package may not import. Most
 // constrain direct imports: what a package reaches through others is

@@ -68,9 +68,9 @@ var layers = []struct {
 	pkgs []string
 }{
 	{"commands", []string{"cmd/..."}},
-	{"runners and readers of results", []string{"run/...", "validate/...", "rollout/...", "rescore/...", "report/...", "receipt/...", "viewer/..."}},
+	{"runners and readers of results", []string{"run/...", "validate/...", "rollout/...", "rescore/...", "report/...", "receipt/...", "viewer/...", "imports/..."}},
 	{"the episode", []string{"episode/..."}},
-	{"environment backends", []string{"env/...", "guest/...", "service/..."}},
+	{"environment backends", []string{"env/...", "guest/...", "service/...", "snapshot/..."}},
 	{"the environment contract", []string{"env"}},
 	{"results", []string{"store/...", "score/..."}},
 	{"tasks", []string{"task/..."}},
@@ -78,7 +78,7 @@ var layers = []struct {
 	{"agents and judges", []string{"agent/...", "judge/..."}},
 	{"adapters", []string{"internal/..."}},
 	{"the data model", []string{"action/...", "observe/..."}},
-	{"leaves", []string{"query/...", "duration/...", "usage/...", "judgment/...", "apicall/...", "agreement/...", "suites/...", "stats/..."}},
+	{"leaves", []string{"query/...", "duration/...", "usage/...", "judgment/...", "apicall/...", "agreement/...", "suites/...", "stats/...", "statediff/..."}},
 }
 
 // layerOf returns the index of pkg's layer, or -1 for a package outside
