@@ -16,7 +16,7 @@ import (
 // punctuation, which every text font has. An icon is inline SVG, never a
 // glyph (an emoji font is missing from many installs, Debian's among
 // them).
-const textRunes = "·–—…×›‘’“”"
+const textRunes = "·–—…×›‘’“”−"
 
 // TestNoGlyphIcons: no page, stylesheet or script needs a glyph beyond
 // common punctuation, with a step that has every kind of action the

@@ -32,7 +32,7 @@ func TestParseProbe(t *testing.T) {
 		{name: "clipboard", src: " clipboard: true ", want: check.Probe{Clipboard: true}},
 		{name: "answer", src: "answer: true", want: check.Probe{Answer: true}},
 
-		{name: "unknown read", src: "file: ~/x, read: text", errs: []string{"probe.read: value must be one of 'ods', 'odt', 'odt-text', 'image', 'sqlite' (column 12)"}},
+		{name: "unknown read", src: "file: ~/x, read: text", errs: []string{"probe.read: value must be one of 'ods', 'odt', 'odt-text', 'xlsx', 'docx', 'docx-text', 'pptx', 'image', 'sqlite' (column 12)"}},
 		{name: "unknown field", src: "file: ~/x, colour: red", errs: []string{`probe.colour: unknown field "colour" (column 12)`}},
 		{name: "bad cell", src: "file: ~/s.ods, cell: 7B", errs: []string{"probe.cell:", "(column 16)"}},
 		{name: "two sources", src: "file: ~/x, window: true", errs: []string{"probe: "}},
