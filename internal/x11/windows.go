@@ -158,37 +158,32 @@ func (c *Conn) windows(listProp string) ([]Window, error) {
 // Activate asks the window manager to make the window active and raise it
 // (an EWMH _NET_ACTIVE_WINDOW request, sent as a pager would).
 func (c *Conn) Activate(id uint32) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	a, err := c.atom("_NET_ACTIVE_WINDOW")
-	if err != nil {
-		return err
-	}
-	ev := xproto.ClientMessageEvent{
-		Format: 32,
-		Window: xproto.Window(id),
-		Type:   a,
-		Data:   xproto.ClientMessageDataUnionData32New([]uint32{2, 0, 0, 0, 0}),
-	}
-	mask := uint32(xproto.EventMaskSubstructureRedirect | xproto.EventMaskSubstructureNotify)
-	return xproto.SendEventChecked(c.x, false, c.root, mask, string(ev.Bytes())).Check()
+	return c.request(id, "_NET_ACTIVE_WINDOW", 2)
 }
 
 // CloseWindow asks the window manager to close the window as its close
 // button would (an EWMH _NET_CLOSE_WINDOW request): the application is
 // told and may save, ask, or refuse.
 func (c *Conn) CloseWindow(id uint32) error {
+	return c.request(id, "_NET_CLOSE_WINDOW", 0, 2)
+}
+
+// request sends the window manager an EWMH request about a window: a
+// client message of type atom with data, as a pager (source 2) sends it.
+func (c *Conn) request(id uint32, atom string, data ...uint32) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	a, err := c.atom("_NET_CLOSE_WINDOW")
+	a, err := c.atom(atom)
 	if err != nil {
 		return err
 	}
+	words := make([]uint32, 5)
+	copy(words, data)
 	ev := xproto.ClientMessageEvent{
 		Format: 32,
 		Window: xproto.Window(id),
 		Type:   a,
-		Data:   xproto.ClientMessageDataUnionData32New([]uint32{0, 2, 0, 0, 0}),
+		Data:   xproto.ClientMessageDataUnionData32New(words),
 	}
 	mask := uint32(xproto.EventMaskSubstructureRedirect | xproto.EventMaskSubstructureNotify)
 	return xproto.SendEventChecked(c.x, false, c.root, mask, string(ev.Bytes())).Check()
