@@ -10,8 +10,9 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
+
+	"github.com/proctor-eval/proctor/internal/zippart"
 )
 
 // The namespaces of the elements read.
@@ -39,22 +40,7 @@ func part(data []byte, name string) ([]byte, error) {
 		if f.Name != name {
 			continue
 		}
-		if f.UncompressedSize64 > maxPart {
-			return nil, fmt.Errorf("%s is %d bytes, more than %d", name, f.UncompressedSize64, maxPart)
-		}
-		rc, err := f.Open()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		defer rc.Close()
-		b, err := io.ReadAll(io.LimitReader(rc, maxPart+1))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if len(b) > maxPart {
-			return nil, fmt.Errorf("%s is more than %d bytes", name, maxPart)
-		}
-		return b, nil
+		return zippart.Read(f, maxPart)
 	}
 	return nil, nil
 }

@@ -33,6 +33,8 @@ import (
 	"io"
 	"path"
 	"strings"
+
+	"github.com/proctor-eval/proctor/internal/zippart"
 )
 
 // Limits on a package.
@@ -91,22 +93,7 @@ func (p *pkg) read(name string) ([]byte, error) {
 	if !ok {
 		return nil, nil
 	}
-	if f.UncompressedSize64 > maxPart {
-		return nil, fmt.Errorf("%s is %d bytes, more than %d", name, f.UncompressedSize64, maxPart)
-	}
-	rc, err := f.Open()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, maxPart+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(b) > maxPart {
-		return nil, fmt.Errorf("%s is more than %d bytes", name, maxPart)
-	}
-	return b, nil
+	return zippart.Read(f, maxPart)
 }
 
 // size is a part's declared uncompressed size, -1 for a missing part.
