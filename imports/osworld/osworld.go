@@ -111,55 +111,30 @@ func (e Evaluator) funcs() ([]string, error) {
 	return many, nil
 }
 
-// getters reads a result or expected that is one getter or a list of
-// them (one per function).
-func getters(raw json.RawMessage, n int) ([]*Getter, error) {
-	out := make([]*Getter, n)
+// perFunc reads an evaluator field that is one value for every function
+// or a list of one per function (what each names a getter or options);
+// absent, every function has the zero value.
+func perFunc[T any](raw json.RawMessage, n int, what string) ([]T, error) {
+	out := make([]T, n)
 	if len(raw) == 0 || string(raw) == "null" {
 		return out, nil
 	}
 	if raw[0] == '[' {
-		var gs []*Getter
-		if err := json.Unmarshal(raw, &gs); err != nil {
+		var each []T
+		if err := json.Unmarshal(raw, &each); err != nil {
 			return nil, err
 		}
-		if len(gs) != n {
-			return nil, fmt.Errorf("%d getters for %d functions", len(gs), n)
+		if len(each) != n {
+			return nil, fmt.Errorf("%d %s for %d functions", len(each), what, n)
 		}
-		return gs, nil
+		return each, nil
 	}
-	var g Getter
-	if err := json.Unmarshal(raw, &g); err != nil {
+	var one T
+	if err := json.Unmarshal(raw, &one); err != nil {
 		return nil, err
 	}
 	for i := range out {
-		out[i] = &g
-	}
-	return out, nil
-}
-
-// options reads the evaluator's options, one object or one per function.
-func options(raw json.RawMessage, n int) ([]map[string]any, error) {
-	out := make([]map[string]any, n)
-	if len(raw) == 0 || string(raw) == "null" {
-		return out, nil
-	}
-	if raw[0] == '[' {
-		var os []map[string]any
-		if err := json.Unmarshal(raw, &os); err != nil {
-			return nil, err
-		}
-		if len(os) != n {
-			return nil, fmt.Errorf("%d options for %d functions", len(os), n)
-		}
-		return os, nil
-	}
-	var o map[string]any
-	if err := json.Unmarshal(raw, &o); err != nil {
-		return nil, err
-	}
-	for i := range out {
-		out[i] = o
+		out[i] = one
 	}
 	return out, nil
 }
@@ -576,17 +551,17 @@ func (c *converter) evaluator() {
 		c.unsupported("evaluator: %s joined by or", strings.Join(fs, ", "))
 		return
 	}
-	results, err := getters(e.Result, len(fs))
+	results, err := perFunc[*Getter](e.Result, len(fs), "getters")
 	if err != nil {
 		c.unsupported("evaluator result: %v", err)
 		return
 	}
-	expected, err := getters(e.Expected, len(fs))
+	expected, err := perFunc[*Getter](e.Expected, len(fs), "getters")
 	if err != nil {
 		c.unsupported("evaluator expected: %v", err)
 		return
 	}
-	opts, err := options(e.Options, len(fs))
+	opts, err := perFunc[map[string]any](e.Options, len(fs), "options")
 	if err != nil {
 		c.unsupported("evaluator options: %v", err)
 		return
