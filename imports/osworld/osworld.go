@@ -83,6 +83,9 @@ type Getter struct {
 	Rules   map[string]any `json:"rules"`
 }
 
+// idRE is what an imported task's id may be.
+var idRE = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$`)
+
 // Parse reads a task file; a file that is not one is an error.
 func Parse(b []byte) (*File, error) {
 	var f File
@@ -91,6 +94,11 @@ func Parse(b []byte) (*File, error) {
 	}
 	if f.ID == "" || f.Instruction == "" {
 		return nil, fmt.Errorf("not an OSWorld task: it has no id or instruction")
+	}
+	// The id names the task's file and its assets' folder in the suite
+	// written: a path in it could write outside the suite.
+	if !idRE.MatchString(f.ID) {
+		return nil, fmt.Errorf("id %q is not a plain name (letters, digits, '.', '_', '-')", f.ID)
 	}
 	if len(f.Evaluator.Func) == 0 {
 		return nil, fmt.Errorf("not an OSWorld task: its evaluator has no func")

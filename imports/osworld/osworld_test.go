@@ -74,6 +74,7 @@ func TestImport(t *testing.T) {
 		{"settings", imports.Blocked, "app not installable: config[0]: VS Code is not in Debian"},
 		{"either", imports.NotImported, "not supported: evaluator: file_contains, file_contains joined by or"},
 		{"broken", imports.NotImported, "examples/multi_apps/broken.json: "},
+		{"escape", imports.NotImported, `examples/os/escape.json: id "../../escape" is not a plain name`},
 	}
 	for _, tc := range tests {
 		it := got[tc.id]
@@ -197,7 +198,7 @@ func TestWrite(t *testing.T) {
 				t.Errorf("warnings: %v", s.Warnings)
 			}
 		}
-		if c.Tasks != 10 || c.Mapped != c.Runnable+c.Blocked || c.NotImported != 3 || fetch && c.Runnable != 5 || !fetch && c.Runnable != 3 {
+		if c.Tasks != 11 || c.Mapped != c.Runnable+c.Blocked || c.NotImported != 4 || fetch && c.Runnable != 5 || !fetch && c.Runnable != 3 {
 			t.Errorf("fetch %v: counts %+v", fetch, c)
 		}
 		table, err := os.ReadFile(filepath.Join(out, imports.TableFile))
