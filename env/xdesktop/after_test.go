@@ -1,7 +1,11 @@
 package xdesktop
 
 import (
+	"os"
+	"os/exec"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -74,5 +78,38 @@ func TestAfterSteps(t *testing.T) {
 	}
 	if n := windows(); n != 0 {
 		t.Fatalf("%d memo windows left after a close with kill", n)
+	}
+}
+
+// TestCloseKillsOnlyTheDesktopsOwn: a close step's kill ends a process
+// only when it carries the desktop's marker; a window's _NET_WM_PID is
+// the application's word and could name any process of the host.
+func TestCloseKillsOnlyTheDesktopsOwn(t *testing.T) {
+	d := start(t)
+	// A process of the host in a process group of its own, as any other
+	// program of the machine.
+	outside := exec.Command("sleep", "60")
+	outside.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := outside.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { outside.Process.Kill(); outside.Wait() }()
+	if d.ownsApp(outside.Process.Pid) {
+		t.Fatal("a process started outside the desktop counts as its application")
+	}
+	if err := d.Reset(ctx(t), env.Setup{Steps: []task.Step{{Run: &task.Run{Command: "sleep 60", Background: true}}}}); err != nil {
+		t.Fatal(err)
+	}
+	var own []int
+	for try := 0; try < 50 && len(own) == 0; try++ {
+		time.Sleep(100 * time.Millisecond)
+		for _, pid := range Processes(d.ID()) {
+			if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); err == nil && strings.Contains(string(b), "sleep") {
+				own = append(own, pid)
+			}
+		}
+	}
+	if len(own) == 0 || !d.ownsApp(own[0]) {
+		t.Fatalf("the desktop's own sleep %v does not count as its application", own)
 	}
 }

@@ -1,10 +1,12 @@
 package xdesktop
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -370,10 +372,16 @@ func (d *Desktop) focus(ctx context.Context, title string, timeout time.Duration
 }
 
 // ownsApp reports whether pid may be killed as one of the desktop's
-// applications: not this process or its group, and not in the group of
-// the desktop's infrastructure (X server, buses, window manager).
+// applications: a process that carries the desktop's marker (a window's
+// _NET_WM_PID is the application's word, and could name any process of
+// the host), not this process or its group, and not in the group of the
+// desktop's infrastructure (X server, buses, window manager).
 func (d *Desktop) ownsApp(pid int) bool {
 	if pid <= 1 || pid == os.Getpid() {
+		return false
+	}
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil || !bytes.Contains(append(env, 0), []byte(MarkerVar+"="+d.s.id+"\x00")) {
 		return false
 	}
 	pg, err := syscall.Getpgid(pid)
