@@ -59,20 +59,15 @@ go run ./cmd/proctor validate testdata/judged --judge-offline --parallel 2 >/dev
 ci_subset='^(calc-product|dialog-answer-install-now|editor-write-1|files-create-notes-txt|count-words-1|append-milk-gui|form-contact-rosa|sheet-total-q1|sheet-to-slides-infeasible|doc-replace-spelling|web-order-team|web-depots-in-6-days-to-editor|gimp-flip|report-q4-summary|carry-product-37x43-to-editor|terminal-download-infeasible)$'
 echo "== proctor validate suites/desktop (CI subset: every app and level) [${SECONDS}s]"
 go run ./cmd/proctor validate suites/desktop --parallel 2 --filter "$ci_subset" >/dev/null
-# The guest daemons' path is proven on fewer tasks: a dialog, files, a
-# spreadsheet, a web page (TestValidateOnTwoTLSGuests covers more).
-guest_subset='^(calc-product|dialog-answer-install-now|files-create-notes-txt|sheet-total-q1|web-order-team)$'
-echo "== proctor validate suites/desktop (guest subset) on two guest daemons over TLS [${SECONDS}s]"
-bash scripts/guests-validate.sh "$guest_subset"
+# The guest daemons' path (two daemons over TLS, pinned certificates) is
+# validated by cmd/proctor's TestValidateOnTwoTLSGuests below.
 # The web suite: a subset in the browser environment with every page,
-# level and kind, and a few of the same instances in Chromium on the X
-# desktop (seen as pixels). The full validations are in docs/suites/web.md.
+# level and kind (the full validations are in docs/suites/web.md). The same
+# tasks in Chromium on the X desktop, seen as pixels, are run by
+# cmd/proctor's TestWebSuiteInBothSettings below.
 web_subset='^(forms-employees-qa|forms-fax-infeasible|table-overdue-paid|modal-edit-hopper|confirm-archive-t203|download-best-q4|upload-contacts|tabs-order-brightwater|frames-pay-hale|frames-checkout-whitby|frames-reference-qa|shadow-restock-paper|scroll-assign-1137|index-open-helpdesk)$'
 echo "== proctor validate suites/web --env browser (CI subset: every page, level and kind) [${SECONDS}s]"
 go run ./cmd/proctor validate suites/web --env browser --parallel 2 --filter "$web_subset" >/dev/null
-web_desktop_subset='^(frames-pay-hale|shadow-restock-paper|confirm-archive-t203)$'
-echo "== proctor validate suites/web (desktop subset) in Chromium on the X desktop [${SECONDS}s]"
-go run ./cmd/proctor validate suites/web --parallel 2 --filter "$web_desktop_subset" >/dev/null
 # The enterprise suite: its applications (Tryton, Request Tracker, Redmine
 # from Debian, unpacked from the suite's pristine snapshots), then one
 # multi-step template of each application and persona in the browser, and
@@ -98,21 +93,26 @@ go run ./cmd/proctor setup suites/science
 sci_subset='^(kalgebra-define-rate|kalgebra-dictionary-lookup|pymol-qa-waters|pymol-colour-chain-1tii-c-magenta|coq-prove-add-zero|coq-false-lemma-add-one|grass-extract-deep|grass-console-resolution|stellarium-centre-jupiter|stellarium-qa-saturn-constellation|texstudio-compile-heat|texstudio-save-as)$'
 echo "== proctor validate suites/science (CI subset: every application, kind and probe) [${SECONDS}s]"
 go run ./cmd/proctor validate suites/science --parallel 2 --filter "$sci_subset" >/dev/null
-# The command's end-to-end tests run without the race detector, beside the
-# race-enabled tests of every package (the runner, environments and agents
-# they drive have their own race-enabled tests): the detector multiplies
-# their time by two and a half, and they were CI's longest pole.
-echo "== go test -race (every package but cmd/proctor) and go test ./cmd/proctor, side by side [${SECONDS}s]"
+# The command's end-to-end tests and the X desktop's own tests run without
+# the race detector, beside the race-enabled tests of every other package
+# (the runner, agents and the desktop's parts they drive have their own
+# race-enabled tests): the detector multiplies their time by two and a
+# half (env/xdesktop: 417 s), and they were CI's longest poles.
+echo "== go test -race (every package but cmd/proctor and env/xdesktop), go test ./cmd/proctor and go test ./env/xdesktop, side by side [${SECONDS}s]"
 # TestTasksSetTheStateTheyNeed replays every Android task in every state
 # the others leave (some 50 episodes of phone screenshots): it skips itself
 # under the race detector, and runs here without it.
 (go test -count=1 -timeout 25m ./cmd/proctor &&
 	go test -count=1 -timeout 10m -run '^TestTasksSetTheStateTheyNeed$' ./env/android) >/tmp/proctor-cmd-test.log 2>&1 &
 cmdtest=$!
+go test -count=1 -timeout 15m ./env/xdesktop >/tmp/proctor-xdesktop-test.log 2>&1 &
+xdesktop=$!
 race=0
-go test -race -count=1 -timeout 25m $(go list ./... | grep -v '/cmd/proctor$') || race=$?
+go test -race -count=1 -timeout 25m $(go list ./... | grep -v -e '/cmd/proctor$' -e '/env/xdesktop$') || race=$?
 cmd=0
 wait $cmdtest || cmd=$?
-cat /tmp/proctor-cmd-test.log
+xd=0
+wait $xdesktop || xd=$?
+cat /tmp/proctor-cmd-test.log /tmp/proctor-xdesktop-test.log
 echo "== done [${SECONDS}s]"
-[ "$race" = 0 ] && [ "$cmd" = 0 ]
+[ "$race" = 0 ] && [ "$cmd" = 0 ] && [ "$xd" = 0 ]

@@ -45,7 +45,7 @@ var readmeNotRun = map[string]string{
 	"bin/proctor validate testdata/runner --parallel 2":          "TestValidate runs this very command",
 	"bin/proctor validate testdata/browser --env browser":        "TestValidateBrowserSuite runs this very command",
 	"bin/proctor validate suites/web --env browser --parallel 2": "scripts/test.sh (CI) runs this very command",
-	"bin/proctor validate suites/web --parallel 2 --filter '^(forms-signup-bluebird|confirm-archive-t203)$'": "scripts/test.sh (CI) validates a larger subset on the X desktop",
+	"bin/proctor validate suites/web --parallel 2 --filter '^(forms-signup-bluebird|confirm-archive-t203)$'": "TestWebSuiteInBothSettings runs web golds in Chromium on the X desktop",
 	"bin/proctor run suites/web --agent replay --env browser --out runs/web-dom":                             "runs the 53 tasks; TestWebSuiteInBothSettings runs two of them so",
 	"bin/proctor run suites/web --agent replay --out runs/web-pixels":                                        "runs the 53 tasks on desktops; TestWebSuiteInBothSettings runs two of them so",
 	"bin/proctor report runs/web-dom runs/web-pixels":                                                        "needs the two runs above; TestWebSuiteInBothSettings reports its own two side by side",
