@@ -217,6 +217,8 @@ func TestChecks(t *testing.T) {
 		{"milestones all", Spec{Kind: Milestones, Milestones: []string{"open", "save"}}, false, "below 1.00"},
 		{"judge command output", Spec{Kind: JudgeKind, Evidence: CommandOutput, Command: "echo 42", Expectation: "the output says 42"}, true, "saw 42"},
 		{"judge command output fails", Spec{Kind: JudgeKind, Evidence: CommandOutput, Command: "cat /root/notes.txt", Expectation: "the output says 42"}, false, "no 42"},
+		{"any: the second passes", Spec{Kind: AnyOf, Any: []Spec{{Kind: Contains, Probe: &Probe{File: "/root/notes.txt"}, Value: "bye"}, {Kind: Exists, File: "/root/notes.txt"}}}, true, "alternative 2 of 2 passes"},
+		{"any: none passes", Spec{Kind: AnyOf, Any: []Spec{{Kind: Exists, File: "/root/gone.txt"}, {Kind: FileEqual, File: "/root/list.txt", Asset: "expected.txt"}}}, false, "no alternative passes: 1. file /root/gone.txt does not exist; 2. file /root/list.txt differs"},
 		{"side effects", Spec{Kind: SideEffects}, false, "1 change outside the allowed set: created file ~/x.txt (1 allowed, 1 filtered as noise)"},
 	}
 	seen := map[Kind]bool{}
@@ -266,6 +268,33 @@ func TestUnrecordedProbeIsInfrastructure(t *testing.T) {
 	r := c.Evaluate(context.Background(), &Recorded{}, nil)
 	if r.Pass || r.Err == "" {
 		t.Fatalf("want an infrastructure error, got %+v", r)
+	}
+}
+
+// TestAnyUndecided: an any check none of whose alternatives passes, one
+// of them unable to read its evidence, could not decide; one that passes
+// decides whatever the others could read.
+func TestAnyUndecided(t *testing.T) {
+	unread := Spec{Kind: CommandKind, Command: "ls", ExitCode: iptr(0)}
+	answered := Spec{Kind: AnswerKind, Accepted: []string{"12"}}
+	ev := &Recorded{Steps: Trajectory{Steps: []Step{{Action: action.Action{Kind: action.Answer, Text: "12"}}}}}
+	for _, tc := range []struct {
+		name      string
+		alts      []Spec
+		ev        *Recorded
+		pass, err bool
+	}{
+		{"none passes, one unread", []Spec{answered, unread}, &Recorded{}, false, true},
+		{"one passes, one unread", []Spec{unread, answered}, ev, true, false},
+	} {
+		c, err := Compile(Spec{Kind: AnyOf, Any: tc.alts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := c.Evaluate(context.Background(), tc.ev, nil)
+		if r.Pass != tc.pass || (r.Err != "") != tc.err {
+			t.Errorf("%s: got %+v", tc.name, r)
+		}
 	}
 }
 

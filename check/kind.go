@@ -18,7 +18,7 @@ type Kind string
 // is written out rather than taken from the map. TestKindRegistry keeps
 // the two, and task/schema.json, in step.
 var Kinds = []Kind{Exact, Lines, AnswerKind, Contains, NotContains, Exists, NotExists, Range,
-	Infeasible, FileEqual, DocumentEqual, CommandKind, Predicate, Process, Milestones, JudgeKind, SideEffects}
+	Infeasible, FileEqual, DocumentEqual, CommandKind, Predicate, Process, Milestones, JudgeKind, SideEffects, AnyOf}
 
 // kindDef is everything that is particular to one check kind. Compile and
 // Evaluate do what all kinds share (unknown kinds, stray fields, the probe,

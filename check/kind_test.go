@@ -208,7 +208,7 @@ func TestCompileMessages(t *testing.T) {
 		spec Spec
 		want string
 	}{
-		{Spec{Kind: "fuzzy"}, `kind: unknown check kind "fuzzy" (known: [exact lines answer contains not_contains exists not_exists range infeasible file_equal document_equal command predicate process milestones judge side_effects])`},
+		{Spec{Kind: "fuzzy"}, `kind: unknown check kind "fuzzy" (known: [exact lines answer contains not_contains exists not_exists range infeasible file_equal document_equal command predicate process milestones judge side_effects any])`},
 		{Spec{Kind: Range, Probe: &Probe{Answer: true}, Expected: 1, Min: fptr(1)}, "expected: does not apply to a range check"},
 		{Spec{Kind: Infeasible, Probe: &Probe{Answer: true}, Value: "x"}, "probe: does not apply to an infeasible check"},
 		{Spec{Kind: Range, Min: fptr(1)}, "probe: a range check needs a probe"},
@@ -225,6 +225,27 @@ func TestCompileMessages(t *testing.T) {
 		_, err := Compile(tc.spec)
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("Compile(%+v) = %v, want %s", tc.spec, err, tc.want)
+		}
+	}
+}
+
+// TestAnyNamesTheAlternativeAtFault: a fault inside an any check's
+// alternative is named by its place, as lint prints it.
+func TestAnyNamesTheAlternativeAtFault(t *testing.T) {
+	exists := Spec{Kind: Exists, File: "a"}
+	tests := []struct {
+		spec Spec
+		want string
+	}{
+		{Spec{Kind: AnyOf, Any: []Spec{exists, {Kind: Predicate, Probe: &Probe{File: "a"}}}}, "checks[0].any[1].expr: a predicate check needs an expression"},
+		{Spec{Kind: AnyOf, Any: []Spec{exists, {Kind: JudgeKind, Evidence: CommandOutput, Command: "true", Expectation: "x"}}}, "checks[0].any[1].kind: a judge check cannot be an alternative (its verdict is the model's)"},
+		{Spec{Kind: AnyOf, Any: []Spec{exists, {Kind: AnyOf, Any: []Spec{exists, exists}}}}, "checks[0].any[1].kind: an any check cannot hold another (list every alternative in one)"},
+		{Spec{Kind: AnyOf, Any: []Spec{exists}}, "checks[0].any: an any check needs at least two alternatives"},
+	}
+	for _, tc := range tests {
+		_, err := CompileAll([]Spec{tc.spec}, nil)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("CompileAll(%+v) = %v, want %s", tc.spec, err, tc.want)
 		}
 	}
 }

@@ -194,6 +194,8 @@ type Spec struct {
 	Expectation string      `json:"expectation,omitempty" yaml:"expectation,omitempty"` // what must hold, in words
 	Criteria    []Criterion `json:"criteria,omitempty" yaml:"criteria,omitempty"`       // weighted parts, for partial credit
 	Images      int         `json:"images,omitempty" yaml:"images,omitempty"`           // expected_flow, process: screens at most
+
+	Any []Spec `json:"any,omitempty" yaml:"any,omitempty"` // any: the alternatives
 }
 
 // Label is the check's name, or a description made from its kind.
@@ -251,6 +253,7 @@ func (s Spec) setFields() []string {
 	add(s.Expectation != "", "expectation")
 	add(s.Criteria != nil, "criteria")
 	add(s.Images != 0, "images")
+	add(s.Any != nil, "any")
 	return out
 }
 
@@ -274,4 +277,5 @@ type Check struct {
 	re      *regexp.Regexp
 	program *vm.Program
 	doc     *docCompare // document_equal's parsed options
+	alts    []*Check    // any's alternatives
 }

@@ -124,6 +124,9 @@ func fieldPathErr(err error, path ...any) error {
 	if fe, ok := err.(*FieldError); ok {
 		return &PathError{Path: append(path, fe.Field), Reason: fe.Reason}
 	}
+	if pe, ok := err.(*PathError); ok {
+		return &PathError{Path: append(path, pe.Path...), Reason: pe.Reason}
+	}
 	return &PathError{Path: path, Reason: err.Error()}
 }
 

@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -84,11 +85,11 @@ func UsedAssets(t *task.Task) []string {
 	for _, m := range t.Milestones {
 		specs = append(specs, m.Checks...)
 	}
-	for _, c := range specs {
+	check.Each(nil, specs, func(_ []any, c check.Spec) {
 		if c.Asset != "" {
 			seen[filepath.ToSlash(filepath.Clean(c.Asset))] = true
 		}
-	}
+	})
 	out := make([]string, 0, len(seen))
 	for a := range seen {
 		out = append(out, a)

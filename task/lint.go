@@ -141,14 +141,14 @@ func (s *Suite) lint(f *fileCtx, t *Task) Problems {
 			add([]any{"checks"}, "%v", err)
 		}
 	}
-	assetCheck := func(path []any, specs []check.Spec) {
-		for i, sp := range specs {
+	assetCheck := func(prefix []any, specs []check.Spec) {
+		check.Each(prefix, specs, func(path []any, sp check.Spec) {
 			if sp.Asset != "" && !s.HasAsset(sp.Asset) && t.Origin.Fetches(sp.Asset) {
-				notFetched(append(append([]any(nil), path...), i, "asset"), sp.Asset)
+				notFetched(append(path, "asset"), sp.Asset)
 			} else if sp.Asset != "" && !s.HasAsset(sp.Asset) {
-				add(append(append([]any(nil), path...), i, "asset"), "%q is not in the suite's %s/", sp.Asset, AssetDir)
+				add(append(path, "asset"), "%q is not in the suite's %s/", sp.Asset, AssetDir)
 			}
-		}
+		})
 	}
 	assetCheck([]any{"checks"}, t.Checks)
 	if typ := t.Environment.TypeOrDefault(); TypeCapabilities[typ] != nil {

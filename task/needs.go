@@ -97,13 +97,12 @@ func (t *Task) Needs() []Need {
 		}
 	}
 	specs := func(path []any, ss []check.Spec) {
-		for i, s := range ss {
-			p := append(append([]any(nil), path...), i)
+		check.Each(path, ss, func(p []any, s check.Spec) {
 			label := fmt.Sprintf("check %q", s.Label())
 			for _, c := range specNeeds(s) {
 				add(c, label, p...)
 			}
-		}
+		})
 	}
 	specs([]any{"checks"}, t.Checks)
 	for i, m := range t.Milestones {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/duration"
 )
 
@@ -158,14 +159,14 @@ func (t *Task) UsedServices() []string {
 	for _, m := range t.Milestones {
 		specs = append(specs, m.Checks...)
 	}
-	for _, s := range specs {
+	check.Each(nil, specs, func(_ []any, s check.Spec) {
 		if s.Probe == nil {
-			continue
+			return
 		}
 		if q, ok := s.Probe.Service(); ok && q.Name() != "" {
 			seen[q.Name()] = true
 		}
-	}
+	})
 	return slices.Sorted(maps.Keys(seen))
 }
 

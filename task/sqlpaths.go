@@ -20,12 +20,12 @@ type sqlProbe struct {
 func (t *Task) sqlProbes() []sqlProbe {
 	var out []sqlProbe
 	add := func(prefix []any, specs []check.Spec) {
-		for i, sp := range specs {
+		check.Each(prefix, specs, func(path []any, sp check.Spec) {
 			if sp.Probe != nil && sp.Probe.SQL != nil {
-				p := append(append([]any(nil), prefix...), i, "probe", "sql")
+				p := append(path, "probe", "sql")
 				out = append(out, sqlProbe{path: p, service: sp.Probe.SQL.Service, file: sp.Probe.SQL.DB})
 			}
-		}
+		})
 	}
 	add([]any{"checks"}, t.Checks)
 	for i, m := range t.Milestones {
