@@ -17,7 +17,8 @@
 //     file_contains and compare_text_file over a file or a command's
 //     output (vm_file, vm_command_line), and compare_table,
 //     compare_docx_files and compare_pptx_files as document_equal checks
-//     with the task's options, with several functions joined by "and".
+//     with the task's options; several functions joined by "and" are
+//     several checks, joined by "or" one any check.
 //     A converted check that does not compile (an option document_equal
 //     does not know) leaves the task out, with the compiler's words.
 //
@@ -81,6 +82,34 @@ type Getter struct {
 	Command any            `json:"command"`
 	Shell   any            `json:"shell"`
 	Rules   map[string]any `json:"rules"`
+	Multi   bool           `json:"multi"`
+	Gives   []int          `json:"gives"`
+}
+
+// given is the getter of the one file a multi getter hands its metric
+// (gives, by default the first); the others are only fetched beside it,
+// for OSWorld's own readers. A getter handing over several is not
+// supported.
+func given(g *Getter) (*Getter, string) {
+	if g == nil || !g.Multi {
+		return g, ""
+	}
+	gives := g.Gives
+	if len(gives) == 0 {
+		gives = []int{0}
+	}
+	if len(gives) != 1 {
+		return nil, fmt.Sprintf("%s giving %d files", g.Type, len(gives))
+	}
+	paths, _ := g.Path.([]any)
+	dests, _ := g.Dest.([]any)
+	i := gives[0]
+	if i < 0 || i >= len(paths) || i >= len(dests) {
+		return nil, fmt.Sprintf("%s giving file %d of %d", g.Type, i, len(paths))
+	}
+	one := *g
+	one.Path, one.Dest, one.Multi, one.Gives = paths[i], dests[i], false, nil
+	return &one, ""
 }
 
 // idRE is what an imported task's id may be.
@@ -555,10 +584,6 @@ func (c *converter) evaluator() {
 		c.t.Checks = []check.Spec{{Kind: check.Infeasible}}
 		return
 	}
-	if len(fs) > 1 && e.Conj == "or" {
-		c.unsupported("evaluator: %s joined by or", strings.Join(fs, ", "))
-		return
-	}
 	results, err := perFunc[*Getter](e.Result, len(fs), "getters")
 	if err != nil {
 		c.unsupported("evaluator result: %v", err)
@@ -574,23 +599,43 @@ func (c *converter) evaluator() {
 		c.unsupported("evaluator options: %v", err)
 		return
 	}
+	or := len(fs) > 1 && e.Conj == "or"
+	var alts []check.Spec
 	for i, fn := range fs {
 		conv, ok := metrics[fn]
 		if !ok {
 			c.unsupported("evaluator %s", fn)
 			continue
 		}
-		specs, why := conv(c, results[i], expected[i], opts[i])
+		result, why := given(results[i])
+		exp, whyExp := given(expected[i])
+		if why == "" {
+			why = whyExp
+		}
+		var specs []check.Spec
+		if why == "" {
+			specs, why = conv(c, result, exp, opts[i])
+		}
 		if why == "" {
 			if _, err := check.CompileAll(specs, nil); err != nil {
 				why = err.Error()
 			}
 		}
+		if why == "" && or && len(specs) != 1 {
+			why = fmt.Sprintf("%d checks for one alternative of an or", len(specs))
+		}
 		if why != "" {
 			c.unsupported("evaluator %s: %s", fn, why)
 			continue
 		}
+		if or {
+			alts = append(alts, specs[0])
+			continue
+		}
 		c.t.Checks = append(c.t.Checks, specs...)
+	}
+	if or && len(alts) == len(fs) {
+		c.t.Checks = append(c.t.Checks, check.Spec{Kind: check.AnyOf, Any: alts})
 	}
 }
 
@@ -604,6 +649,7 @@ var metrics = map[string]metric{
 	"check_include_exclude": includeExclude,
 	"file_contains":         fileContains,
 	"compare_text_file":     compareTextFile,
+	"compare_csv":           compareCSV,
 	"compare_table":         documentEqual("xlsx"),
 	"compare_docx_files":    documentEqual("docx"),
 	"compare_pptx_files":    documentEqual("pptx"),
@@ -793,4 +839,17 @@ func compareTextFile(c *converter, result, expected *Getter, opts map[string]any
 	asset := path.Join(Peer, c.f.ID, "expected", path.Base(dest))
 	c.fetch(url, asset)
 	return []check.Spec{{Kind: check.FileEqual, File: home(str(result.Path)), Asset: asset, Mode: "text"}}, ""
+}
+
+// compareCSV: the file's lines equal the expected file's (a file to
+// fetch), line endings aside, as OSWorld's strict default compares them;
+// its strict: false and ignore_case are not supported.
+func compareCSV(c *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
+	for k, v := range opts {
+		if k == "strict" && v == true {
+			continue
+		}
+		return nil, "option " + k
+	}
+	return compareTextFile(c, result, expected, nil)
 }
