@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/proctor-eval/proctor/internal/imagecmp"
 	"github.com/proctor-eval/proctor/internal/ooxml"
 	"github.com/proctor-eval/proctor/observe"
 )
@@ -17,7 +18,9 @@ import (
 // shipped with the suite as the desktop benchmarks' metrics compare them:
 // xlsx workbooks by compare_table's rules, docx documents as
 // compare_docx_files and pptx presentations as compare_pptx_files do,
-// with their options by their names (package ooxml).
+// with their options by their names (package ooxml); and images as
+// OSWorld's image metrics compare them, the metric named in the options
+// (package imagecmp).
 const DocumentEqual Kind = "document_equal"
 
 func init() {
@@ -34,6 +37,7 @@ type docCompare struct {
 	rules  []ooxml.TableRule
 	docx   ooxml.DocOptions
 	pptx   ooxml.SlideOptions
+	image  imagecmp.Options
 }
 
 // decodeOptions reads a check's options into v, refusing unknown names.
@@ -56,8 +60,8 @@ func compileDocumentEqual(c *Check) error {
 	if dc.format == "" {
 		dc.format = strings.TrimPrefix(strings.ToLower(path.Ext(s.File)), ".")
 	}
-	if s.MinScore != nil && dc.format != "docx" {
-		return ferr("min_score", "applies to docx comparisons, whose fuzzy options score 0..1")
+	if s.MinScore != nil && dc.format != "docx" && dc.format != "image" {
+		return ferr("min_score", "applies to docx comparisons, whose fuzzy options score 0..1, and to scored image metrics")
 	}
 	switch dc.format {
 	case "xlsx":
@@ -87,8 +91,18 @@ func compileDocumentEqual(c *Check) error {
 		if u := dc.pptx.Unsupported(); u != nil {
 			return ferr("options", "%s is not supported", strings.Join(u, ", "))
 		}
+	case "image":
+		if err := decodeOptions(s.Options, &dc.image); err != nil {
+			return ferr("options", "%v", err)
+		}
+		if err := dc.image.Validate(); err != nil {
+			return ferr("options", "%v", err)
+		}
+		if s.MinScore != nil && !imagecmp.Scored(dc.image.Metric) {
+			return ferr("min_score", "applies to a scored image metric (compare_images), not to %s, which passes or fails", dc.image.Metric)
+		}
 	default:
-		return ferr("mode", "must be xlsx, docx or pptx (or the file's extension one of them), not %q", dc.format)
+		return ferr("mode", "must be xlsx, docx, pptx or image (or the file's extension one of the first three), not %q", dc.format)
 	}
 	if s.Asset == "" && dc.format != "xlsx" {
 		return ferr("asset", "a document_equal check of %s needs the expected asset", dc.format)
@@ -147,6 +161,27 @@ func evalDocumentEqual(ctx context.Context, c *Check, in input) (bool, string, e
 			return pass("%s (score %.4f, at least %.4f)", why, score, need)
 		}
 		return failf("%s (score %.4f, under %.4f)", why, score, need)
+	case "image":
+		r, err := imagecmp.Decode(got)
+		if err != nil {
+			return failf("file %s: %v", s.File, err)
+		}
+		e, err := imagecmp.Decode(want)
+		if err != nil {
+			return badAsset(err)
+		}
+		score, why, err := imagecmp.Compare(r, e, dc.image)
+		if err != nil {
+			return false, "", err
+		}
+		need := 1.0
+		if s.MinScore != nil {
+			need = *s.MinScore
+		}
+		if score >= need {
+			return pass("%s: %s (score %.4f, at least %.4f)", dc.image.Metric, why, score, need)
+		}
+		return failf("%s: %s (score %.4f, under %.4f)", dc.image.Metric, why, score, need)
 	default:
 		r, err := ooxml.ReadPresentation(got)
 		if err != nil {

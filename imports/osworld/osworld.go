@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -38,6 +39,7 @@ import (
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/duration"
 	"github.com/proctor-eval/proctor/imports"
+	"github.com/proctor-eval/proctor/internal/imagecmp"
 	"github.com/proctor-eval/proctor/task"
 )
 
@@ -76,14 +78,15 @@ type Evaluator struct {
 
 // Getter is a result or expected value's getter.
 type Getter struct {
-	Type    string         `json:"type"`
-	Path    any            `json:"path"`
-	Dest    any            `json:"dest"`
-	Command any            `json:"command"`
-	Shell   any            `json:"shell"`
-	Rules   map[string]any `json:"rules"`
-	Multi   bool           `json:"multi"`
-	Gives   []int          `json:"gives"`
+	Type     string         `json:"type"`
+	Path     any            `json:"path"`
+	Dest     any            `json:"dest"`
+	Command  any            `json:"command"`
+	Shell    any            `json:"shell"`
+	Rules    map[string]any `json:"rules"`
+	Multi    bool           `json:"multi"`
+	FileName string         `json:"file_name"`
+	Gives    []int          `json:"gives"`
 }
 
 // given is the getter of the one file a multi getter hands its metric
@@ -220,6 +223,10 @@ type converter struct {
 	it *imports.Task
 	f  *File
 	t  *task.Task
+	// outputs are the commands of the steps after the agent whose
+	// output OSWorld keeps in its cache folder, by the file's name: a
+	// cache_file getter of that name reads the command's output.
+	outputs map[string]string
 }
 
 func (c *converter) unsupported(format string, args ...any) {
@@ -473,6 +480,12 @@ func (c *converter) execute(where string, p map[string]any) []task.Step {
 		c.unsupported("%s: a command that is neither a string nor a list of strings", where)
 		return nil
 	}
+	if out, _ := p["stdout"].(string); out != "" {
+		if c.outputs == nil {
+			c.outputs = map[string]string{}
+		}
+		c.outputs[out] = homeCommand(cmd)
+	}
 	return []task.Step{{Run: &task.Run{Command: homeCommand(cmd)}}}
 }
 
@@ -645,14 +658,17 @@ type metric func(c *converter, result, expected *Getter, opts map[string]any) ([
 
 // metrics are the functions that convert.
 var metrics = map[string]metric{
-	"exact_match":           exactMatch,
-	"check_include_exclude": includeExclude,
-	"file_contains":         fileContains,
-	"compare_text_file":     compareTextFile,
-	"compare_csv":           compareCSV,
-	"compare_table":         documentEqual("xlsx"),
-	"compare_docx_files":    documentEqual("docx"),
-	"compare_pptx_files":    documentEqual("pptx"),
+	"exact_match":             exactMatch,
+	"check_include_exclude":   includeExclude,
+	"file_contains":           fileContains,
+	"compare_text_file":       compareTextFile,
+	"compare_csv":             compareCSV,
+	"check_list":              checkList,
+	"check_config_status":     configStatus,
+	"check_thunderbird_prefs": thunderbirdPrefs,
+	"compare_table":           documentEqual("xlsx"),
+	"compare_docx_files":      documentEqual("docx"),
+	"compare_pptx_files":      documentEqual("pptx"),
 }
 
 // documentEqual: an office document of the desktop compares with the
@@ -697,7 +713,7 @@ func documentEqual(mode string) metric {
 
 // probe is the check probe of a result getter: a file of the desktop or
 // a command's output.
-func probe(g *Getter) (*check.Probe, string) {
+func (c *converter) probe(g *Getter) (*check.Probe, string) {
 	if g == nil {
 		return nil, "no result"
 	}
@@ -717,6 +733,12 @@ func probe(g *Getter) (*check.Probe, string) {
 			return nil, "vm_command_line without a command"
 		}
 		return &check.Probe{Command: homeCommand(cmd)}, ""
+	case "cache_file":
+		cmd, ok := c.outputs[str(g.Path)]
+		if !ok {
+			return nil, "a cache_file no step after the agent writes"
+		}
+		return &check.Probe{Command: cmd}, ""
 	}
 	return nil, fmt.Sprintf("result %s", g.Type)
 }
@@ -740,11 +762,11 @@ func rule(g *Getter, key string) (any, string) {
 // exactMatch: the result equals the rule's expected string. A command's
 // output is compared without its final newline, as Proctor's probes
 // read it.
-func exactMatch(_ *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
+func exactMatch(c *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
 	if len(opts) > 0 {
 		return nil, "options"
 	}
-	p, why := probe(result)
+	p, why := c.probe(result)
 	if why != "" {
 		return nil, why
 	}
@@ -761,11 +783,11 @@ func exactMatch(_ *converter, result, expected *Getter, opts map[string]any) ([]
 
 // includeExclude: the result holds every include string and no exclude
 // string.
-func includeExclude(_ *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
+func includeExclude(c *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
 	if len(opts) > 0 {
 		return nil, "options"
 	}
-	p, why := probe(result)
+	p, why := c.probe(result)
 	if why != "" {
 		return nil, why
 	}
@@ -794,14 +816,14 @@ func includeExclude(_ *converter, result, expected *Getter, opts map[string]any)
 }
 
 // fileContains: the file holds every expected string.
-func fileContains(_ *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
+func fileContains(c *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
 	if len(opts) > 0 {
 		return nil, "options"
 	}
 	if result == nil || result.Type != "vm_file" {
 		return nil, "a result that is not a file"
 	}
-	p, why := probe(result)
+	p, why := c.probe(result)
 	if why != "" {
 		return nil, why
 	}
@@ -852,4 +874,166 @@ func compareCSV(c *converter, result, expected *Getter, opts map[string]any) ([]
 		return nil, "option " + k
 	}
 	return compareTextFile(c, result, expected, nil)
+}
+
+// imageMetric: an image of the desktop compares with the expected image
+// (a file to fetch) by OSWorld's metric of the same name, a
+// document_equal check of mode image (package imagecmp says how each
+// metric reads). compare_images scores the SSIM itself: the check passes
+// from 0.9, the least similarity OSWorld's structure checks accept.
+func imageMetric(name string) metric {
+	return func(c *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
+		if result == nil || result.Type != "vm_file" {
+			return nil, "a result that is not a file of the desktop"
+		}
+		file := home(str(result.Path))
+		if file == "" {
+			return nil, "a vm_file without a path"
+		}
+		if expected == nil || expected.Type != "cloud_file" {
+			return nil, "an expected image that is not a file to fetch"
+		}
+		url, dest := str(expected.Path), str(expected.Dest)
+		if url == "" || dest == "" {
+			return nil, "a cloud_file without path or dest"
+		}
+		s := check.Spec{Kind: check.DocumentEqual, File: file, Mode: "image", Options: map[string]any{"metric": name}}
+		for k, v := range opts {
+			if !strings.HasPrefix(k, "_") {
+				s.Options[k] = v
+			}
+		}
+		if imagecmp.Scored(name) {
+			least := 0.9
+			s.MinScore = &least
+		}
+		s.Asset = path.Join(Peer, c.f.ID, "expected", path.Base(dest))
+		c.fetch(url, s.Asset)
+		return []check.Spec{s}, ""
+	}
+}
+
+func init() {
+	for _, name := range imagecmp.Metrics() {
+		metrics[name] = imageMetric(name)
+	}
+}
+
+// checkList: every expect pattern matches a line of the result, and no
+// unexpect pattern any (Python regular expressions, read as Go's: a
+// pattern Go's syntax refuses, a lookahead say, leaves the task out).
+func checkList(c *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
+	if len(opts) > 0 {
+		return nil, "options"
+	}
+	p, why := c.probe(result)
+	if why != "" {
+		return nil, why
+	}
+	if expected == nil || expected.Type != "rule" {
+		return nil, "expected that is not a rule"
+	}
+	var out []check.Spec
+	for _, key := range []string{"expect", "unexpect"} {
+		list, _ := expected.Rules[key].([]any)
+		for _, v := range list {
+			kind := check.Contains
+			if key == "unexpect" {
+				kind = check.NotContains
+			}
+			out = append(out, check.Spec{Kind: kind, Probe: p, Value: "(?m)" + str(v), Regex: true, CaseSense: true})
+		}
+	}
+	if len(out) == 0 {
+		return nil, "no expect or unexpect patterns"
+	}
+	return out, ""
+}
+
+// configStatus: a line of GIMP's configuration file (gimprc, in GIMP
+// 2.10's folder as Debian's GIMP keeps it) sets the key, or the two words
+// of a key list, to the value as its last word.
+func configStatus(_ *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
+	if len(opts) > 0 {
+		return nil, "options"
+	}
+	if result == nil || result.Type != "gimp_config_file" || result.FileName == "" || strings.ContainsAny(result.FileName, "/\\") {
+		return nil, "a result that is not a file of GIMP's configuration"
+	}
+	if expected == nil || expected.Type != "rule" {
+		return nil, "expected that is not a rule"
+	}
+	value, ok := expected.Rules["value"].(string)
+	if !ok {
+		return nil, "a rule without a value"
+	}
+	var key string
+	switch k := expected.Rules["key"].(type) {
+	case string:
+		key = regexp.QuoteMeta(k)
+	case []any:
+		if len(k) != 2 {
+			return nil, "a key list that is not two words"
+		}
+		key = regexp.QuoteMeta(str(k[0])) + `\s+` + regexp.QuoteMeta(str(k[1]))
+	default:
+		return nil, "a rule without a key"
+	}
+	re := `(?m)^\s*\(*` + key + `(?:\s+.*)?\s+` + regexp.QuoteMeta(value) + `\)*\s*$`
+	return []check.Spec{{Kind: check.Contains, Probe: &check.Probe{File: "~/.config/GIMP/2.10/" + result.FileName}, Value: re, Regex: true, CaseSense: true}}, ""
+}
+
+// thunderbirdPrefs: Thunderbird's prefs.js sets each expected preference
+// to its value (eq: the value as the file writes it, JSON; re: a pattern
+// found in the value as written) and no unexpected one to its value.
+// Other methods and a pattern's flags are not supported.
+func thunderbirdPrefs(c *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
+	if len(opts) > 0 {
+		return nil, "options"
+	}
+	if result == nil || result.Type != "vm_file" {
+		return nil, "a result that is not a file"
+	}
+	p, why := c.probe(result)
+	if why != "" {
+		return nil, why
+	}
+	if expected == nil || expected.Type != "rule" {
+		return nil, "expected that is not a rule"
+	}
+	var out []check.Spec
+	for _, section := range []string{"expect", "unexpect"} {
+		prefs, _ := expected.Rules[section].(map[string]any)
+		keys := make([]string, 0, len(prefs))
+		for k := range prefs {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			r, _ := prefs[k].(map[string]any)
+			var val string
+			switch r["method"] {
+			case "eq":
+				b, err := json.Marshal(r["ref"])
+				if err != nil {
+					return nil, fmt.Sprintf("preference %s: %v", k, err)
+				}
+				val = regexp.QuoteMeta(string(b))
+			case "re":
+				val = ".*(?:" + str(r["ref"]) + ").*"
+			default:
+				return nil, fmt.Sprintf("preference %s: method %v", k, r["method"])
+			}
+			kind := check.Contains
+			if section == "unexpect" {
+				kind = check.NotContains
+			}
+			key, _ := json.Marshal(k)
+			out = append(out, check.Spec{Kind: kind, Probe: p, Value: `(?m)^user_pref\(` + regexp.QuoteMeta(string(key)) + `, ` + val + `\);$`, Regex: true, CaseSense: true})
+		}
+	}
+	if len(out) == 0 {
+		return nil, "no preferences"
+	}
+	return out, ""
 }

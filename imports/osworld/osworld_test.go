@@ -72,7 +72,12 @@ func TestImport(t *testing.T) {
 		{"tabs", imports.Blocked, "live web: config[2] opens https://www.example.com"},
 		{"drive", imports.NotImported, "account: config[0]: googledrive signs in to a Google account"},
 		{"settings", imports.Blocked, "app not installable: config[0]: VS Code is not in Debian"},
-		{"either", imports.NotImported, "not supported: evaluator: file_contains, file_contains joined by or"},
+		{"either", imports.Runnable, ""},
+		{"either-unsupported", imports.NotImported, "not supported: evaluator compare_audios"},
+		{"csv", imports.Runnable, ""},
+		{"mirror", imports.Runnable, ""},
+		{"prefs", imports.Runnable, ""},
+		{"list", imports.Runnable, ""},
 		{"broken", imports.NotImported, "examples/multi_apps/broken.json: "},
 		{"escape", imports.NotImported, `examples/os/escape.json: id "../../escape" is not a plain name`},
 	}
@@ -127,6 +132,28 @@ func TestImport(t *testing.T) {
 		t.Errorf("terminal-size's checks: %+v", ts.Checks)
 	}
 
+	either := got["either"].Task
+	if len(either.Checks) != 1 || either.Checks[0].Kind != check.AnyOf || len(either.Checks[0].Any) != 2 || either.Checks[0].Any[1].Probe.File != "~/b.txt" {
+		t.Errorf("either's checks: %+v; want one any check of the two files", either.Checks)
+	}
+	if c := got["csv"].Task.Checks; len(c) != 1 || c[0].Kind != check.FileEqual || c[0].File != "~/out.csv" || c[0].Asset != "osworld/csv/expected/out_gold.csv" {
+		t.Errorf("csv's checks: %+v; want the given file, out.csv, compared with the expected one", c)
+	}
+
+	if c := got["mirror"].Task.Checks; len(c) != 1 || c[0].Kind != check.DocumentEqual || c[0].Mode != "image" || c[0].Options["metric"] != "check_image_mirror" || c[0].File != "~/Desktop/m.png" {
+		t.Errorf("mirror's checks: %+v; want document_equal of the image by check_image_mirror", c)
+	}
+	prefs := got["prefs"].Task.Checks
+	if len(prefs) != 3 || prefs[0].Value != `(?m)^user_pref\("extensions\.activeThemeID", .*(?:dark).*\);$` ||
+		prefs[1].Value != `(?m)^user_pref\("mail\.identity\.id1\.auto_quote", false\);$` || prefs[2].Kind != check.NotContains {
+		t.Errorf("prefs' checks: %+v", prefs)
+	}
+	list := got["list"].Task
+	if c := list.Checks; len(c) != 4 || c[0].Probe.Command != "ls -R $HOME/mail.bak" || c[0].Value != "(?m)^letter-1\\.eml$" || c[2].Kind != check.NotContains ||
+		c[3].Probe.File != "~/.config/GIMP/2.10/gimprc" || c[3].Value != `(?m)^\s*\(*theme(?:\s+.*)?\s+"Dark"\)*\s*$` {
+		t.Errorf("list's checks: %+v; want the output of the step after the agent read by its command, and gimprc's line", c)
+	}
+
 	log := got["log"].Task
 	if log.Setup[1].Launch == nil || log.Setup[1].Launch.App != "vlc" || log.Setup[1].Launch.Args[0] != "~/app.log" {
 		t.Errorf("log's launch: %+v", log.Setup[1].Launch)
@@ -156,7 +183,7 @@ func TestImport(t *testing.T) {
 // --fetch, block the task and are named), and the table counts every
 // task.
 func TestWrite(t *testing.T) {
-	files := map[string]string{"/app.log": "line 1\nline 2\n", "/log_Gold.txt": "line 2\n", "/fill.xlsx": workbook(t, ""), "/fill_gold.xlsx": workbook(t, "7")}
+	files := map[string]string{"/berry.png": "\x89PNG", "/out_gold.csv": "a,b\n1,2\n", "/app.log": "line 1\nline 2\n", "/log_Gold.txt": "line 2\n", "/fill.xlsx": workbook(t, ""), "/fill_gold.xlsx": workbook(t, "7")}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, ok := files[r.URL.Path]
 		if !ok {
@@ -194,11 +221,11 @@ func TestWrite(t *testing.T) {
 			if log.Status() != imports.Blocked || !strings.Contains(log.Reasons[0].String(), "file not fetched: "+srv.URL+"/app.log") {
 				t.Fatalf("not fetched: %s %v", log.Status(), log.Reasons)
 			}
-			if len(s.Warnings) != 4 || !strings.Contains(s.Warnings[0].Msg, "is not fetched yet: proctor import --fetch downloads it from") {
+			if len(s.Warnings) != 6 || !strings.Contains(s.Warnings[0].Msg, "is not fetched yet: proctor import --fetch downloads it from") {
 				t.Errorf("warnings: %v", s.Warnings)
 			}
 		}
-		if c.Tasks != 11 || c.Mapped != c.Runnable+c.Blocked || c.NotImported != 4 || fetch && c.Runnable != 5 || !fetch && c.Runnable != 3 {
+		if c.Tasks != 16 || c.Mapped != c.Runnable+c.Blocked || c.NotImported != 4 || fetch && c.Runnable != 10 || !fetch && c.Runnable != 6 {
 			t.Errorf("fetch %v: counts %+v", fetch, c)
 		}
 		table, err := os.ReadFile(filepath.Join(out, imports.TableFile))
@@ -208,7 +235,7 @@ func TestWrite(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(out, "vs_code", "settings.yaml")); err != nil {
 			t.Errorf("a blocked task is written: %v", err)
 		}
-		if _, err := os.Stat(filepath.Join(out, "multi_apps", "either.yaml")); err == nil {
+		if _, err := os.Stat(filepath.Join(out, "multi_apps", "either-unsupported.yaml")); err == nil {
 			t.Error("a task not imported was written")
 		}
 	}
