@@ -6,7 +6,9 @@ import (
 	"regexp"
 
 	"github.com/proctor-eval/proctor/imports"
+	"github.com/proctor-eval/proctor/imports/osuniverse"
 	"github.com/proctor-eval/proctor/imports/osworld"
+	"github.com/proctor-eval/proctor/imports/scienceboard"
 	"github.com/spf13/cobra"
 )
 
@@ -61,8 +63,18 @@ missing.`,
 					return err
 				}
 				suite = imports.Suite{Name: "osworld", Description: "OSWorld's tasks, imported by proctor import from " + args[1]}
+			case osuniverse.Peer:
+				var err error
+				if tasks, suite, err = osuniverse.Read(args[1], re); err != nil {
+					return err
+				}
+			case scienceboard.Peer:
+				var err error
+				if tasks, suite, err = scienceboard.Read(args[1], re); err != nil {
+					return err
+				}
 			default:
-				return fmt.Errorf("unknown benchmark %q: proctor import reads osworld", args[0])
+				return fmt.Errorf("unknown benchmark %q: proctor import reads osworld, osuniverse and scienceboard", args[0])
 			}
 			if len(tasks) == 0 {
 				return fmt.Errorf("no task of %s matches --filter %q", args[1], filter)
