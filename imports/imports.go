@@ -54,11 +54,16 @@ const (
 	// NotFetched: a file the task needs was not fetched (proctor import
 	// --fetch).
 	NotFetched Blocker = "file not fetched"
+	// Session: the task needs a desktop session Proctor's desktop does
+	// not give (XFCE's or GNOME's menus, panel, icons and settings).
+	Session Blocker = "desktop session"
 )
 
 // blocks reports whether b leaves the task imported (blocked) rather
 // than not imported.
-func (b Blocker) blocks() bool { return b == AppMissing || b == LiveWeb || b == NotFetched }
+func (b Blocker) blocks() bool {
+	return b == AppMissing || b == LiveWeb || b == NotFetched || b == Session
+}
 
 // Reason is why a task is blocked or not imported.
 type Reason struct {
@@ -126,6 +131,9 @@ type Suite struct {
 	Name        string                  `json:"name"`
 	Description string                  `json:"description,omitempty"`
 	Apps        map[string]task.AppSpec `json:"apps,omitempty"`
+	// Setup names the Debian packages the tasks need beyond their apps'
+	// (proctor setup installs them).
+	Setup *task.Setup `json:"setup,omitempty"`
 }
 
 // Options are what proctor import was asked.

@@ -57,6 +57,8 @@ var readmeNotRun = map[string]string{
 	"bin/proctor run suites/enterprise --agent replay --env browser --filter '^tryton-' --out runs/tryton":   "runs 11 tasks; CI's validation of the suite runs them the same way",
 	"bin/proctor guest --local --token-file token":                                                           "serves until stopped; TestGuestToken and the remote tests start the daemon",
 	"bin/proctor import osworld ../OSWorld --out suites/osworld --fetch":                                     "needs a checkout of OSWorld and the internet; TestWrite (imports/osworld) imports the sample files with --fetch from a local server",
+	"bin/proctor import osuniverse ../osuniverse --out suites/osuniverse --fetch":                            "needs a checkout of OSUniverse and the internet; the docs import the sample files (imports/osuniverse/testdata)",
+	"bin/proctor import scienceboard ../ScienceBoard --out suites/scienceboard":                              "needs a checkout of ScienceBoard; the docs import the sample files (imports/scienceboard/testdata)",
 	"bin/proctor run --agent replay --parallel 2":                                                            "runs the 96 tasks of the built-in suite (about 15 minutes)",
 	"bin/proctor run --agent replay --token-file token --env guest=https://HOST:PORT#sha256=FP":              "needs a guest daemon on another machine; TestValidateOnTwoTLSGuests runs guests",
 	`bin/proctor view runs --token "$PROCTOR_VIEW_TOKEN"`:                                                    "serves until stopped; the viewer's tests serve its pages",

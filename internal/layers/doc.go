@@ -12,7 +12,8 @@
 //     they register themselves;
 //   - runners and readers of results: run, validate, rollout, rescore,
 //     report, receipt, viewer, and the importers of other benchmarks'
-//     tasks (imports, imports/osworld);
+//     tasks (imports, imports/osworld, imports/osuniverse,
+//     imports/scienceboard);
 //   - the episode: episode (one task on one environment);
 //   - environment backends: env/xdesktop, env/browser, env/vnc,
 //     env/android, env/input, env/envtest, env/provider, the guest daemon
