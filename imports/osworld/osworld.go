@@ -211,6 +211,9 @@ func Import(f *File, group, file, hash, revision string) *imports.Task {
 	} else {
 		t.Unproven = "OSWorld ships no solution of this task"
 	}
+	if err := applyOverride(t); err != nil {
+		it.Block(imports.NotSupported, "%v", err)
+	}
 	if f.Proxy {
 		it.Block(imports.LiveWeb, "the task runs behind OSWorld's proxy to websites")
 	}

@@ -275,3 +275,29 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestOverrides: every solution written for an OSWorld task reads, and an
+// import gives it to its feasible task, which is then no longer unproven.
+func TestOverrides(t *testing.T) {
+	ovs, err := Overrides()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ovs) < 6 {
+		t.Fatalf("%d overrides", len(ovs))
+	}
+	for id, o := range ovs {
+		if !idRE.MatchString(id) || o.Gold[len(o.Gold)-1].Kind != action.Done || len(o.Wrong) == 0 {
+			t.Errorf("override %s: gold %v, %d wrong trajectories", id, o.Gold, len(o.Wrong))
+		}
+	}
+	const id = "a4d98375-215b-4a4d-aee9-3d4370fccc41"
+	feasible := &task.Task{ID: id, Kind: task.StateTask, Unproven: "no solution"}
+	if err := applyOverride(feasible); err != nil || feasible.Unproven != "" || len(feasible.Gold) != 2 || len(feasible.Wrong) != 1 {
+		t.Errorf("override not applied: %v %+v", err, feasible)
+	}
+	infeasible := &task.Task{ID: id, Kind: task.InfeasibleTask, Gold: []action.Action{{Kind: action.Fail}}}
+	if err := applyOverride(infeasible); err != nil || len(infeasible.Gold) != 1 || infeasible.Gold[0].Kind != action.Fail {
+		t.Errorf("an infeasible task took an override: %+v", infeasible)
+	}
+}
