@@ -199,6 +199,9 @@ func Import(f *File, group, file, hash, revision string) *imports.Task {
 	if app := c.app(group, f.RelatedApps); app != "" {
 		t.App = app
 	}
+	// OSWorld's user's home holds the usual folders, which its tasks
+	// write into without making them.
+	t.Setup = append(t.Setup, task.Step{Run: &task.Run{Command: homeFolders}})
 	for i, st := range f.Config {
 		t.Setup = append(t.Setup, c.step(fmt.Sprintf("config[%d]", i), st, false)...)
 	}
@@ -369,6 +372,9 @@ func (c *converter) step(where string, st Step, after bool) []task.Step {
 			c.unsupported("%s: activate_window without a window_name", where)
 			return nil
 		}
+		if strings.EqualFold(name, "terminal") {
+			name = terminalWindow
+		}
 		return []task.Step{{Focus: &task.Focus{Title: name}}}
 	case "close_window":
 		name := str(p["window_name"])
@@ -483,6 +489,13 @@ func (c *converter) execute(where string, p map[string]any) []task.Step {
 		c.unsupported("%s: a command that is neither a string nor a list of strings", where)
 		return nil
 	}
+	// OSWorld's user is not root and types its password to sudo; the
+	// desktop's user here is root, and runs the command itself.
+	cmd = strings.TrimPrefix(cmd, sudoPrefix)
+	if strings.Contains(cmd, "{CLIENT_PASSWORD}") || cmd == "su" || strings.HasPrefix(cmd, "su ") {
+		c.unsupported("%s: a command that signs in as another user (%s)", where, cmd)
+		return nil
+	}
 	if out, _ := p["stdout"].(string); out != "" {
 		if c.outputs == nil {
 			c.outputs = map[string]string{}
@@ -491,6 +504,21 @@ func (c *converter) execute(where string, p map[string]any) []task.Step {
 	}
 	return []task.Step{{Run: &task.Run{Command: homeCommand(cmd)}}}
 }
+
+// homeFolders makes the folders of OSWorld's user's home.
+const homeFolders = "mkdir -p ~/Desktop ~/Documents ~/Downloads ~/Music ~/Pictures ~/Videos ~/Templates ~/Public"
+
+// sudoPrefix is how OSWorld's commands gain root.
+const sudoPrefix = "echo {CLIENT_PASSWORD} | sudo -S "
+
+// terminalKeys open a terminal on OSWorld's GNOME desktop; the desktop
+// here binds no keys to it, so an import launches the built-in terminal
+// application (bash, in xterm) instead, and a window OSWorld calls
+// Terminal is that one.
+const (
+	terminalKeys   = "ctrl+alt+t"
+	terminalWindow = "bash"
+)
 
 // pyautogui converts a pyautogui one-liner of hotkeys, presses and
 // sleeps, in order; anything else it calls is not supported.
@@ -517,7 +545,11 @@ func (c *converter) pyautogui(where, src string) []task.Step {
 			c.unsupported("%s: pyautogui.hotkey(%s)", where, src[m[2]:m[3]])
 			return nil
 		}
-		hits = append(hits, hit{m[0], task.Step{Keys: &combo}})
+		step := task.Step{Keys: &combo}
+		if strings.EqualFold(combo, terminalKeys) {
+			step = task.Step{Launch: &task.Launch{App: "bash", WaitWindow: terminalWindow}}
+		}
+		hits = append(hits, hit{m[0], step})
 	}
 	for _, m := range pyPress.FindAllStringSubmatchIndex(src, -1) {
 		at := m[0]
