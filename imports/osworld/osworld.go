@@ -220,6 +220,9 @@ func Import(f *File, group, file, hash, revision string) *imports.Task {
 	if f.Proxy {
 		it.Block(imports.LiveWeb, "the task runs behind OSWorld's proxy to websites")
 	}
+	if readsGSettings(t) {
+		it.Block(imports.Session, "gsettings: GNOME's settings, which the desktop here keeps in memory per process, not between them as a GNOME session does")
+	}
 	it.Task = t
 	return it
 }
@@ -1071,4 +1074,23 @@ func thunderbirdPrefs(c *converter, result, expected *Getter, opts map[string]an
 		return nil, "no preferences"
 	}
 	return out, ""
+}
+
+// readsGSettings reports whether a step or a check of the task runs
+// gsettings.
+func readsGSettings(t *task.Task) bool {
+	found := false
+	for _, sec := range t.Sections() {
+		for _, st := range sec.Steps {
+			if st.Run != nil && strings.Contains(st.Run.Command, "gsettings") {
+				found = true
+			}
+		}
+	}
+	check.Each(nil, t.Checks, func(_ []any, s check.Spec) {
+		if s.Probe != nil && strings.Contains(s.Probe.Command, "gsettings") {
+			found = true
+		}
+	})
+	return found
 }

@@ -78,6 +78,7 @@ func TestImport(t *testing.T) {
 		{"mirror", imports.Runnable, ""},
 		{"prefs", imports.Runnable, ""},
 		{"list", imports.Runnable, ""},
+		{"gsettings", imports.Blocked, "desktop session: gsettings"},
 		{"broken", imports.NotImported, "examples/multi_apps/broken.json: "},
 		{"escape", imports.NotImported, `examples/os/escape.json: id "../../escape" is not a plain name`},
 	}
@@ -229,7 +230,7 @@ func TestWrite(t *testing.T) {
 				t.Errorf("warnings: %v", s.Warnings)
 			}
 		}
-		if c.Tasks != 16 || c.Mapped != c.Runnable+c.Blocked || c.NotImported != 4 || fetch && c.Runnable != 10 || !fetch && c.Runnable != 6 {
+		if c.Tasks != 17 || c.Mapped != c.Runnable+c.Blocked || c.NotImported != 4 || fetch && c.Runnable != 10 || !fetch && c.Runnable != 6 {
 			t.Errorf("fetch %v: counts %+v", fetch, c)
 		}
 		table, err := os.ReadFile(filepath.Join(out, imports.TableFile))
