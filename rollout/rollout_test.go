@@ -638,3 +638,85 @@ func TestOpenAPIListsTheRoutes(t *testing.T) {
 		t.Fatalf("GET %s: %v", api.PathOpenAPI, got["openapi"])
 	}
 }
+
+// TestSpaces checks the coordinate spaces: the observation is the space's
+// image (the screenshot resized, the marks in its pixels), the points of
+// actions and replies are read in it, and unknown spaces are refused.
+func TestSpaces(t *testing.T) {
+	f := newFixture(t, options{})
+	tk, _ := loadSuite(t).Task("editor-save")
+	ro := f.create(api.CreateRequest{Task: tk.ID, Observation: api.ObsMarks, Inline: true, Space: "640x400"})
+	o := ro.Observation
+	if o.Space == nil || o.Space.Image != (action.Size{W: 640, H: 400}) || o.Space.Name != "640x400" || o.Space.Unit != "px" {
+		t.Fatalf("space: %+v", o.Space)
+	}
+	b, _ := base64.StdEncoding.DecodeString(o.Image)
+	if cfg, _, err := image.DecodeConfig(bytes.NewReader(b)); err != nil || cfg.Width != 640 || cfg.Height != 400 {
+		t.Fatalf("screenshot: %v %dx%d", err, cfg.Width, cfg.Height)
+	}
+	mark := func(o *api.Observation, role, name string) *action.Point {
+		t.Helper()
+		for _, m := range o.Marks {
+			if m.Role == role && (name == "" || m.Name == name) {
+				if m.Box.X+m.Box.W > 640 || m.Box.Y+m.Box.H > 400 {
+					t.Fatalf("mark %+v is outside the 640x400 image", m)
+				}
+				x, y := m.Center()
+				return action.At(float64(x), float64(y))
+			}
+		}
+		t.Fatalf("no %s %s mark in %+v", role, name, o.Marks)
+		return nil
+	}
+	// A point outside the image is the policy's mistake.
+	sr := f.step(ro.ID, api.StepRequest{Actions: []action.Action{{Kind: action.Click, Point: action.At(700, 10)}}})
+	if sr.Done || len(sr.Info.Errors) == 0 || !strings.Contains(sr.Observation.Feedback, "outside the model's 640x400 image") {
+		t.Fatalf("a point outside the image: %+v", sr)
+	}
+	// The gold solution, by points of the image: a click on the text's
+	// mark, typing, a click on Save's mark (as a reply).
+	text := mark(sr.Observation, "text", "")
+	sr = f.step(ro.ID, api.StepRequest{Actions: []action.Action{{Kind: action.Click, Point: text}}})
+	ds, _ := agent.DisplaySpace(o.Space.Screen, o.Space.Image)
+	x, y, _ := ds.ToScreen(*text)
+	if p := sr.Info.Performed; len(p) != 1 || p[0].Point == nil || *p[0].Point != (action.Point{X: float64(x), Y: float64(y), Unit: action.Pixels}) || !ds.Scaled() {
+		t.Fatalf("performed: %+v, want the screen's (%d, %d)", p, x, y)
+	}
+	sr = f.step(ro.ID, api.StepRequest{Actions: []action.Action{{Kind: action.Type, Text: "Bonjour à tous"}}})
+	save := mark(sr.Observation, "push button", "Save")
+	sr = f.step(ro.ID, api.StepRequest{Reply: new(fmt.Sprintf("pyautogui.click(%d, %d)", int(save.X), int(save.Y))), Format: "pyautogui"})
+	if len(sr.Info.Errors) > 0 {
+		t.Fatalf("the click on Save: %+v", sr.Info)
+	}
+	sr = f.step(ro.ID, api.StepRequest{Actions: []action.Action{{Kind: action.Done}}})
+	if !sr.Done || sr.Final == nil || sr.Final.Reward == nil || *sr.Final.Reward != 1 {
+		t.Fatalf("final: %+v", sr.Final)
+	}
+
+	// The other spaces answer their image's size.
+	screen := o.Space.Screen
+	sm, _ := agent.SmartResizeSize(screen, agent.DefaultMinPixels, agent.DefaultMaxPixels)
+	an, _ := agent.AnthropicSpace(screen)
+	for space, want := range map[string]action.Size{api.SpaceScreen: screen, api.SpaceSmartResize: sm, api.SpaceAnthropic: an.Image} {
+		ro := f.create(api.CreateRequest{Task: "count-lines", Space: space})
+		if ro.Observation.Space == nil || ro.Observation.Space.Image != want {
+			t.Errorf("space %s: %+v, want an image of %v", space, ro.Observation.Space, want)
+		}
+		f.call("DELETE", "/v1/rollouts/"+ro.ID, nil, nil)
+	}
+
+	for _, bad := range []api.CreateRequest{
+		{Task: "count-lines", Space: "hyperbolic"},
+		{Task: "count-lines", Space: "0x400"},
+		{Task: "count-lines", Space: "640x"},
+		{Task: "count-lines", Space: "+640x400"},
+		{Task: "count-lines", Space: api.SpaceAnthropic, Unit: "k"},
+	} {
+		e := f.errorOf("POST", api.PathRollouts, bad, 400, api.KindBadRequest)
+		if !strings.Contains(e.Error, "space") {
+			t.Errorf("%+v: %s", bad, e.Error)
+		}
+	}
+	ro = f.create(api.CreateRequest{Task: "count-lines", Space: api.SpaceSmartResize})
+	f.errorOf("POST", "/v1/rollouts/"+ro.ID+"/step", `{"reply":"click(1,2)","format":"pyautogui","unit":"ratio"}`, 400, api.KindBadRequest)
+}

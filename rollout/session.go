@@ -9,7 +9,9 @@ import (
 	"image"
 	"image/jpeg"
 	_ "image/png" // screenshots come as PNG
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/episode"
+	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/rollout/api"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -48,6 +51,8 @@ type Rollout struct {
 	inline  bool
 	format  action.Format // the replies' default
 	unit    action.Unit
+	sp      *agent.Space // the coordinate space asked for; nil: none (screen pixels, points as given)
+	spName  string
 
 	mu   sync.Mutex // held by the call in progress
 	last time.Time  // when the last call ended (Service.mu)
@@ -83,6 +88,10 @@ func (s *Service) Create(ctx context.Context, client string, req api.CreateReque
 	if err := checkFormat(r.format, r.unit); err != nil {
 		return api.Rollout{}, err
 	}
+	if r.sp, err = spaceOf(req.Space, taskSize(t), r.unit); err != nil {
+		return api.Rollout{}, err
+	}
+	r.spName = req.Space
 	if err := s.admit(client); err != nil {
 		return api.Rollout{}, err
 	}
@@ -138,6 +147,58 @@ func checkFormat(f action.Format, u action.Unit) error {
 	}
 	if u != "" && u != action.Pixels && u != action.Ratio && u != action.Thousand {
 		return errorf(api.KindBadRequest, "unit %q: give px, ratio or k", u)
+	}
+	return nil
+}
+
+// spaceOf is the coordinate space name asks for on a screen, with the
+// replies' default unit: nil for none.
+func spaceOf(name string, screen action.Size, unit action.Unit) (*agent.Space, error) {
+	var sp agent.Space
+	var err error
+	switch name {
+	case "":
+		return nil, nil
+	case api.SpaceScreen:
+		sp, err = agent.ScreenSpace(screen, unit)
+	case api.SpaceSmartResize:
+		sp, err = agent.SmartResizeSpace(screen, 0)
+	case api.SpaceAnthropic:
+		sp, err = agent.AnthropicSpace(screen)
+	default:
+		d, ok := displaySize(name)
+		if !ok {
+			return nil, errorf(api.KindBadRequest, "space %q: give %s, %s, %s or a display WIDTHxHEIGHT (e.g. 1024x768)",
+				name, api.SpaceScreen, api.SpaceSmartResize, api.SpaceAnthropic)
+		}
+		sp, err = agent.DisplaySpace(screen, d)
+	}
+	if err != nil {
+		return nil, errorf(api.KindBadRequest, "space %q on the task's %dx%d screen: %v", name, screen.W, screen.H, err)
+	}
+	if err := spaceUnit(&sp, name, unit); err != nil {
+		return nil, err
+	}
+	return &sp, nil
+}
+
+// displaySize reads a display WIDTHxHEIGHT of positive sides.
+func displaySize(s string) (action.Size, bool) {
+	ws, hs, ok := strings.Cut(s, "x")
+	w, werr := strconv.Atoi(ws)
+	h, herr := strconv.Atoi(hs)
+	if !ok || werr != nil || herr != nil || w <= 0 || h <= 0 || w > 1<<14 || h > 1<<14 || strconv.Itoa(w) != ws || strconv.Itoa(h) != hs {
+		return action.Size{}, false
+	}
+	return action.Size{W: w, H: h}, true
+}
+
+// spaceUnit refuses a unit other than pixels in a space of its own image
+// (its points are pixels of that image).
+func spaceUnit(sp *agent.Space, name string, unit action.Unit) error {
+	if name != api.SpaceScreen && unit != "" && unit != action.Pixels {
+		return errorf(api.KindBadRequest, "unit %q in space %q: its points are pixels of its %dx%d image; give px, or space screen for ratio and k",
+			unit, name, sp.Image.W, sp.Image.H)
 	}
 	return nil
 }
@@ -239,9 +300,22 @@ func (s *Service) advance(r *Rollout) {
 		return
 	}
 	o := &api.Observation{Step: obs.Step, Screen: obs.Screen, Tree: obs.Tree, Marks: obs.Marks, Tabs: obs.Tabs, Feedback: obs.Feedback}
+	scaled := r.sp != nil && r.sp.Scaled()
+	if r.sp != nil {
+		o.Space = &api.Space{Name: r.spName, Screen: r.sp.Screen, Image: r.sp.Image, Unit: string(r.sp.Unit), Rule: r.sp.Rule}
+		if scaled {
+			o.Tree, o.Marks = r.sp.Tree(o.Tree), marksIn(*r.sp, o.Marks)
+		}
+	}
 	if obs.Screenshot != nil {
 		img := obs.Screenshot
-		if r.image == api.ImageJPEG && obs.Format != api.ImageJPEG {
+		if scaled {
+			// Resized to the space's image, in the format asked for.
+			if img, err = r.sp.Shot(img, r.image); err != nil {
+				s.fail(r, fmt.Sprintf("infrastructure fault: step %d: %v", obs.Step, err), true)
+				return
+			}
+		} else if r.image == api.ImageJPEG && obs.Format != api.ImageJPEG {
 			if img, err = toJPEG(img); err != nil {
 				s.fail(r, fmt.Sprintf("infrastructure fault: step %d: the screenshot does not decode: %v", obs.Step, err), true)
 				return
@@ -256,6 +330,20 @@ func (s *Service) advance(r *Rollout) {
 		}
 	}
 	r.obs, r.observed = o, time.Now()
+}
+
+// marksIn gives the marks' boxes in pixels of the space's image.
+func marksIn(sp agent.Space, marks []observe.Mark) []observe.Mark {
+	if len(marks) == 0 {
+		return marks
+	}
+	sx, sy := sp.Scale()
+	out := slices.Clone(marks)
+	for i, m := range out {
+		p := sp.FromScreen(m.Box.X, m.Box.Y)
+		out[i].Box = action.Box{X: int(p.X), Y: int(p.Y), W: int(math.Round(float64(m.Box.W) / sx)), H: int(math.Round(float64(m.Box.H) / sy))}
+	}
+	return out
 }
 
 // toJPEG re-encodes a screenshot in JPEG.
@@ -340,13 +428,21 @@ func (r *Rollout) turn(req api.StepRequest) (agent.Turn, error) {
 		if err := checkFormat(f, u); err != nil {
 			return agent.Turn{}, err
 		}
+		if r.sp != nil {
+			if err := spaceUnit(r.sp, r.spName, u); err != nil {
+				return agent.Turn{}, err
+			}
+			if u == "" && r.spName != api.SpaceScreen {
+				u = action.Pixels // the space's image's pixels, whatever the format's default
+			}
+		}
 		turn := agent.Turn{Raw: *req.Reply, Thought: action.Thought(*req.Reply)}
 		acts, err := action.Parse(f, *req.Reply, action.Options{Unit: u})
 		if err != nil {
 			turn.ParseError = err.Error()
 		}
 		turn.Actions = acts
-		return turn, nil
+		return r.toScreen(turn), nil
 	case req.Actions != nil:
 		b, _ := json.Marshal(req.Actions)
 		turn := agent.Turn{Actions: req.Actions, Raw: string(b)}
@@ -356,9 +452,26 @@ func (r *Rollout) turn(req api.StepRequest) (agent.Turn, error) {
 				break
 			}
 		}
-		return turn, nil
+		return r.toScreen(turn), nil
 	}
 	return agent.Turn{}, errorf(api.KindBadRequest, `give "actions" (a list of unified actions) or "reply" (a model's reply, with "format")`)
+}
+
+// toScreen maps the points of a turn's actions from the rollout's space
+// to the screen; a point outside the space's image is the policy's
+// mistake, as a reply that does not parse.
+func (r *Rollout) toScreen(turn agent.Turn) agent.Turn {
+	if r.sp == nil || turn.Actions == nil {
+		return turn
+	}
+	turn.Space = r.sp
+	acts, err := r.sp.Actions(turn.Actions)
+	if err != nil {
+		turn.Actions, turn.ParseError = nil, err.Error()
+		return turn
+	}
+	turn.Actions = acts
+	return turn
 }
 
 // progress evaluates the milestones on the environment as it is now.

@@ -38,7 +38,7 @@ proctor run, and serves the suite's tasks over an HTTPS API as rollouts
 that a trainer steps:
 
   GET    /v1/tasks                   the task instances and their metadata (?gold=true: with their gold solutions)
-  POST   /v1/rollouts                {task, seed?, observation, image, inline?, format?}: reset an
+  POST   /v1/rollouts                {task, seed?, observation, image, inline?, format?, space?}: reset an
                                      environment with the task's setup; the rollout's id, the
                                      instruction and the first observation
   POST   /v1/rollouts/{id}/step      {actions} in the unified action space, or {reply, format} a
@@ -52,7 +52,11 @@ that a trainer steps:
 
 The observation is screenshot, tree, both or som (a set-of-mark screenshot
 with its marks and the tree); the screenshot is png or jpeg, inline
-(base64) or fetched from its image_url. A step's reward is the rise of
+(base64) or fetched from its image_url. The space is the coordinate space
+the policy sees and speaks: screen, smart-resize (UI-TARS's), anthropic
+(the computer-use tool's declared display) or a display WIDTHxHEIGHT; the
+screenshot, the tree and the marks are given in it, and the steps' points
+are read in it (docs/rollouts.md). A step's reward is the rise of
 the milestone score where the task has milestones, else 0; a rollout is
 done after a terminal action (DONE, FAIL, ANS), when its step budget or
 wall time runs out, or when the same turn repeats 5 times, and its final
