@@ -720,3 +720,74 @@ func TestSpaces(t *testing.T) {
 	ro = f.create(api.CreateRequest{Task: "count-lines", Space: api.SpaceSmartResize})
 	f.errorOf("POST", "/v1/rollouts/"+ro.ID+"/step", `{"reply":"click(1,2)","format":"pyautogui","unit":"ratio"}`, 400, api.KindBadRequest)
 }
+
+// TestSideEffects checks the side-effect verdict of the final answer: a
+// task with a side_effects check counts it in the reward and lists the
+// violations; a task that only declares its changes gives the verdict
+// for the record, its reward the other checks'.
+func TestSideEffects(t *testing.T) {
+	f := newFixture(t, options{})
+	suite := loadSuite(t)
+	tidy, _ := suite.Task("editor-save-tidy")
+	copyText := []action.Action{{Kind: action.Hotkey, Keys: []string{"ctrl", "a"}}, {Kind: action.Hotkey, Keys: []string{"ctrl", "c"}}}
+	play := func(id string, acts []action.Action) *api.Final {
+		t.Helper()
+		ro := f.create(api.CreateRequest{Task: id, Observation: api.ObsTree})
+		for _, a := range acts {
+			sr := f.step(ro.ID, api.StepRequest{Actions: []action.Action{a}})
+			if sr.Done {
+				return sr.Final
+			}
+		}
+		t.Fatalf("%s: not done after %d steps", id, len(acts))
+		return nil
+	}
+	gold := tidy.Gold
+	withCopy := append(slices.Clone(gold[:2]), append(copyText, gold[2:]...)...) // copies the text before the save
+	tests := []struct {
+		name       string
+		task       string
+		acts       []action.Action
+		reward     float64
+		verdict    string
+		checked    bool
+		violations []string
+		allowed    int
+	}{
+		{"gold", "editor-save-tidy", gold, 1, api.SideEffectsPass, true, nil, 1},
+		{"gold and the clipboard", "editor-save-tidy", withCopy, 0, api.SideEffectsFail, true, []string{"changed value of clipboard clipboard"}, 1},
+		// editor-save declares no changes: no verdict.
+		{"no changes declared", "editor-save", gold, 1, "", false, nil, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fin := play(tc.task, tc.acts)
+			if fin.Status != api.StatusFinished || fin.Reward == nil || *fin.Reward != tc.reward {
+				t.Fatalf("final: %+v", fin)
+			}
+			se := fin.SideEffects
+			if tc.verdict == "" {
+				if se != nil {
+					t.Fatalf("side effects of a task that declares none: %+v", se)
+				}
+				return
+			}
+			if se == nil || se.Verdict != tc.verdict || se.Checked != tc.checked || se.Allowed != tc.allowed {
+				t.Fatalf("side effects: %+v", se)
+			}
+			var got []string
+			for _, v := range se.Violations {
+				got = append(got, v.Text)
+				if v.Kind == "" || v.Op == "" {
+					t.Errorf("violation %+v", v)
+				}
+			}
+			if !slices.Equal(got, tc.violations) {
+				t.Fatalf("violations %q, want %q", got, tc.violations)
+			}
+			if tc.verdict == api.SideEffectsFail && !strings.Contains(fin.Reason, "clipboard") {
+				t.Errorf("reason %q names no violation", fin.Reason)
+			}
+		})
+	}
+}

@@ -533,6 +533,14 @@ func (s *Service) end(r *Rollout) {
 		if r.milestones != nil {
 			f.MilestoneDelta = res.Milestone - r.progress
 		}
+		if episode.WantsChanges(s.cfg.Suite, r.t) {
+			se, err := s.sideEffects(r)
+			if err != nil {
+				f.Status, f.Reward, f.Outcome, f.Reason = api.StatusError, nil, string(check.Error), "infrastructure fault: the state diff: "+err.Error()
+				res.Outcome, res.Reason = f.Outcome, f.Reason
+			}
+			f.SideEffects = se
+		}
 	}
 	if err := s.cfg.Store.SaveResult(res); err != nil {
 		f.Status, f.Reward, f.Reason = api.StatusError, nil, "the run folder does not record the rollout: "+err.Error()
@@ -541,6 +549,36 @@ func (s *Service) end(r *Rollout) {
 	r.final, r.status = f, f.Status
 	s.logf("rollout %s: %s (repeat %d): %s: %s", r.id, r.t.ID, r.repeat, f.Outcome, f.Reason)
 	s.free(r, fault)
+}
+
+// sideEffects reads the state diff the episode stored and gives its
+// verdict.
+func (s *Service) sideEffects(r *Rollout) (*api.SideEffects, error) {
+	d, err := s.cfg.Store.Changes(r.t.ID, r.repeat)
+	if err != nil {
+		return nil, err
+	}
+	bad := d.Violations()
+	se := &api.SideEffects{Verdict: api.SideEffectsPass, Violations: []api.Violation{}, Allowed: len(d.Changes) - len(bad),
+		Filtered: len(d.Filtered), Truncated: d.Truncated, Checked: sideEffectsChecked(r.t)}
+	if len(bad) > 0 {
+		se.Verdict = api.SideEffectsFail
+	}
+	for _, c := range bad {
+		se.Violations = append(se.Violations, api.Violation{Kind: string(c.Kind), Key: c.Key, Origin: c.Origin, Op: string(c.Op),
+			What: c.What, Text: c.String()})
+	}
+	return se, nil
+}
+
+// sideEffectsChecked reports whether a check or milestone of t is a
+// side_effects check.
+func sideEffectsChecked(t *task.Task) bool {
+	specs := slices.Clone(t.Checks)
+	for _, m := range t.Milestones {
+		specs = append(specs, m.Checks...)
+	}
+	return slices.ContainsFunc(specs, func(c check.Spec) bool { return c.Kind == check.SideEffects })
 }
 
 // fail ends a running rollout with status error and why, recorded as an

@@ -217,10 +217,48 @@ type Final struct {
 	MilestoneDelta float64         `json:"milestone_delta"`
 	Steps          int             `json:"steps"`
 	Verdict        json.RawMessage `json:"verdict,omitempty"`
+	// SideEffects is what else the policy changed in the environment,
+	// where the task declares what may change (changes:) or has a
+	// side_effects check.
+	SideEffects *SideEffects `json:"side_effects,omitempty"`
 	// Run and Repeat name the episode in the run folder (proctor report,
 	// proctor view).
 	Run    string `json:"run"`
 	Repeat int    `json:"repeat"`
+}
+
+// Side-effect verdicts.
+const (
+	SideEffectsPass = "pass" // nothing changed outside what the task allows
+	SideEffectsFail = "fail" // Violations lists what did
+)
+
+// SideEffects is the side-effect verdict of a rollout: the changes to the
+// environment's state between the end of the task's setup and its
+// checks, noise filtered, that the task does not allow.
+type SideEffects struct {
+	Verdict    string      `json:"verdict"`
+	Violations []Violation `json:"violations"`
+	// Allowed and Filtered count the changes the task allows and those
+	// filtered as the environment's noise.
+	Allowed  int `json:"allowed"`
+	Filtered int `json:"filtered"`
+	// Truncated: there were more changes than were listed.
+	Truncated bool `json:"truncated,omitempty"`
+	// Checked says whether a side_effects check of the task counts the
+	// verdict in the reward; false: it is given for the record only.
+	Checked bool `json:"checked"`
+}
+
+// Violation is one change the task does not allow.
+type Violation struct {
+	Kind   string   `json:"kind"` // file, clipboard, window, process, cookie, local_storage, session_storage, tab, request
+	Key    string   `json:"key"`
+	Origin string   `json:"origin,omitempty"`
+	Op     string   `json:"op"`             // created, deleted or changed
+	What   []string `json:"what,omitempty"` // for changed: the fields that differ
+	// Text names the change in a line: "created file ~/a.txt".
+	Text string `json:"text"`
 }
 
 // Error kinds, each with its HTTP status.
