@@ -27,6 +27,7 @@ import (
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/mem"
+	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/rollout/api"
 	"github.com/proctor-eval/proctor/run"
 	"github.com/proctor-eval/proctor/store"
@@ -48,11 +49,19 @@ type options struct {
 	faults    []mem.Fault
 	perClient int
 	queue     int
+	suite     string         // "": testdata/suite
+	judge     judgment.Model // of the judge checks
+	wrap      func(env.Env) env.Env
 }
 
 func loadSuite(t testing.TB) *task.Suite {
 	t.Helper()
-	s, ps := task.Load("testdata/suite")
+	return loadSuiteAt(t, "testdata/suite")
+}
+
+func loadSuiteAt(t testing.TB, dir string) *task.Suite {
+	t.Helper()
+	s, ps := task.Load(dir)
 	if len(ps) > 0 {
 		t.Fatal(ps)
 	}
@@ -61,7 +70,7 @@ func loadSuite(t testing.TB) *task.Suite {
 
 func newFixture(t testing.TB, o options) *fixture {
 	t.Helper()
-	suite := loadSuite(t)
+	suite := loadSuiteAt(t, cmpOr(o.suite, "testdata/suite"))
 	var opts []mem.Option
 	if len(o.faults) > 0 {
 		opts = append(opts, mem.WithFault(o.faults...))
@@ -72,6 +81,16 @@ func newFixture(t testing.TB, o options) *fixture {
 	}
 	for i := range srcs {
 		srcs[i].Also = append(srcs[i].Also, "x11")
+		if o.wrap != nil {
+			start := srcs[i].Start
+			srcs[i].Start = func(ctx context.Context, size action.Size) (env.Env, error) {
+				e, err := start(ctx, size)
+				if err != nil {
+					return nil, err
+				}
+				return o.wrap(e), nil
+			}
+		}
 	}
 	st, err := store.Open(t.TempDir())
 	if err != nil {
@@ -79,7 +98,7 @@ func newFixture(t testing.TB, o options) *fixture {
 	}
 	t.Cleanup(func() { st.Close() })
 	s, err := New(context.Background(), Config{Suite: suite, Sources: srcs, Store: st, RunID: "test", Settle: -1,
-		PerClient: o.perClient, Queue: o.queue, QueueWait: time.Hour})
+		PerClient: o.perClient, Queue: o.queue, QueueWait: time.Hour, Judge: o.judge})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -789,5 +808,114 @@ func TestSideEffects(t *testing.T) {
 				t.Errorf("reason %q names no violation", fin.Reason)
 			}
 		})
+	}
+}
+
+// events is an ordered record of what happened, from several goroutines.
+type events struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (e *events) add(what string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.list = append(e.list, what)
+}
+
+func (e *events) get() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.list)
+}
+
+// resetRecorder records the resets of an environment, and closes second
+// when the second begins.
+type resetRecorder struct {
+	env.Env
+	ev     *events
+	n      int
+	second chan struct{}
+}
+
+func (r *resetRecorder) Reset(ctx context.Context, s env.Setup) error {
+	r.n++
+	r.ev.add(fmt.Sprintf("reset %d", r.n))
+	if r.n == 2 {
+		close(r.second)
+	}
+	return r.Env.Reset(ctx, s)
+}
+
+// waitingJudge passes every judge check once the environment's second
+// reset has begun (or, without the overlap, after a while), recording
+// when it answers.
+type waitingJudge struct {
+	ev     *events
+	second chan struct{}
+}
+
+func (j waitingJudge) Judge(ctx context.Context, req judgment.Request) (judgment.Verdict, error) {
+	select {
+	case <-j.second:
+	case <-time.After(5 * time.Second): // the reset did not overlap: answer, and the order says so
+	case <-ctx.Done():
+		return judgment.Verdict{}, ctx.Err()
+	}
+	j.ev.add("judged")
+	return judgment.Verdict{Pass: true, Score: 1, Reason: "the answer is right", Model: "waiting"}, nil
+}
+
+func (waitingJudge) Name() string { return "test:waiting" }
+
+// TestResetOverlapsJudging checks that a rollout's environment is freed
+// as soon as its checks have read it: the next queued rollout's reset
+// begins before the finished rollout's judge answers, and both rollouts
+// end as they should.
+func TestResetOverlapsJudging(t *testing.T) {
+	ev := &events{}
+	second := make(chan struct{})
+	f := newFixture(t, options{suite: "testdata/judged", queue: 1, perClient: 2, judge: waitingJudge{ev: ev, second: second},
+		wrap: func(e env.Env) env.Env { return &resetRecorder{Env: e, ev: ev, second: second} }})
+	a := f.create(api.CreateRequest{Task: "judged-answer", Observation: api.ObsTree})
+	queued := make(chan api.Rollout, 1)
+	go func() {
+		var b api.Rollout
+		req, _ := json.Marshal(api.CreateRequest{Task: "judged-answer", Observation: api.ObsTree})
+		hr, _ := http.NewRequest("POST", f.srv.URL+api.PathRollouts, bytes.NewReader(req))
+		hr.Header.Set("Authorization", "Bearer "+token)
+		if resp, err := http.DefaultClient.Do(hr); err == nil {
+			json.NewDecoder(resp.Body).Decode(&b)
+			resp.Body.Close()
+		}
+		queued <- b
+	}()
+	for { // until the second one waits
+		f.s.pool.mu.Lock()
+		n := len(f.s.pool.waiters)
+		f.s.pool.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	sr := f.step(a.ID, api.StepRequest{Actions: []action.Action{{Kind: action.Answer, Text: "3"}}})
+	if !sr.Done || sr.Final == nil || sr.Final.Reward == nil || *sr.Final.Reward != 1 || !strings.Contains(string(sr.Final.Verdict), "test:waiting") {
+		t.Fatalf("the judged rollout: %+v", sr.Final)
+	}
+	b := <-queued
+	if b.Status != api.StatusRunning {
+		t.Fatalf("the queued rollout: %+v", b)
+	}
+	if got, want := ev.get(), []string{"reset 1", "reset 2", "judged"}; !slices.Equal(got, want) {
+		t.Fatalf("events %q, want %q: the next rollout's reset waited for the judge", got, want)
+	}
+	sr = f.step(b.ID, api.StepRequest{Actions: []action.Action{{Kind: action.Answer, Text: "4"}}})
+	if !sr.Done || sr.Final == nil || sr.Final.Reward == nil || *sr.Final.Reward != 0 {
+		t.Fatalf("the second rollout: %+v", sr.Final)
+	}
+	// The evidence is recorded as a run's: proctor rescore judges it.
+	if _, err := f.st.Evidence("judged-answer", 0); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -44,7 +44,9 @@ type Rollout struct {
 	t      *task.Task
 	repeat int
 	ep     *episode.Episode
-	sl     *slot // nil once the rollout ended
+	sl     *slot // nil once the rollout freed it
+	// envKind is the environment's kind (env.Info.Kind), for the record.
+	envKind string
 
 	obsKind string
 	image   string // png or jpeg
@@ -111,8 +113,10 @@ func (s *Service) Create(ctx context.Context, client string, req api.CreateReque
 		return api.Rollout{}, errorf(api.KindBadRequest, "observation %s needs the accessibility tree, which %s does not offer", r.obsKind, sl.src.Name)
 	}
 	r.repeat = s.nextRepeat(t.ID)
+	// The environment is freed for the next rollout as soon as the checks
+	// have read it: its reset overlaps the judging and the records.
 	cfg := episode.Config{Suite: s.cfg.Suite, Obs: mode, EarlyStop: s.cfg.EarlyStop, Settle: s.cfg.Settle, ResetTimeout: s.cfg.ResetTimeout,
-		JudgeTimeout: s.cfg.JudgeTimeout, Judge: s.cfg.Judge, Store: s.cfg.Store, Origins: s.static}
+		JudgeTimeout: s.cfg.JudgeTimeout, Judge: s.cfg.Judge, Store: s.cfg.Store, Origins: s.static, Release: func() { s.free(r, false) }}
 	ep, err := episode.Start(s.ctx, sl.e, sl.svc, cfg, t, r.repeat)
 	if err != nil {
 		s.recycle(sl, true)
@@ -120,7 +124,7 @@ func (s *Service) Create(ctx context.Context, client string, req api.CreateReque
 		return api.Rollout{}, errorf(api.KindFault, "the reset of %s for %s failed: %v", sl.src.Name, t.ID, err)
 	}
 	ep.AgentStarted()
-	r.ep, r.sl = ep, sl
+	r.ep, r.sl, r.envKind = ep, sl, sl.info.Kind
 	r.milestones = stepMilestones(t)
 	r.mu.Lock()
 	s.mu.Lock()
@@ -512,7 +516,7 @@ func (s *Service) end(r *Rollout) {
 	res, err := r.ep.Finish(s.ctx)
 	ending, _ := r.ep.Ending()
 	r.end = ending.Reason
-	res.Attempts, res.Env = 1, r.sl.info.Kind
+	res.Attempts, res.Env = 1, r.envKind
 	fault := err != nil
 	if fault {
 		res.Outcome, res.Reason = string(check.Error), "infrastructure fault: "+err.Error()
@@ -591,9 +595,7 @@ func (s *Service) fail(r *Rollout, why string, fault bool) {
 	res := episode.Result(r.t, r.repeat)
 	res.Outcome, res.Reason, res.Steps, res.Attempts = string(check.Error), why, r.ep.Step(), 1
 	res.Duration, res.Finished = r.ep.Duration(), time.Now().UTC()
-	if r.sl != nil {
-		res.Env = r.sl.info.Kind
-	}
+	res.Env = r.envKind
 	if err := s.cfg.Store.SaveResult(res); err != nil {
 		why += "; the run folder does not record it: " + err.Error()
 	}
