@@ -288,7 +288,7 @@ func (s *Server) Handler() http.Handler {
 		return h
 	}
 	if s.trim == nil {
-		s.trim = &trimmer{after: orDefault(s.IdleTrim, DefaultIdleTrim), free: debug.FreeOSMemory}
+		s.trim = &trimmer{after: orDefault(s.IdleTrim, DefaultIdleTrim), free: freeMemory}
 	}
 	return s.trim.wrap(h)
 }
@@ -298,6 +298,15 @@ func (s *Server) Handler() http.Handler {
 // the screenshot, the tree) do not each pay for a collection, short
 // enough that a desktop waiting for its agent holds no garbage.
 const DefaultIdleTrim = time.Second
+
+// freeMemory gives the heap freed back to the system and, the first
+// time, the pages of the program that its start alone touched.
+func freeMemory() {
+	debug.FreeOSMemory()
+	pagedOut.Do(func() { pageOutExecutable() })
+}
+
+var pagedOut sync.Once
 
 // trimmer gives the memory freed back to the system once no request has
 // been in progress for a while: the Go runtime otherwise keeps a freed
