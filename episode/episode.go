@@ -73,6 +73,12 @@ type Config struct {
 	// task's own pages and its command services: the suite's static
 	// services' (see Reach).
 	Origins []string
+	// Release, when set, is called once by Finish as soon as the
+	// environment is no longer needed: after the checks have read it,
+	// before the judge checks' models are asked and the records written
+	// (see Finish). A caller resets the environment for the next episode
+	// meanwhile. A Finish that ends in a fault calls it not.
+	Release func()
 }
 
 // withDefaults fills the zero fields.

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/judgment"
+	"github.com/proctor-eval/proctor/statediff"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -24,6 +27,12 @@ import (
 //     final screen is kept, the task's checks read the environment (what
 //     they read is stored as the episode's evidence, and a judge's
 //     verdicts as its judgement), and the verdict is the result's.
+//
+// With Config.Release, the environment is released as soon as the checks
+// have read it: a task with judge checks is then decided in two passes,
+// the first reading the evidence (the judge checks' too, asking no
+// model), the second deciding from what was read while the caller resets
+// the environment for the next episode.
 //
 // A judge that gave no verdict does not make the agent run again: the
 // evidence is kept and the episode is an error with End set, which proctor
@@ -77,9 +86,31 @@ func (ep *Episode) Finish(ctx context.Context) (store.Result, error) {
 	res.FinalShot = final.name
 	// What the checks read is recorded, so that proctor rescore can judge
 	// the episode again with changed checks.
-	checks.Judge = cfg.Judge
-	ev := check.NewRecorder(&Evidence{Env: ep.e, Traj: ep.traj, Suite: cfg.Suite, Services: ep.svc, Store: cfg.Store, Shots: ep.shots, Final: final.screen, Changes: changes})
-	v := checks.Evaluate(jctx, ev, end.End)
+	released := false
+	release := func() {
+		if cfg.Release != nil && !released {
+			released = true
+			cfg.Release()
+		}
+	}
+	live := &Evidence{Env: ep.e, Traj: ep.traj, Suite: cfg.Suite, Services: ep.svc, Store: cfg.Store, Shots: ep.shots, Final: final.screen, Changes: changes}
+	ev := check.NewRecorder(live)
+	var v check.Verdict
+	if cfg.Release != nil && checks.Judged() {
+		// The environment is read first, the judge checks' evidence
+		// with it (no model is asked), and released; the checks are then
+		// decided from what was read, the models asked meanwhile.
+		checks.Judge = gathering{}
+		if unread := unreadEvidence(checks.Evaluate(jctx, ev, end.End)); unread != "" {
+			return res, infra(errors.New(unread)) // evidence could not be read: retry
+		}
+		release()
+		checks.Judge = cfg.Judge
+		v = checks.Evaluate(jctx, readEvidence{Recorded: ev.Recorded(), ev: live}, end.End)
+	} else {
+		checks.Judge = cfg.Judge
+		v = checks.Evaluate(jctx, ev, end.End)
+	}
 	// A judge that gave no verdict is not a reason to run the agent again:
 	// the evidence was read and is kept, the episode is an infrastructure
 	// error, and proctor judge decides it later.
@@ -87,6 +118,7 @@ func (ep *Episode) Finish(ctx context.Context) (store.Result, error) {
 	if v.Outcome == check.Error && !judgeDown {
 		return res, infra(errors.New(v.Reason)) // evidence could not be read: retry
 	}
+	release() // the records need it not
 	if err := cfg.Store.SaveEvidence(t.ID, ep.repeat, ev.Recorded()); err != nil {
 		return res, infra(err)
 	}
@@ -114,6 +146,57 @@ func (ep *Episode) Finish(ctx context.Context) (store.Result, error) {
 	res.InputTokens, res.OutputTokens, res.Cost = ep.usage.InputTokens, ep.usage.OutputTokens, ep.usage.Cost
 	res.Finished = time.Now().UTC()
 	return res, nil
+}
+
+// gathering is the judge of the first pass of a Finish that releases the
+// environment before judging: each judge check reads its evidence, and
+// gets no verdict.
+type gathering struct{}
+
+// errGathered is what gathering answers.
+var errGathered = errors.New("the evidence was gathered; the judge is asked once the environment is released")
+
+func (gathering) Judge(context.Context, judgment.Request) (judgment.Verdict, error) {
+	return judgment.Verdict{}, errGathered
+}
+
+func (gathering) Name() string { return "gathering" }
+
+// unreadEvidence is the first error of a gathering pass's checks that is
+// not the gathering judge's: evidence that could not be read.
+func unreadEvidence(v check.Verdict) string {
+	results := slices.Clone(v.Checks)
+	for _, m := range v.Milestones {
+		results = append(results, m.Checks...)
+	}
+	for _, r := range results {
+		if r.Err != "" && !(r.Undecided() && strings.HasSuffix(r.Err, errGathered.Error())) {
+			return r.Reason
+		}
+	}
+	return ""
+}
+
+// readEvidence is the evidence of the checks once the environment is
+// released: what they read from it (check.Recorded), with the episode's
+// screens, assets and state diff, none of which needs the environment.
+type readEvidence struct {
+	*check.Recorded
+	ev *Evidence
+}
+
+func (r readEvidence) FinalScreen(ctx context.Context) (check.Screen, error) {
+	return r.ev.FinalScreen(ctx)
+}
+
+func (r readEvidence) StepScreen(ctx context.Context, turn int) (check.Screen, error) {
+	return r.ev.StepScreen(ctx, turn)
+}
+
+func (r readEvidence) Asset(name string) ([]byte, error) { return r.ev.Asset(name) }
+
+func (r readEvidence) StateChanges(ctx context.Context) (*statediff.Diff, error) {
+	return r.ev.StateChanges(ctx)
 }
 
 // uncompletedReason is the reason of an uncompleted outcome: the budget or

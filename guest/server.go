@@ -24,6 +24,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -104,6 +105,12 @@ type Server struct {
 	MaxConnsPerAddr   int           // new connections (no request yet) one client address may hold; more are closed at once
 	ConnectTimeout    time.Duration // for a new connection to finish its handshake and first request's headers
 	MaxBody           int64         // request body bytes
+	// IdleTrim is how long the daemon waits once no request is in
+	// progress before it gives the memory its requests freed (a
+	// screenshot's buffers are tens of megabytes) back to the system;
+	// 0: DefaultIdleTrim, negative: never.
+	IdleTrim time.Duration
+	trim     *trimmer
 
 	// resetMu makes resets one at a time: a second waits for the first,
 	// so that no setup runs on a desktop another reset is clearing.
@@ -276,7 +283,81 @@ func (s *Server) Handler() http.Handler {
 		}
 		mux.ServeHTTP(w, r)
 	})
-	return s.versioned(api, s.auth(paths))
+	h := s.versioned(api, s.auth(paths))
+	if s.IdleTrim < 0 {
+		return h
+	}
+	if s.trim == nil {
+		s.trim = &trimmer{after: orDefault(s.IdleTrim, DefaultIdleTrim), free: freeMemory}
+	}
+	return s.trim.wrap(h)
+}
+
+// DefaultIdleTrim is how long an idle daemon keeps the memory its last
+// requests freed: long enough that the requests of one step (an action,
+// the screenshot, the tree) do not each pay for a collection, short
+// enough that a desktop waiting for its agent holds no garbage.
+const DefaultIdleTrim = time.Second
+
+// freeMemory gives the heap freed back to the system and, the first
+// time, the pages of the program that its start alone touched.
+func freeMemory() {
+	debug.FreeOSMemory()
+	pagedOut.Do(func() { pageOutExecutable() })
+}
+
+var pagedOut sync.Once
+
+// trimmer gives the memory freed back to the system once no request has
+// been in progress for a while: the Go runtime otherwise keeps a freed
+// heap until its next collection, which an idle daemon may not run for
+// minutes.
+type trimmer struct {
+	after time.Duration
+	free  func()
+	mu    sync.Mutex
+	busy  int
+	timer *time.Timer // armed while idle and not yet trimmed
+}
+
+func (t *trimmer) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.begin()
+		defer t.end()
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (t *trimmer) begin() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.busy++
+	if t.timer != nil {
+		t.timer.Stop()
+	}
+}
+
+func (t *trimmer) end() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.busy--; t.busy > 0 {
+		return
+	}
+	if t.timer == nil {
+		t.timer = time.AfterFunc(t.after, t.fire)
+		return
+	}
+	t.timer.Reset(t.after)
+}
+
+// fire trims, unless a request began since the timer was armed.
+func (t *trimmer) fire() {
+	t.mu.Lock()
+	idle := t.busy == 0
+	t.mu.Unlock()
+	if idle {
+		t.free()
+	}
 }
 
 func noRoute(w http.ResponseWriter, r *http.Request) {

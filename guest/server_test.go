@@ -479,3 +479,27 @@ func TestSilentConnectionsLoseTheirSlots(t *testing.T) {
 	defer third.Close()
 	untilClosed(t, third, 20*time.Second) // the timeouts are a minute
 }
+
+// TestIdleTrim checks that the daemon gives its freed memory back once no
+// request has been in progress for IdleTrim, and never during one.
+func TestIdleTrim(t *testing.T) {
+	freed := make(chan struct{}, 10)
+	tr := &trimmer{after: time.Millisecond, free: func() { freed <- struct{}{} }}
+	tr.begin()
+	tr.begin()
+	tr.end()
+	if tr.timer != nil {
+		t.Fatal("armed while a request is in progress")
+	}
+	tr.end()
+	<-freed // idle: trimmed
+	tr.begin()
+	tr.fire() // a timer that fires as a request begins
+	select {
+	case <-freed:
+		t.Fatal("trimmed during a request")
+	default:
+	}
+	tr.end()
+	<-freed
+}

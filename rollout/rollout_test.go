@@ -27,6 +27,7 @@ import (
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/mem"
+	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/rollout/api"
 	"github.com/proctor-eval/proctor/run"
 	"github.com/proctor-eval/proctor/store"
@@ -48,11 +49,19 @@ type options struct {
 	faults    []mem.Fault
 	perClient int
 	queue     int
+	suite     string         // "": testdata/suite
+	judge     judgment.Model // of the judge checks
+	wrap      func(env.Env) env.Env
 }
 
 func loadSuite(t testing.TB) *task.Suite {
 	t.Helper()
-	s, ps := task.Load("testdata/suite")
+	return loadSuiteAt(t, "testdata/suite")
+}
+
+func loadSuiteAt(t testing.TB, dir string) *task.Suite {
+	t.Helper()
+	s, ps := task.Load(dir)
 	if len(ps) > 0 {
 		t.Fatal(ps)
 	}
@@ -61,7 +70,7 @@ func loadSuite(t testing.TB) *task.Suite {
 
 func newFixture(t testing.TB, o options) *fixture {
 	t.Helper()
-	suite := loadSuite(t)
+	suite := loadSuiteAt(t, cmpOr(o.suite, "testdata/suite"))
 	var opts []mem.Option
 	if len(o.faults) > 0 {
 		opts = append(opts, mem.WithFault(o.faults...))
@@ -72,6 +81,16 @@ func newFixture(t testing.TB, o options) *fixture {
 	}
 	for i := range srcs {
 		srcs[i].Also = append(srcs[i].Also, "x11")
+		if o.wrap != nil {
+			start := srcs[i].Start
+			srcs[i].Start = func(ctx context.Context, size action.Size) (env.Env, error) {
+				e, err := start(ctx, size)
+				if err != nil {
+					return nil, err
+				}
+				return o.wrap(e), nil
+			}
+		}
 	}
 	st, err := store.Open(t.TempDir())
 	if err != nil {
@@ -79,7 +98,7 @@ func newFixture(t testing.TB, o options) *fixture {
 	}
 	t.Cleanup(func() { st.Close() })
 	s, err := New(context.Background(), Config{Suite: suite, Sources: srcs, Store: st, RunID: "test", Settle: -1,
-		PerClient: o.perClient, Queue: o.queue, QueueWait: time.Hour})
+		PerClient: o.perClient, Queue: o.queue, QueueWait: time.Hour, Judge: o.judge})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -636,5 +655,267 @@ func TestOpenAPIListsTheRoutes(t *testing.T) {
 	f.call("GET", api.PathOpenAPI, nil, &got)
 	if got["openapi"] != "3.1.0" {
 		t.Fatalf("GET %s: %v", api.PathOpenAPI, got["openapi"])
+	}
+}
+
+// TestSpaces checks the coordinate spaces: the observation is the space's
+// image (the screenshot resized, the marks in its pixels), the points of
+// actions and replies are read in it, and unknown spaces are refused.
+func TestSpaces(t *testing.T) {
+	f := newFixture(t, options{})
+	tk, _ := loadSuite(t).Task("editor-save")
+	ro := f.create(api.CreateRequest{Task: tk.ID, Observation: api.ObsMarks, Inline: true, Space: "640x400"})
+	o := ro.Observation
+	if o.Space == nil || o.Space.Image != (action.Size{W: 640, H: 400}) || o.Space.Name != "640x400" || o.Space.Unit != "px" {
+		t.Fatalf("space: %+v", o.Space)
+	}
+	b, _ := base64.StdEncoding.DecodeString(o.Image)
+	if cfg, _, err := image.DecodeConfig(bytes.NewReader(b)); err != nil || cfg.Width != 640 || cfg.Height != 400 {
+		t.Fatalf("screenshot: %v %dx%d", err, cfg.Width, cfg.Height)
+	}
+	mark := func(o *api.Observation, role, name string) *action.Point {
+		t.Helper()
+		for _, m := range o.Marks {
+			if m.Role == role && (name == "" || m.Name == name) {
+				if m.Box.X+m.Box.W > 640 || m.Box.Y+m.Box.H > 400 {
+					t.Fatalf("mark %+v is outside the 640x400 image", m)
+				}
+				x, y := m.Center()
+				return action.At(float64(x), float64(y))
+			}
+		}
+		t.Fatalf("no %s %s mark in %+v", role, name, o.Marks)
+		return nil
+	}
+	// A point outside the image is the policy's mistake.
+	sr := f.step(ro.ID, api.StepRequest{Actions: []action.Action{{Kind: action.Click, Point: action.At(700, 10)}}})
+	if sr.Done || len(sr.Info.Errors) == 0 || !strings.Contains(sr.Observation.Feedback, "outside the model's 640x400 image") {
+		t.Fatalf("a point outside the image: %+v", sr)
+	}
+	// The gold solution, by points of the image: a click on the text's
+	// mark, typing, a click on Save's mark (as a reply).
+	text := mark(sr.Observation, "text", "")
+	sr = f.step(ro.ID, api.StepRequest{Actions: []action.Action{{Kind: action.Click, Point: text}}})
+	ds, _ := agent.DisplaySpace(o.Space.Screen, o.Space.Image)
+	x, y, _ := ds.ToScreen(*text)
+	if p := sr.Info.Performed; len(p) != 1 || p[0].Point == nil || *p[0].Point != (action.Point{X: float64(x), Y: float64(y), Unit: action.Pixels}) || !ds.Scaled() {
+		t.Fatalf("performed: %+v, want the screen's (%d, %d)", p, x, y)
+	}
+	sr = f.step(ro.ID, api.StepRequest{Actions: []action.Action{{Kind: action.Type, Text: "Bonjour à tous"}}})
+	save := mark(sr.Observation, "push button", "Save")
+	sr = f.step(ro.ID, api.StepRequest{Reply: new(fmt.Sprintf("pyautogui.click(%d, %d)", int(save.X), int(save.Y))), Format: "pyautogui"})
+	if len(sr.Info.Errors) > 0 {
+		t.Fatalf("the click on Save: %+v", sr.Info)
+	}
+	sr = f.step(ro.ID, api.StepRequest{Actions: []action.Action{{Kind: action.Done}}})
+	if !sr.Done || sr.Final == nil || sr.Final.Reward == nil || *sr.Final.Reward != 1 {
+		t.Fatalf("final: %+v", sr.Final)
+	}
+
+	// The other spaces answer their image's size.
+	screen := o.Space.Screen
+	sm, _ := agent.SmartResizeSize(screen, agent.DefaultMinPixels, agent.DefaultMaxPixels)
+	an, _ := agent.AnthropicSpace(screen)
+	for space, want := range map[string]action.Size{api.SpaceScreen: screen, api.SpaceSmartResize: sm, api.SpaceAnthropic: an.Image} {
+		ro := f.create(api.CreateRequest{Task: "count-lines", Space: space})
+		if ro.Observation.Space == nil || ro.Observation.Space.Image != want {
+			t.Errorf("space %s: %+v, want an image of %v", space, ro.Observation.Space, want)
+		}
+		f.call("DELETE", "/v1/rollouts/"+ro.ID, nil, nil)
+	}
+
+	for _, bad := range []api.CreateRequest{
+		{Task: "count-lines", Space: "hyperbolic"},
+		{Task: "count-lines", Space: "0x400"},
+		{Task: "count-lines", Space: "640x"},
+		{Task: "count-lines", Space: "+640x400"},
+		{Task: "count-lines", Space: api.SpaceAnthropic, Unit: "k"},
+	} {
+		e := f.errorOf("POST", api.PathRollouts, bad, 400, api.KindBadRequest)
+		if !strings.Contains(e.Error, "space") {
+			t.Errorf("%+v: %s", bad, e.Error)
+		}
+	}
+	ro = f.create(api.CreateRequest{Task: "count-lines", Space: api.SpaceSmartResize})
+	f.errorOf("POST", "/v1/rollouts/"+ro.ID+"/step", `{"reply":"click(1,2)","format":"pyautogui","unit":"ratio"}`, 400, api.KindBadRequest)
+}
+
+// TestSideEffects checks the side-effect verdict of the final answer: a
+// task with a side_effects check counts it in the reward and lists the
+// violations; a task that only declares its changes gives the verdict
+// for the record, its reward the other checks'.
+func TestSideEffects(t *testing.T) {
+	f := newFixture(t, options{})
+	suite := loadSuite(t)
+	tidy, _ := suite.Task("editor-save-tidy")
+	copyText := []action.Action{{Kind: action.Hotkey, Keys: []string{"ctrl", "a"}}, {Kind: action.Hotkey, Keys: []string{"ctrl", "c"}}}
+	play := func(id string, acts []action.Action) *api.Final {
+		t.Helper()
+		ro := f.create(api.CreateRequest{Task: id, Observation: api.ObsTree})
+		for _, a := range acts {
+			sr := f.step(ro.ID, api.StepRequest{Actions: []action.Action{a}})
+			if sr.Done {
+				return sr.Final
+			}
+		}
+		t.Fatalf("%s: not done after %d steps", id, len(acts))
+		return nil
+	}
+	gold := tidy.Gold
+	withCopy := append(slices.Clone(gold[:2]), append(copyText, gold[2:]...)...) // copies the text before the save
+	tests := []struct {
+		name       string
+		task       string
+		acts       []action.Action
+		reward     float64
+		verdict    string
+		checked    bool
+		violations []string
+		allowed    int
+	}{
+		{"gold", "editor-save-tidy", gold, 1, api.SideEffectsPass, true, nil, 1},
+		{"gold and the clipboard", "editor-save-tidy", withCopy, 0, api.SideEffectsFail, true, []string{"changed value of clipboard clipboard"}, 1},
+		// editor-save declares no changes: no verdict.
+		{"no changes declared", "editor-save", gold, 1, "", false, nil, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fin := play(tc.task, tc.acts)
+			if fin.Status != api.StatusFinished || fin.Reward == nil || *fin.Reward != tc.reward {
+				t.Fatalf("final: %+v", fin)
+			}
+			se := fin.SideEffects
+			if tc.verdict == "" {
+				if se != nil {
+					t.Fatalf("side effects of a task that declares none: %+v", se)
+				}
+				return
+			}
+			if se == nil || se.Verdict != tc.verdict || se.Checked != tc.checked || se.Allowed != tc.allowed {
+				t.Fatalf("side effects: %+v", se)
+			}
+			var got []string
+			for _, v := range se.Violations {
+				got = append(got, v.Text)
+				if v.Kind == "" || v.Op == "" {
+					t.Errorf("violation %+v", v)
+				}
+			}
+			if !slices.Equal(got, tc.violations) {
+				t.Fatalf("violations %q, want %q", got, tc.violations)
+			}
+			if tc.verdict == api.SideEffectsFail && !strings.Contains(fin.Reason, "clipboard") {
+				t.Errorf("reason %q names no violation", fin.Reason)
+			}
+		})
+	}
+}
+
+// events is an ordered record of what happened, from several goroutines.
+type events struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (e *events) add(what string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.list = append(e.list, what)
+}
+
+func (e *events) get() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.list)
+}
+
+// resetRecorder records the resets of an environment, and closes second
+// when the second begins.
+type resetRecorder struct {
+	env.Env
+	ev     *events
+	n      int
+	second chan struct{}
+}
+
+func (r *resetRecorder) Reset(ctx context.Context, s env.Setup) error {
+	r.n++
+	r.ev.add(fmt.Sprintf("reset %d", r.n))
+	if r.n == 2 {
+		close(r.second)
+	}
+	return r.Env.Reset(ctx, s)
+}
+
+// waitingJudge passes every judge check once the environment's second
+// reset has begun (or, without the overlap, after a while), recording
+// when it answers.
+type waitingJudge struct {
+	ev     *events
+	second chan struct{}
+}
+
+func (j waitingJudge) Judge(ctx context.Context, req judgment.Request) (judgment.Verdict, error) {
+	select {
+	case <-j.second:
+	case <-time.After(5 * time.Second): // the reset did not overlap: answer, and the order says so
+	case <-ctx.Done():
+		return judgment.Verdict{}, ctx.Err()
+	}
+	j.ev.add("judged")
+	return judgment.Verdict{Pass: true, Score: 1, Reason: "the answer is right", Model: "waiting"}, nil
+}
+
+func (waitingJudge) Name() string { return "test:waiting" }
+
+// TestResetOverlapsJudging checks that a rollout's environment is freed
+// as soon as its checks have read it: the next queued rollout's reset
+// begins before the finished rollout's judge answers, and both rollouts
+// end as they should.
+func TestResetOverlapsJudging(t *testing.T) {
+	ev := &events{}
+	second := make(chan struct{})
+	f := newFixture(t, options{suite: "testdata/judged", queue: 1, perClient: 2, judge: waitingJudge{ev: ev, second: second},
+		wrap: func(e env.Env) env.Env { return &resetRecorder{Env: e, ev: ev, second: second} }})
+	a := f.create(api.CreateRequest{Task: "judged-answer", Observation: api.ObsTree})
+	queued := make(chan api.Rollout, 1)
+	go func() {
+		var b api.Rollout
+		req, _ := json.Marshal(api.CreateRequest{Task: "judged-answer", Observation: api.ObsTree})
+		hr, _ := http.NewRequest("POST", f.srv.URL+api.PathRollouts, bytes.NewReader(req))
+		hr.Header.Set("Authorization", "Bearer "+token)
+		if resp, err := http.DefaultClient.Do(hr); err == nil {
+			json.NewDecoder(resp.Body).Decode(&b)
+			resp.Body.Close()
+		}
+		queued <- b
+	}()
+	for { // until the second one waits
+		f.s.pool.mu.Lock()
+		n := len(f.s.pool.waiters)
+		f.s.pool.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	sr := f.step(a.ID, api.StepRequest{Actions: []action.Action{{Kind: action.Answer, Text: "3"}}})
+	if !sr.Done || sr.Final == nil || sr.Final.Reward == nil || *sr.Final.Reward != 1 || !strings.Contains(string(sr.Final.Verdict), "test:waiting") {
+		t.Fatalf("the judged rollout: %+v", sr.Final)
+	}
+	b := <-queued
+	if b.Status != api.StatusRunning {
+		t.Fatalf("the queued rollout: %+v", b)
+	}
+	if got, want := ev.get(), []string{"reset 1", "reset 2", "judged"}; !slices.Equal(got, want) {
+		t.Fatalf("events %q, want %q: the next rollout's reset waited for the judge", got, want)
+	}
+	sr = f.step(b.ID, api.StepRequest{Actions: []action.Action{{Kind: action.Answer, Text: "4"}}})
+	if !sr.Done || sr.Final == nil || sr.Final.Reward == nil || *sr.Final.Reward != 0 {
+		t.Fatalf("the second rollout: %+v", sr.Final)
+	}
+	// The evidence is recorded as a run's: proctor rescore judges it.
+	if _, err := f.st.Evidence("judged-answer", 0); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -9,7 +9,9 @@ import (
 	"image"
 	"image/jpeg"
 	_ "image/png" // screenshots come as PNG
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/episode"
+	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/rollout/api"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -41,13 +44,17 @@ type Rollout struct {
 	t      *task.Task
 	repeat int
 	ep     *episode.Episode
-	sl     *slot // nil once the rollout ended
+	sl     *slot // nil once the rollout freed it
+	// envKind is the environment's kind (env.Info.Kind), for the record.
+	envKind string
 
 	obsKind string
 	image   string // png or jpeg
 	inline  bool
 	format  action.Format // the replies' default
 	unit    action.Unit
+	sp      *agent.Space // the coordinate space asked for; nil: none (screen pixels, points as given)
+	spName  string
 
 	mu   sync.Mutex // held by the call in progress
 	last time.Time  // when the last call ended (Service.mu)
@@ -83,6 +90,10 @@ func (s *Service) Create(ctx context.Context, client string, req api.CreateReque
 	if err := checkFormat(r.format, r.unit); err != nil {
 		return api.Rollout{}, err
 	}
+	if r.sp, err = spaceOf(req.Space, taskSize(t), r.unit); err != nil {
+		return api.Rollout{}, err
+	}
+	r.spName = req.Space
 	if err := s.admit(client); err != nil {
 		return api.Rollout{}, err
 	}
@@ -102,8 +113,10 @@ func (s *Service) Create(ctx context.Context, client string, req api.CreateReque
 		return api.Rollout{}, errorf(api.KindBadRequest, "observation %s needs the accessibility tree, which %s does not offer", r.obsKind, sl.src.Name)
 	}
 	r.repeat = s.nextRepeat(t.ID)
+	// The environment is freed for the next rollout as soon as the checks
+	// have read it: its reset overlaps the judging and the records.
 	cfg := episode.Config{Suite: s.cfg.Suite, Obs: mode, EarlyStop: s.cfg.EarlyStop, Settle: s.cfg.Settle, ResetTimeout: s.cfg.ResetTimeout,
-		JudgeTimeout: s.cfg.JudgeTimeout, Judge: s.cfg.Judge, Store: s.cfg.Store, Origins: s.static}
+		JudgeTimeout: s.cfg.JudgeTimeout, Judge: s.cfg.Judge, Store: s.cfg.Store, Origins: s.static, Release: func() { s.free(r, false) }}
 	ep, err := episode.Start(s.ctx, sl.e, sl.svc, cfg, t, r.repeat)
 	if err != nil {
 		s.recycle(sl, true)
@@ -111,7 +124,7 @@ func (s *Service) Create(ctx context.Context, client string, req api.CreateReque
 		return api.Rollout{}, errorf(api.KindFault, "the reset of %s for %s failed: %v", sl.src.Name, t.ID, err)
 	}
 	ep.AgentStarted()
-	r.ep, r.sl = ep, sl
+	r.ep, r.sl, r.envKind = ep, sl, sl.info.Kind
 	r.milestones = stepMilestones(t)
 	r.mu.Lock()
 	s.mu.Lock()
@@ -138,6 +151,58 @@ func checkFormat(f action.Format, u action.Unit) error {
 	}
 	if u != "" && u != action.Pixels && u != action.Ratio && u != action.Thousand {
 		return errorf(api.KindBadRequest, "unit %q: give px, ratio or k", u)
+	}
+	return nil
+}
+
+// spaceOf is the coordinate space name asks for on a screen, with the
+// replies' default unit: nil for none.
+func spaceOf(name string, screen action.Size, unit action.Unit) (*agent.Space, error) {
+	var sp agent.Space
+	var err error
+	switch name {
+	case "":
+		return nil, nil
+	case api.SpaceScreen:
+		sp, err = agent.ScreenSpace(screen, unit)
+	case api.SpaceSmartResize:
+		sp, err = agent.SmartResizeSpace(screen, 0)
+	case api.SpaceAnthropic:
+		sp, err = agent.AnthropicSpace(screen)
+	default:
+		d, ok := displaySize(name)
+		if !ok {
+			return nil, errorf(api.KindBadRequest, "space %q: give %s, %s, %s or a display WIDTHxHEIGHT (e.g. 1024x768)",
+				name, api.SpaceScreen, api.SpaceSmartResize, api.SpaceAnthropic)
+		}
+		sp, err = agent.DisplaySpace(screen, d)
+	}
+	if err != nil {
+		return nil, errorf(api.KindBadRequest, "space %q on the task's %dx%d screen: %v", name, screen.W, screen.H, err)
+	}
+	if err := spaceUnit(&sp, name, unit); err != nil {
+		return nil, err
+	}
+	return &sp, nil
+}
+
+// displaySize reads a display WIDTHxHEIGHT of positive sides.
+func displaySize(s string) (action.Size, bool) {
+	ws, hs, ok := strings.Cut(s, "x")
+	w, werr := strconv.Atoi(ws)
+	h, herr := strconv.Atoi(hs)
+	if !ok || werr != nil || herr != nil || w <= 0 || h <= 0 || w > 1<<14 || h > 1<<14 || strconv.Itoa(w) != ws || strconv.Itoa(h) != hs {
+		return action.Size{}, false
+	}
+	return action.Size{W: w, H: h}, true
+}
+
+// spaceUnit refuses a unit other than pixels in a space of its own image
+// (its points are pixels of that image).
+func spaceUnit(sp *agent.Space, name string, unit action.Unit) error {
+	if name != api.SpaceScreen && unit != "" && unit != action.Pixels {
+		return errorf(api.KindBadRequest, "unit %q in space %q: its points are pixels of its %dx%d image; give px, or space screen for ratio and k",
+			unit, name, sp.Image.W, sp.Image.H)
 	}
 	return nil
 }
@@ -239,9 +304,22 @@ func (s *Service) advance(r *Rollout) {
 		return
 	}
 	o := &api.Observation{Step: obs.Step, Screen: obs.Screen, Tree: obs.Tree, Marks: obs.Marks, Tabs: obs.Tabs, Feedback: obs.Feedback}
+	scaled := r.sp != nil && r.sp.Scaled()
+	if r.sp != nil {
+		o.Space = &api.Space{Name: r.spName, Screen: r.sp.Screen, Image: r.sp.Image, Unit: string(r.sp.Unit), Rule: r.sp.Rule}
+		if scaled {
+			o.Tree, o.Marks = r.sp.Tree(o.Tree), marksIn(*r.sp, o.Marks)
+		}
+	}
 	if obs.Screenshot != nil {
 		img := obs.Screenshot
-		if r.image == api.ImageJPEG && obs.Format != api.ImageJPEG {
+		if scaled {
+			// Resized to the space's image, in the format asked for.
+			if img, err = r.sp.Shot(img, r.image); err != nil {
+				s.fail(r, fmt.Sprintf("infrastructure fault: step %d: %v", obs.Step, err), true)
+				return
+			}
+		} else if r.image == api.ImageJPEG && obs.Format != api.ImageJPEG {
 			if img, err = toJPEG(img); err != nil {
 				s.fail(r, fmt.Sprintf("infrastructure fault: step %d: the screenshot does not decode: %v", obs.Step, err), true)
 				return
@@ -256,6 +334,20 @@ func (s *Service) advance(r *Rollout) {
 		}
 	}
 	r.obs, r.observed = o, time.Now()
+}
+
+// marksIn gives the marks' boxes in pixels of the space's image.
+func marksIn(sp agent.Space, marks []observe.Mark) []observe.Mark {
+	if len(marks) == 0 {
+		return marks
+	}
+	sx, sy := sp.Scale()
+	out := slices.Clone(marks)
+	for i, m := range out {
+		p := sp.FromScreen(m.Box.X, m.Box.Y)
+		out[i].Box = action.Box{X: int(p.X), Y: int(p.Y), W: int(math.Round(float64(m.Box.W) / sx)), H: int(math.Round(float64(m.Box.H) / sy))}
+	}
+	return out
 }
 
 // toJPEG re-encodes a screenshot in JPEG.
@@ -340,13 +432,21 @@ func (r *Rollout) turn(req api.StepRequest) (agent.Turn, error) {
 		if err := checkFormat(f, u); err != nil {
 			return agent.Turn{}, err
 		}
+		if r.sp != nil {
+			if err := spaceUnit(r.sp, r.spName, u); err != nil {
+				return agent.Turn{}, err
+			}
+			if u == "" && r.spName != api.SpaceScreen {
+				u = action.Pixels // the space's image's pixels, whatever the format's default
+			}
+		}
 		turn := agent.Turn{Raw: *req.Reply, Thought: action.Thought(*req.Reply)}
 		acts, err := action.Parse(f, *req.Reply, action.Options{Unit: u})
 		if err != nil {
 			turn.ParseError = err.Error()
 		}
 		turn.Actions = acts
-		return turn, nil
+		return r.toScreen(turn), nil
 	case req.Actions != nil:
 		b, _ := json.Marshal(req.Actions)
 		turn := agent.Turn{Actions: req.Actions, Raw: string(b)}
@@ -356,9 +456,26 @@ func (r *Rollout) turn(req api.StepRequest) (agent.Turn, error) {
 				break
 			}
 		}
-		return turn, nil
+		return r.toScreen(turn), nil
 	}
 	return agent.Turn{}, errorf(api.KindBadRequest, `give "actions" (a list of unified actions) or "reply" (a model's reply, with "format")`)
+}
+
+// toScreen maps the points of a turn's actions from the rollout's space
+// to the screen; a point outside the space's image is the policy's
+// mistake, as a reply that does not parse.
+func (r *Rollout) toScreen(turn agent.Turn) agent.Turn {
+	if r.sp == nil || turn.Actions == nil {
+		return turn
+	}
+	turn.Space = r.sp
+	acts, err := r.sp.Actions(turn.Actions)
+	if err != nil {
+		turn.Actions, turn.ParseError = nil, err.Error()
+		return turn
+	}
+	turn.Actions = acts
+	return turn
 }
 
 // progress evaluates the milestones on the environment as it is now.
@@ -399,7 +516,7 @@ func (s *Service) end(r *Rollout) {
 	res, err := r.ep.Finish(s.ctx)
 	ending, _ := r.ep.Ending()
 	r.end = ending.Reason
-	res.Attempts, res.Env = 1, r.sl.info.Kind
+	res.Attempts, res.Env = 1, r.envKind
 	fault := err != nil
 	if fault {
 		res.Outcome, res.Reason = string(check.Error), "infrastructure fault: "+err.Error()
@@ -420,6 +537,14 @@ func (s *Service) end(r *Rollout) {
 		if r.milestones != nil {
 			f.MilestoneDelta = res.Milestone - r.progress
 		}
+		if episode.WantsChanges(s.cfg.Suite, r.t) {
+			se, err := s.sideEffects(r)
+			if err != nil {
+				f.Status, f.Reward, f.Outcome, f.Reason = api.StatusError, nil, string(check.Error), "infrastructure fault: the state diff: "+err.Error()
+				res.Outcome, res.Reason = f.Outcome, f.Reason
+			}
+			f.SideEffects = se
+		}
 	}
 	if err := s.cfg.Store.SaveResult(res); err != nil {
 		f.Status, f.Reward, f.Reason = api.StatusError, nil, "the run folder does not record the rollout: "+err.Error()
@@ -428,6 +553,36 @@ func (s *Service) end(r *Rollout) {
 	r.final, r.status = f, f.Status
 	s.logf("rollout %s: %s (repeat %d): %s: %s", r.id, r.t.ID, r.repeat, f.Outcome, f.Reason)
 	s.free(r, fault)
+}
+
+// sideEffects reads the state diff the episode stored and gives its
+// verdict.
+func (s *Service) sideEffects(r *Rollout) (*api.SideEffects, error) {
+	d, err := s.cfg.Store.Changes(r.t.ID, r.repeat)
+	if err != nil {
+		return nil, err
+	}
+	bad := d.Violations()
+	se := &api.SideEffects{Verdict: api.SideEffectsPass, Violations: []api.Violation{}, Allowed: len(d.Changes) - len(bad),
+		Filtered: len(d.Filtered), Truncated: d.Truncated, Checked: sideEffectsChecked(r.t)}
+	if len(bad) > 0 {
+		se.Verdict = api.SideEffectsFail
+	}
+	for _, c := range bad {
+		se.Violations = append(se.Violations, api.Violation{Kind: string(c.Kind), Key: c.Key, Origin: c.Origin, Op: string(c.Op),
+			What: c.What, Text: c.String()})
+	}
+	return se, nil
+}
+
+// sideEffectsChecked reports whether a check or milestone of t is a
+// side_effects check.
+func sideEffectsChecked(t *task.Task) bool {
+	specs := slices.Clone(t.Checks)
+	for _, m := range t.Milestones {
+		specs = append(specs, m.Checks...)
+	}
+	return slices.ContainsFunc(specs, func(c check.Spec) bool { return c.Kind == check.SideEffects })
 }
 
 // fail ends a running rollout with status error and why, recorded as an
@@ -440,9 +595,7 @@ func (s *Service) fail(r *Rollout, why string, fault bool) {
 	res := episode.Result(r.t, r.repeat)
 	res.Outcome, res.Reason, res.Steps, res.Attempts = string(check.Error), why, r.ep.Step(), 1
 	res.Duration, res.Finished = r.ep.Duration(), time.Now().UTC()
-	if r.sl != nil {
-		res.Env = r.sl.info.Kind
-	}
+	res.Env = r.envKind
 	if err := s.cfg.Store.SaveResult(res); err != nil {
 		why += "; the run folder does not record it: " + err.Error()
 	}

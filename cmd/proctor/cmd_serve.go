@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/guest"
+	"github.com/proctor-eval/proctor/judgment"
 	"github.com/proctor-eval/proctor/rollout"
 	"github.com/proctor-eval/proctor/run"
 	"github.com/proctor-eval/proctor/store"
@@ -26,6 +27,8 @@ type serveOptions struct {
 	parallel, perClient, queue      int
 	ttl, queueWait                  time.Duration
 	envs                            envOptions
+	judge                           judgeOptions
+	controlsTolerance               int
 }
 
 func newServeCommand() *cobra.Command {
@@ -38,7 +41,7 @@ proctor run, and serves the suite's tasks over an HTTPS API as rollouts
 that a trainer steps:
 
   GET    /v1/tasks                   the task instances and their metadata (?gold=true: with their gold solutions)
-  POST   /v1/rollouts                {task, seed?, observation, image, inline?, format?}: reset an
+  POST   /v1/rollouts                {task, seed?, observation, image, inline?, format?, space?}: reset an
                                      environment with the task's setup; the rollout's id, the
                                      instruction and the first observation
   POST   /v1/rollouts/{id}/step      {actions} in the unified action space, or {reply, format} a
@@ -52,7 +55,11 @@ that a trainer steps:
 
 The observation is screenshot, tree, both or som (a set-of-mark screenshot
 with its marks and the tree); the screenshot is png or jpeg, inline
-(base64) or fetched from its image_url. A step's reward is the rise of
+(base64) or fetched from its image_url. The space is the coordinate space
+the policy sees and speaks: screen, smart-resize (UI-TARS's), anthropic
+(the computer-use tool's declared display) or a display WIDTHxHEIGHT; the
+screenshot, the tree and the marks are given in it, and the steps' points
+are read in it (docs/rollouts.md). A step's reward is the rise of
 the milestone score where the task has milestones, else 0; a rollout is
 done after a terminal action (DONE, FAIL, ANS), when its step budget or
 wall time runs out, or when the same turn repeats 5 times, and its final
@@ -68,6 +75,14 @@ can run a task is taken, a new rollout waits in a queue of --queue
 places, else is answered 503 with Retry-After; a client (its
 Proctor-Client header, else its address) holds at most --per-client
 running rollouts (429 beyond).
+
+Judge checks are decided at the finish as proctor run decides them, by
+--judge-model and its flags: the judge must answer a test question when
+the service starts and, where the suite has judge controls, get no more
+than --judge-controls-tolerance of them wrong; its verdicts are cached in
+the run folder. A judge that gives no verdict ends the rollout with
+status error and no reward (the evidence is kept: proctor judge decides
+the episode later). A suite with judge checks is refused without a judge.
 
 Every rollout is recorded as an episode in the run folder (--out):
 proctor report, proctor view and proctor export show rollouts as a run's
@@ -112,6 +127,9 @@ only.`,
 	f.DurationVar(&o.queueWait, "queue-wait", rollout.DefaultQueueWait, "how long a queued rollout waits before 503")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "log every request and every rollout that ends")
 	o.envs.flags(f)
+	o.judge.flags(f)
+	controlsToleranceFlag(f, &o.controlsTolerance)
+	f.StringVar(&o.judge.Prices, "prices", "", `JSON price file {"model": {"input": 3, "output": 15}} in dollars per million tokens, of the judges' models (default: built-in list prices)`)
 	f.Lookup("token-file").Usage = "file holding the bearer token of the API, and of the --env guest daemons (default $PROCTOR_TOKEN, else a new one, printed)"
 	return c
 }
@@ -165,6 +183,25 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 	if _, err := os.Stat(filepath.Join(dir, store.DBFile)); err == nil {
 		return fmt.Errorf("%s already holds a run: choose another --out", dir)
 	}
+	// The judge, as proctor run has it: it answers a test question and
+	// the suite's judge controls before any rollout.
+	var jm judgment.Model
+	var controls []store.JudgeControl
+	if o.judge.set() {
+		if jm, err = o.judge.model(runJudgeCache(dir), false); err != nil {
+			return err
+		}
+		if err := judgeAnswers(ctx, jm, tasks); err != nil {
+			return err
+		}
+		if judged(tasks) {
+			if controls, err = askControls(ctx, jm, s.Dir, o.controlsTolerance, stderr); err != nil {
+				return fmt.Errorf("pre-flight refused the service:\n  %w", err)
+			}
+		}
+	} else if judged(tasks) {
+		return fmt.Errorf("tasks have judge checks, and no judge model is configured: give --judge-model (and --judge-provider, --judge-base-url where needed)")
+	}
 	made := firstMissing(dir)
 	st, err := store.Open(dir)
 	if err != nil {
@@ -172,6 +209,9 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 	}
 	defer st.Close()
 	rc := runConfig{Suite: o.suite, Agent: "rollout", Obs: "per rollout", Filter: filter, Tag: o.tag, Parallel: len(sources), Repeat: 1, Envs: o.envs.specs}
+	if o.judge.set() {
+		rc.Judge = &o.judge
+	}
 	cb, _ := json.Marshal(rc)
 	if err := st.SetRun(store.Run{ID: filepath.Base(dir), Started: time.Now().UTC(), Harness: version, Suite: o.suite, SuiteHash: run.SuiteHash(tasks),
 		Agent: rc.Agent, ObsMode: rc.Obs, Resolution: resolution(tasks), Parallel: rc.Parallel, Repeat: 1, Config: cb}); err != nil {
@@ -180,10 +220,15 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 	if err := st.SaveReceipt(makeReceipt(ctx, rc, s, tasks, sources, nil)); err != nil {
 		return err
 	}
+	if controls != nil {
+		if err := st.SaveJudgeControls(jm.Name(), controls); err != nil {
+			return err
+		}
+	}
 	var seen seenEnvs
 	seen.watch(sources)
 	cfg := rollout.Config{Suite: s, Tasks: tasks, Sources: sources, Store: st, RunID: filepath.Base(dir), TTL: o.ttl,
-		PerClient: o.perClient, Queue: o.queue, QueueWait: o.queueWait}
+		PerClient: o.perClient, Queue: o.queue, QueueWait: o.queueWait, Judge: jm}
 	var reqLog *log.Logger
 	if o.verbose {
 		reqLog = log.New(stderr, "serve: ", log.LstdFlags|log.Lmicroseconds)

@@ -2,18 +2,24 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/env/browser"
+	"github.com/proctor-eval/proctor/judge/judgetest"
+	"github.com/proctor-eval/proctor/rollout/api"
+	"github.com/proctor-eval/proctor/rollout/client"
 	"github.com/proctor-eval/proctor/store"
 )
 
@@ -179,5 +185,65 @@ func TestServeRefuses(t *testing.T) {
 	_, errs, code = runCLI(t, "", "serve", "../../testdata/mem", "--env", "mem", "--token-file", tok, "--filter", "^nothing$")
 	if code != 1 || !strings.Contains(errs, "no task selected") {
 		t.Fatalf("exit %d: %s", code, errs)
+	}
+}
+
+// TestServeJudged decides a judged task's rollouts at their finish with
+// a local stand-in of the judge's API, as proctor run does: the gold
+// answer's reward is 1, a wrong answer's 0, and a judge that gives no
+// verdict ends the rollout with status error and no reward.
+func TestServeJudged(t *testing.T) {
+	var down atomic.Bool
+	sa := judgetest.New(t, func(a judgetest.Asked) judgetest.Reply {
+		if down.Load() && !preflightQuestion(a) {
+			return judgetest.Reply{Status: 503, Text: "overloaded"}
+		}
+		return judgetest.Quoted(a)
+	})
+	t.Setenv("PROCTOR_JUDGE_KEY", judgetest.Key)
+	tok := tokenFile(t, "rollout-token")
+	suite := "../../testdata/judged --filter ^judged-answer$ --env mem --token-file " + tok + " --insecure-loopback"
+
+	// Without a judge, the service does not start.
+	_, errs, code := runCLI(t, "", strings.Fields("serve "+suite)...)
+	if code != 1 || !strings.Contains(errs, "give --judge-model") {
+		t.Fatalf("serve without a judge: exit %d: %s", code, errs)
+	}
+
+	url, dir := startServe(t, suite+" --out "+filepath.Join(t.TempDir(), "serve")+" --judge-model judge-a --judge-base-url "+sa.OpenAIURL()+" --judge-api-key-env PROCTOR_JUDGE_KEY")
+	c, err := client.New(url, "rollout-token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	answer := func(text string) *api.Final {
+		t.Helper()
+		ro, err := c.Create(ctx, api.CreateRequest{Task: "judged-answer", Observation: api.ObsTree})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sr, err := c.Step(ctx, ro.ID, api.StepRequest{Actions: []action.Action{{Kind: action.Answer, Text: text}}})
+		if err != nil || !sr.Done || sr.Final == nil {
+			t.Fatalf("answer %s: %+v %v", text, sr, err)
+		}
+		return sr.Final
+	}
+	asked := sa.Calls()
+	if fin := answer("3"); fin.Status != api.StatusFinished || fin.Reward == nil || *fin.Reward != 1 ||
+		!strings.Contains(string(fin.Verdict), "the answer is right") {
+		t.Fatalf("the gold answer: %+v %s", fin, fin.Verdict)
+	}
+	if sa.Calls() == asked {
+		t.Fatal("the judge was not asked")
+	}
+	if fin := answer("4"); fin.Status != api.StatusFinished || fin.Reward == nil || *fin.Reward != 0 || fin.Outcome != string(check.Failure) {
+		t.Fatalf("a wrong answer: %+v", fin)
+	}
+	down.Store(true) // and an answer the judge's cache does not hold
+	if fin := answer("three"); fin.Status != api.StatusError || fin.Reward != nil || !strings.Contains(fin.Reason, "judge") {
+		t.Fatalf("a judge that gives no verdict: %+v", fin)
+	}
+	if _, err := os.Stat(filepath.Join(dir, JudgeCacheDir)); err != nil {
+		t.Errorf("no judge cache in the run folder: %v", err)
 	}
 }

@@ -56,9 +56,24 @@ func watchdog(base string) {
 	}
 }
 
-// startWatchdog starts this program again as the desktop's watchdog, in
-// its own session so that nothing kills it with its owner, holding the
-// write end of its standard input.
+// watchdogScript is what waits for the desktop's owner: a shell, a
+// fraction of this program's memory (its Go heap and the pages its
+// packages' initialisation touches), which keeps the lines of its input
+// until the input closes and only then runs this program (held open as
+// fd 3, so that it is the same binary even if the file was replaced
+// meanwhile) as the watchdog, with those lines as its input.
+const watchdogScript = `in=
+while IFS= read -r line; do in="$in$line
+"; done
+exec /proc/self/fd/3 <<EOF
+$in
+EOF
+`
+
+// startWatchdog starts the desktop's watchdog, in its own session so
+// that nothing kills it with its owner, holding the write end of its
+// standard input: a shell that waits for the input to close, then runs
+// this program again as the watchdog (see watchdogScript).
 func (s *session) startWatchdog() error {
 	if !watchdogReady.Load() {
 		return errors.New("the program did not call xdesktop.Watchdog at the start of main (or TestMain), which every program that starts desktops must")
@@ -67,13 +82,19 @@ func (s *session) startWatchdog() error {
 	if err != nil {
 		return err
 	}
+	bin, err := os.Open(exe)
+	if err != nil {
+		return err
+	}
+	defer bin.Close()
 	r, w, err := os.Pipe()
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(exe)
+	cmd := exec.Command("/bin/sh", "-c", watchdogScript)
 	cmd.Env = []string{watchdogVar + "=" + s.base, "PATH=" + SafePath}
 	cmd.Stdin = r
+	cmd.ExtraFiles = []*os.File{bin}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		r.Close()

@@ -119,7 +119,7 @@ class RolloutClient:
         return self._json("GET", "/v1/tasks" + ("?gold=true" if gold else ""))["tasks"]
 
     def create(self, task, **options):
-        """Starts a rollout: options are seed, observation, image, inline, format, unit."""
+        """Starts a rollout: options are seed, observation, image, inline, format, unit, space."""
         return self._json("POST", "/v1/rollouts", dict(task=task, **options))
 
     def step(self, rollout_id, actions=None, reply=None, format=None):
@@ -161,11 +161,13 @@ class ProctorEnv:
     truncated: a budget did. A fault raises RolloutFault.
     """
 
-    def __init__(self, client, task, observation="screenshot", image="png", inline=False, format=None):
+    def __init__(self, client, task, observation="screenshot", image="png", inline=False, format=None, space=None):
         self.client, self.task = client, task
         self.options = {"observation": observation, "image": image, "inline": inline}
         if format:
             self.options["format"] = format
+        if space:
+            self.options["space"] = space  # screen, smart-resize, anthropic or WIDTHxHEIGHT
         self.rollout = None
 
     def reset(self, seed=None):

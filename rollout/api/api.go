@@ -86,6 +86,37 @@ type CreateRequest struct {
 	// Format and Unit are the defaults of the steps' replies.
 	Format string `json:"format,omitempty"`
 	Unit   string `json:"unit,omitempty"`
+	// Space is the coordinate space the policy sees and speaks (the
+	// Space* values, or a display WIDTHxHEIGHT); "": the screen, as it
+	// is, in Unit.
+	Space string `json:"space,omitempty"`
+}
+
+// Coordinate spaces a rollout may ask for. In every space but the screen
+// the screenshot is resized to the space's image, the tree's and marks'
+// positions are given in that image's pixels, and the points of the
+// steps' actions and replies are read in it and mapped to the screen.
+const (
+	// SpaceScreen: the screen as it is; points in Unit (px, ratio, k).
+	SpaceScreen = "screen"
+	// SpaceSmartResize: the screenshot after UI-TARS's (and
+	// Qwen2.5-VL's) smart resize, points in its pixels.
+	SpaceSmartResize = "smart-resize"
+	// SpaceAnthropic: the display Anthropic's computer-use tool is
+	// declared (XGA, WXGA, FWXGA, or the screen scaled to fit the API),
+	// points in its pixels.
+	SpaceAnthropic = "anthropic"
+	// A display WIDTHxHEIGHT, e.g. 1024x768: the screen scaled to it, as
+	// for OpenAI's computer-use tool, points in its pixels.
+)
+
+// Space is the coordinate space of a rollout's observations and steps.
+type Space struct {
+	Name   string      `json:"name"`   // what the rollout asked for
+	Screen action.Size `json:"screen"` // the environment's screen
+	Image  action.Size `json:"image"`  // the screenshot as the policy gets it
+	Unit   string      `json:"unit"`   // how the points read: px of Image, ratio or k
+	Rule   string      `json:"rule"`   // how Image was chosen
 }
 
 // Observation is what the policy observes at a step.
@@ -104,6 +135,9 @@ type Observation struct {
 	// Feedback is what happened to the last step's actions: a reply that
 	// did not parse, an action refused, what the environment did.
 	Feedback string `json:"feedback,omitempty"`
+	// Space is the coordinate space of the image, tree, marks and the
+	// next step's points, when the rollout asked for one.
+	Space *Space `json:"space,omitempty"`
 }
 
 // Statuses of a rollout.
@@ -183,10 +217,48 @@ type Final struct {
 	MilestoneDelta float64         `json:"milestone_delta"`
 	Steps          int             `json:"steps"`
 	Verdict        json.RawMessage `json:"verdict,omitempty"`
+	// SideEffects is what else the policy changed in the environment,
+	// where the task declares what may change (changes:) or has a
+	// side_effects check.
+	SideEffects *SideEffects `json:"side_effects,omitempty"`
 	// Run and Repeat name the episode in the run folder (proctor report,
 	// proctor view).
 	Run    string `json:"run"`
 	Repeat int    `json:"repeat"`
+}
+
+// Side-effect verdicts.
+const (
+	SideEffectsPass = "pass" // nothing changed outside what the task allows
+	SideEffectsFail = "fail" // Violations lists what did
+)
+
+// SideEffects is the side-effect verdict of a rollout: the changes to the
+// environment's state between the end of the task's setup and its
+// checks, noise filtered, that the task does not allow.
+type SideEffects struct {
+	Verdict    string      `json:"verdict"`
+	Violations []Violation `json:"violations"`
+	// Allowed and Filtered count the changes the task allows and those
+	// filtered as the environment's noise.
+	Allowed  int `json:"allowed"`
+	Filtered int `json:"filtered"`
+	// Truncated: there were more changes than were listed.
+	Truncated bool `json:"truncated,omitempty"`
+	// Checked says whether a side_effects check of the task counts the
+	// verdict in the reward; false: it is given for the record only.
+	Checked bool `json:"checked"`
+}
+
+// Violation is one change the task does not allow.
+type Violation struct {
+	Kind   string   `json:"kind"` // file, clipboard, window, process, cookie, local_storage, session_storage, tab, request
+	Key    string   `json:"key"`
+	Origin string   `json:"origin,omitempty"`
+	Op     string   `json:"op"`             // created, deleted or changed
+	What   []string `json:"what,omitempty"` // for changed: the fields that differ
+	// Text names the change in a line: "created file ~/a.txt".
+	Text string `json:"text"`
 }
 
 // Error kinds, each with its HTTP status.
