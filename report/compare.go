@@ -39,8 +39,49 @@ type Comparison struct {
 	// (for runs with repeats, the exact sign test on them).
 	P     float64       `json:"p"`
 	Lines []CompareLine `json:"lines"`
+	// SideEffectsA and SideEffectsB count each run's successes with side
+	// effects over the decided episodes of the compared tasks whose state
+	// diff was recorded; nil when neither run recorded one.
+	SideEffectsA *SideEffectCount `json:"side_effects_a,omitempty"`
+	SideEffectsB *SideEffectCount `json:"side_effects_b,omitempty"`
 	// Words say it in a sentence.
 	Words string `json:"words"`
+}
+
+// SideEffectCount is a run's successes with side effects (Succeeded) of
+// its diffed decided episodes (Diffed), and their share (Rate).
+type SideEffectCount struct {
+	Diffed    int     `json:"diffed"`
+	Succeeded int     `json:"succeeded_with_side_effects"`
+	Rate      float64 `json:"rate"`
+}
+
+// countSideEffects counts a report's successes with side effects over
+// the decided episodes of the tasks named.
+func countSideEffects(r *Report, tasks map[string]bool) *SideEffectCount {
+	c := &SideEffectCount{}
+	for _, x := range r.Results {
+		n, ok := r.diffs[store.ReviewKey{Task: x.Task, Repeat: x.Repeat}]
+		if !ok || !tasks[x.Task] || check.Outcome(x.Outcome) == check.Error {
+			continue
+		}
+		c.Diffed++
+		if n > 0 && check.Outcome(x.Outcome) == check.Success {
+			c.Succeeded++
+		}
+	}
+	if c.Diffed > 0 {
+		c.Rate = float64(c.Succeeded) / float64(c.Diffed)
+	}
+	return c
+}
+
+// text is "2 of 10 (20.0%)", or "n/a" with nothing diffed.
+func (c *SideEffectCount) text() string {
+	if c.Diffed == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%d of %d (%.1f%%)", c.Succeeded, c.Diffed, 100*c.Rate)
 }
 
 // CompareLine is one discordant task: its successes of decided tries in
@@ -150,6 +191,15 @@ func Compare(a, b *Report, o StatOptions) *Comparison {
 	bo := o.bootstrap()
 	c.Success, c.Weighted, c.Milestone = stats.PairedBootstrap(pairs(succ), bo), stats.PairedBootstrap(pairs(weighted), bo), stats.PairedBootstrap(pairs(ms), bo)
 	c.P = stats.McNemarExact(c.Lost, c.Won)
+	if len(a.diffs) > 0 || len(b.diffs) > 0 {
+		compared := map[string]bool{}
+		for _, name := range names {
+			if ta[name].n > 0 && tb[name].n > 0 {
+				compared[name] = true
+			}
+		}
+		c.SideEffectsA, c.SideEffectsB = countSideEffects(a, compared), countSideEffects(b, compared)
+	}
 	c.Words = c.words()
 	return c
 }
@@ -199,7 +249,11 @@ func (c *Comparison) words() string {
 	if c.Success.Lo <= 0 && c.Success.Hi >= 0 && math.Abs(d) >= 0.05 {
 		s += "; the interval holds 0, so the difference may be chance"
 	}
-	return s + "."
+	s += "."
+	if c.SideEffectsA != nil {
+		s += fmt.Sprintf(" Succeeded with side effects: %s %s, %s %s.", c.B, c.SideEffectsB.text(), c.A, c.SideEffectsA.text())
+	}
+	return s
 }
 
 func plural(n int, noun string) string {
@@ -237,6 +291,10 @@ func WriteComparison(w io.Writer, c *Comparison, format string) error {
 		})
 	table("Tasks", []string{"won by " + c.B, "lost by " + c.B, "tied", "McNemar's exact test", "only in " + c.A, "only in " + c.B, "undecided in one (errors)"},
 		[][]string{{fmt.Sprint(c.Won), fmt.Sprint(c.Lost), fmt.Sprint(c.Tied), pValue(c.P), fmt.Sprint(c.OnlyA), fmt.Sprint(c.OnlyB), fmt.Sprint(c.Undecided)}})
+	if c.SideEffectsA != nil {
+		table("Succeeded with side effects (of the decided episodes diffed)", []string{c.A, c.B},
+			[][]string{{c.SideEffectsA.text(), c.SideEffectsB.text()}})
+	}
 	if len(c.Lines) > 0 {
 		var rows [][]string
 		for _, l := range c.Lines {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/proctor-eval/proctor/check"
 	"github.com/proctor-eval/proctor/score"
+	"github.com/proctor-eval/proctor/statediff"
 	"github.com/proctor-eval/proctor/store"
 )
 
@@ -63,6 +64,13 @@ type Report struct {
 	// first; Agent counts the latter.
 	Problems []Problem   `json:"problems,omitempty"`
 	Agent    AgentTotals `json:"agent_problems"`
+	// SideEffects are the episodes whose state diff holds a violation (a
+	// change outside what the task allows), by task and repeat; the
+	// summaries count them (score.Summary.SucceededWithSideEffects).
+	SideEffects []SideEffect `json:"side_effects,omitempty"`
+	// diffs are the episodes' side effects: a key for each episode
+	// whose diff was recorded, its violations.
+	diffs map[store.ReviewKey]int
 }
 
 // Persona is the metrics of one persona's episodes: SCUBA reports the
@@ -146,7 +154,11 @@ func Load(dir string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := Make(dir, run, rs)
+	diffs, err := st.AllChanges()
+	if err != nil {
+		return nil, err
+	}
+	r := MakeWithChanges(dir, run, rs, diffs)
 	r.Rejudged, r.Lost, r.Judges = MakeRejudged(re), lost, MakeTrust(js, rs, reviews)
 	if r.Controls, err = st.JudgeControls(); err != nil {
 		return nil, err
@@ -156,12 +168,22 @@ func Load(dir string) (*Report, error) {
 
 // Make computes a report from results.
 func Make(dir string, run store.Run, rs []store.Result) *Report {
+	return MakeWithChanges(dir, run, rs, nil)
+}
+
+// MakeWithChanges computes a report from results and the episodes' state
+// diffs (store.AllChanges), which count the successes with side effects
+// apart.
+func MakeWithChanges(dir string, run store.Run, rs []store.Result, diffs map[store.ReviewKey]*statediff.Diff) *Report {
 	r := &Report{Dir: dir, Run: run, Results: rs, Breakdowns: map[score.Dimension][]score.Group{}}
 	var scored []score.Result
 	m := means(rs)
+	r.SideEffects, r.diffs = sideEffects(rs, diffs)
 	for _, x := range rs {
+		n, diffed := r.diffs[store.ReviewKey{Task: x.Task, Repeat: x.Repeat}]
 		scored = append(scored, score.Result{Task: x.Task, Repeat: x.Repeat, Level: x.Level, Weight: x.Weight, Apps: x.Apps,
-			Domain: x.Domain, Kind: x.Kind, Difficulty: x.Difficulty, Interface: x.Interface, Outcome: check.Outcome(x.Outcome), Milestone: x.Milestone})
+			Domain: x.Domain, Kind: x.Kind, Difficulty: x.Difficulty, Interface: x.Interface, Outcome: check.Outcome(x.Outcome), Milestone: x.Milestone,
+			Diffed: diffed, SideEffects: n})
 	}
 	r.Means = m
 	r.Personas = personas(rs, scored)
@@ -277,6 +299,7 @@ func Write(w io.Writer, rs []*Report, format string) error {
 		row("weighted score", func(r *Report) string { return rate(r.Summary, pct(r.Summary.Weighted)) }),
 		row("milestone average", func(r *Report) string { return rate(r.Summary, fmt.Sprintf("%.3f", r.Summary.MilestoneAvg)) }),
 	}
+	rows = append(rows, sideEffectRows(rs, row, pct)...)
 	for _, o := range check.Outcomes {
 		if o == check.Success {
 			continue
@@ -357,6 +380,7 @@ func Write(w io.Writer, rs []*Report, format string) error {
 	writeCC(rs, header, row, table)
 	writeControls(rs, table)
 	writeTrust(rs, table)
+	writeSideEffects(rs, md, table)
 	writeProblems(w, rs, md, table)
 	for _, r := range rs {
 		if len(r.Lost) == 0 {
@@ -421,6 +445,9 @@ func passedOf(s score.Summary, pct func(float64) string) string {
 		if s.Errors > 1 {
 			out += "s"
 		}
+	}
+	if s.SucceededWithSideEffects > 0 {
+		out += fmt.Sprintf(" (%d with side effects)", s.SucceededWithSideEffects)
 	}
 	return out
 }

@@ -21,6 +21,11 @@ type Result struct {
 	Interface  string        `json:"interface,omitempty"` // gui, gui+cli or cli
 	Outcome    check.Outcome `json:"outcome"`
 	Milestone  float64       `json:"milestone"` // milestone score in [0, 1]
+	// Diffed is set when the episode's state diff was recorded;
+	// SideEffects counts its violations, the changes outside what the
+	// task allows.
+	Diffed      bool `json:"diffed,omitempty"`
+	SideEffects int  `json:"side_effects,omitempty"`
 }
 
 // Passed reports whether the task succeeded.
@@ -44,7 +49,22 @@ type Summary struct {
 	Weighted     float64               `json:"weighted_score"` // sum of passed weights / sum of decided weights
 	MilestoneAvg float64               `json:"milestone_avg"`  // over the decided results
 	Outcomes     map[check.Outcome]int `json:"outcomes"`
+	// Diffed counts the decided results whose state diff was recorded;
+	// SideEffects those of them with a violation (any outcome), and
+	// SucceededWithSideEffects the successes among them: collateral
+	// damage, counted apart from a plain success. CollateralRate is
+	// SucceededWithSideEffects / Diffed, CleanSuccessRate the successes
+	// without a violation / Diffed (both 0 when nothing was diffed).
+	Diffed                   int     `json:"diffed,omitempty"`
+	SideEffects              int     `json:"side_effects,omitempty"`
+	SucceededWithSideEffects int     `json:"succeeded_with_side_effects,omitempty"`
+	CollateralRate           float64 `json:"collateral_rate,omitempty"`
+	CleanSuccessRate         float64 `json:"clean_success_rate,omitempty"`
 }
+
+// HasDiffs reports whether any decided result's state diff was recorded,
+// so that the side-effect counts mean something.
+func (s Summary) HasDiffs() bool { return s.Diffed > 0 }
 
 // HasRates reports whether anything was decided, so that the rates mean
 // something.
@@ -57,6 +77,7 @@ func (s Summary) HasRates() bool { return s.Decided > 0 }
 func Summarize(rs []Result) Summary {
 	s := Summary{N: len(rs), Outcomes: map[check.Outcome]int{}}
 	var wPassed, wAll, ms float64
+	passedUndiffed := 0
 	for _, r := range rs {
 		s.Outcomes[r.Outcome]++
 		if !r.Decided() {
@@ -70,6 +91,24 @@ func Summarize(rs []Result) Summary {
 			s.Passed++
 			wPassed += r.Weight
 		}
+		if !r.Diffed {
+			if r.Passed() {
+				passedUndiffed++
+			}
+		} else {
+			s.Diffed++
+			if r.SideEffects > 0 {
+				s.SideEffects++
+				if r.Passed() {
+					s.SucceededWithSideEffects++
+				}
+			}
+		}
+	}
+	if s.Diffed > 0 {
+		clean := s.Passed - s.SucceededWithSideEffects - passedUndiffed
+		s.CollateralRate = float64(s.SucceededWithSideEffects) / float64(s.Diffed)
+		s.CleanSuccessRate = float64(clean) / float64(s.Diffed)
 	}
 	if s.Decided > 0 {
 		s.SuccessRate = float64(s.Passed) / float64(s.Decided)

@@ -156,3 +156,40 @@ func TestRepeats(t *testing.T) {
 		t.Fatalf("single value stat = %+v", one)
 	}
 }
+
+// TestSideEffects: a success with a violation in its state diff is
+// counted apart (succeeded with side effects); the rates are over the
+// decided episodes whose diff was recorded, errors and episodes without
+// a diff left out.
+func TestSideEffects(t *testing.T) {
+	tests := []struct {
+		name                          string
+		rs                            []Result
+		diffed, side, succeeded       int
+		collateral, clean, successAll float64
+	}{
+		{"no diffs", []Result{{Outcome: check.Success}, {Outcome: check.Failure}}, 0, 0, 0, 0, 0, 0.5},
+		{"clean successes", []Result{{Outcome: check.Success, Diffed: true}, {Outcome: check.Success, Diffed: true}}, 2, 0, 0, 0, 1, 1},
+		{"one of each", []Result{
+			{Outcome: check.Success, Diffed: true, SideEffects: 2},
+			{Outcome: check.Success, Diffed: true},
+			{Outcome: check.Failure, Diffed: true, SideEffects: 1},
+			{Outcome: check.Failure, Diffed: true},
+		}, 4, 2, 1, 0.25, 0.25, 0.5},
+		{"errors and undiffed left out", []Result{
+			{Outcome: check.Success, Diffed: true, SideEffects: 1},
+			{Outcome: check.Success},
+			{Outcome: check.Error, Diffed: true, SideEffects: 3},
+		}, 1, 1, 1, 1, 0, 1},
+	}
+	for _, tc := range tests {
+		s := Summarize(tc.rs)
+		if s.Diffed != tc.diffed || s.SideEffects != tc.side || s.SucceededWithSideEffects != tc.succeeded ||
+			!near(s.CollateralRate, tc.collateral) || !near(s.CleanSuccessRate, tc.clean) || !near(s.SuccessRate, tc.successAll) {
+			t.Errorf("%s: %+v", tc.name, s)
+		}
+		if s.HasDiffs() != (tc.diffed > 0) {
+			t.Errorf("%s: HasDiffs %v", tc.name, s.HasDiffs())
+		}
+	}
+}

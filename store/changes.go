@@ -59,3 +59,30 @@ func (s *Store) Changes(task string, repeat int) (*statediff.Diff, error) {
 	}
 	return &d, nil
 }
+
+// AllChanges reads the state diff of every episode that has one, by task
+// and repeat.
+func (s *Store) AllChanges() (map[ReviewKey]*statediff.Diff, error) {
+	if _, err := s.db.Exec(changesSchema); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.Query(`SELECT task, repeat, info FROM changes`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[ReviewKey]*statediff.Diff{}
+	for rows.Next() {
+		var k ReviewKey
+		var info string
+		if err := rows.Scan(&k.Task, &k.Repeat, &info); err != nil {
+			return nil, err
+		}
+		var d statediff.Diff
+		if err := json.Unmarshal([]byte(info), &d); err != nil {
+			return nil, fmt.Errorf("%s: state diff of %s #%d: %w", s.Dir, k.Task, k.Repeat, err)
+		}
+		out[k] = &d
+	}
+	return out, rows.Err()
+}

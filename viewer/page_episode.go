@@ -103,6 +103,11 @@ func (s *Server) renderEpisode(w http.ResponseWriter, code int, run *run, res st
 		review = &rv
 	}
 	zip := url.Values{"task": {res.Task}, "repeat": {strconv.Itoa(res.Repeat)}}
+	changes, err := episodeChanges(run.Dir, res)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
 	final := ""
 	if res.FinalShot != "" {
 		final = "/run/" + url.PathEscape(run.ID) + "/shot/" + url.PathEscape(res.FinalShot)
@@ -115,6 +120,7 @@ func (s *Server) renderEpisode(w http.ResponseWriter, code int, run *run, res st
 		"TimingChart": timingChart(steps), "TokenChart": tokenChart(steps), "CostChart": costChart(steps), "ByModel": usageByModel(steps),
 		"RunURL": "/run/" + url.PathEscape(run.ID), "Success": res.Outcome == string(check.Success),
 		"Form": form, "NextUnreviewed": nextUnreviewed(run, res), "Categories": store.Categories,
+		"Changes": changes,
 	})
 }
 

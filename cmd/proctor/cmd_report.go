@@ -34,6 +34,12 @@ milestones): a row per task, a column per milestone (reached or not, or
 how many of a task's episodes reached it), and the share of the episodes
 that reached each. A run whose tasks name a persona gets SCUBA's metrics
 per persona.
+A run whose episodes recorded state diffs (tasks with changes:) counts
+collateral damage beside success: the successes with side effects (a
+change outside what the task allows) apart, "succeeded with side effects
+2 of 6 (33.3%)", the success rate without them, the episodes of any
+outcome with side effects, the successes with side effects in every
+breakdown, and each such episode with its violations.
 Infrastructure errors are never the agent's failure: they are counted
 beside the rates ("errors (left out)", "+N errors") and left
 out of every rate and mean; a run that decided nothing shows n/a.

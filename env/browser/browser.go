@@ -91,6 +91,9 @@ type Browser struct {
 	closing sync.WaitGroup // episodes being opened or disposed of in the background
 	spare   chan *episode  // the next episode, opened in the background (nil: its opening failed)
 	opening bool           // the next episode is being opened (guarded by mu)
+	// due, when not nil, is closed to open the next episode now: at the
+	// episode's first observation, or at the next reset (guarded by mu).
+	due chan struct{}
 	// input turns pointer and keyboard actions into CDP events (device
 	// in input.go); dev holds their state.
 	input *input.Interpreter
@@ -364,6 +367,7 @@ func (b *Browser) newEpisode(ctx context.Context) (old *episode, err error) {
 	b.ep = nil
 	b.marks, b.notes = nil, nil // the last episode's notices are not this one's
 	opening := b.opening
+	b.startSpare()
 	b.mu.Unlock()
 	var ep *episode
 	select {
@@ -389,19 +393,40 @@ func (b *Browser) newEpisode(ctx context.Context) (old *episode, err error) {
 	return old, b.front(ctx, ep.active)
 }
 
+// openingSpare reports whether the next episode's context is being
+// opened in the background.
+func (b *Browser) openingSpare() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.opening
+}
+
 // after disposes of the last episode and opens the next one, in the
 // background: a reset then costs no start of a context and its tab
-// (about 280 ms here).
+// (about 280 ms here). Both wait for the episode's first observation (or
+// spareDelay, or the next reset): done at once, they hold the browser up
+// for several hundred milliseconds just as the episode's state is
+// snapshotted and its first screen taken, and once the agent has the
+// screen the browser idles while it thinks.
 func (b *Browser) after(old *episode) {
-	if old != nil {
-		b.dispose(old)
-	}
 	b.closing.Add(1)
 	b.mu.Lock()
 	b.opening = true
+	due := make(chan struct{})
+	b.due = due
 	b.mu.Unlock()
 	go func() {
 		defer b.closing.Done()
+		t := time.NewTimer(spareDelay)
+		select {
+		case <-due:
+		case <-t.C:
+		case <-b.background.Done():
+		}
+		t.Stop()
+		if old != nil {
+			b.dispose(old)
+		}
 		next, err := b.openEpisode(b.background)
 		if err != nil {
 			next = nil // the next reset opens one itself
@@ -417,6 +442,26 @@ func (b *Browser) after(old *episode) {
 		b.opening = false
 		b.mu.Unlock()
 	}()
+}
+
+// spareDelay is how long after a reset the next episode is opened at the
+// latest, when the episode takes no observation before.
+const spareDelay = time.Second
+
+// startSpare lets the next episode's opening start now (b.mu held).
+func (b *Browser) startSpare() {
+	if b.due != nil {
+		close(b.due)
+		b.due = nil
+	}
+}
+
+// observed is called after an observation: the first of an episode lets
+// the next episode's opening start.
+func (b *Browser) observed() {
+	b.mu.Lock()
+	b.startSpare()
+	b.mu.Unlock()
 }
 
 // front makes a tab the one its window shows, so that it gets frames.

@@ -179,6 +179,7 @@ func (b *Browser) Do(ctx context.Context, acts []action.Action) ([]action.Step, 
 func (b *Browser) Screenshot(ctx context.Context, o env.ShotOptions) (env.Shot, error) {
 	ctx, done := b.bounded(ctx)
 	shot, err := b.screenshot(ctx, o)
+	b.observed()
 	return shot, done(err)
 }
 
@@ -186,6 +187,7 @@ func (b *Browser) Screenshot(ctx context.Context, o env.ShotOptions) (env.Shot, 
 func (b *Browser) Tree(ctx context.Context) (*observe.Tree, error) {
 	ctx, done := b.bounded(ctx)
 	t, err := b.tree(ctx)
+	b.observed()
 	return t, done(err)
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/snapshot"
 	"github.com/proctor-eval/proctor/statediff"
 )
@@ -69,34 +70,67 @@ func TestSnapshotDiff(t *testing.T) {
 }
 
 // BenchmarkSnapshotDiff measures the snapshots and diff of an episode
-// against its reset, on a page with a form, and reports the medians.
+// against its reset, on a page with a form, and reports the medians:
+// the reset, the snapshot taken at once after it (as an episode takes
+// it), the snapshot at the episode's end and the diff, and, every other
+// iteration, a snapshot of an idle browser. Each iteration starts once
+// the last one's background work (the next episode's context opened) is
+// done, as an episode's steps give it time to.
 func BenchmarkSnapshotDiff(b *testing.B) {
 	br := start(b)
 	u := site(b, map[string]string{"p": postPage})
-	var resets, snaps []time.Duration
-	for b.Loop() {
+	var resets, firsts, snaps, idle []time.Duration
+	take := func() *statediff.Snapshot {
+		s, err := snapshot.Take(testCtx(b), br, snapshot.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	}
+	settle := func() {
+		for br.openingSpare() {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	for i := 0; b.Loop(); i++ {
+		settle()
 		t0 := time.Now()
 		open(b, br, u+"/p")
 		resets = append(resets, time.Since(t0))
-		t0 = time.Now()
-		before, err := snapshot.Take(testCtx(b), br, snapshot.Options{})
-		if err != nil {
+		if i%2 == 1 {
+			if _, err := br.Screenshot(testCtx(b), env.ShotOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			settle()
+			t1 := time.Now()
+			take()
+			idle = append(idle, time.Since(t1))
+			continue
+		}
+		t1 := time.Now()
+		before := take()
+		first := time.Since(t1)
+		if _, err := br.Screenshot(testCtx(b), env.ShotOptions{}); err != nil { // the agent's first screen
 			b.Fatal(err)
 		}
-		after, err := snapshot.Take(testCtx(b), br, snapshot.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		statediff.Compare(before, after, nil, statediff.Allowed{}, statediff.Limits{})
-		snaps = append(snaps, time.Since(t0))
+		settle() // the episode's steps
+		t1 = time.Now()
+		statediff.Compare(before, take(), nil, statediff.Allowed{}, statediff.Limits{})
+		firsts = append(firsts, first)
+		snaps = append(snaps, first+time.Since(t1))
 	}
 	med := func(ds []time.Duration) float64 {
 		s := slices.Clone(ds)
 		slices.Sort(s)
 		return float64(s[len(s)/2].Microseconds()) / 1000
 	}
+	if len(idle) == 0 {
+		return
+	}
 	r, s := med(resets), med(snaps)
 	b.ReportMetric(r, "reset-ms")
 	b.ReportMetric(s, "snapshot+diff-ms")
 	b.ReportMetric(100*s/r, "%-of-reset")
+	b.ReportMetric(med(firsts), "first-snapshot-ms")
+	b.ReportMetric(med(idle), "snapshot-idle-ms")
 }
