@@ -112,8 +112,9 @@ func (b *bed) up(ctx context.Context, nodes int, podPath, images, cpu, memory st
 		"--service-cluster-ip-range=10.96.0.0/24",
 		"--authorization-mode=RBAC",
 		// No controller manager makes the namespaces' default service
-		// accounts.
-		"--disable-admission-plugins=ServiceAccount",
+		// accounts, nor takes off the not-ready taint that
+		// TaintNodesByCondition puts on every new node.
+		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
 		// The advertised address is loopback.
 		"--endpoint-reconciler-type=none",
 		"--kubelet-preferred-address-types=InternalIP",

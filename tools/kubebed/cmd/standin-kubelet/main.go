@@ -1,7 +1,7 @@
 // Command standin-kubelet is a node of the test bed: a kubelet written on
 // virtual-kubelet that runs each pod's container as a local process, in a
 // network and mount namespace of its own (so that every pod has its own
-// loopback and its own ports, and its volumes at their mount paths).
+// loopback, its own ports and /tmp, and its volumes at their mount paths).
 //
 // A pod is Running once its process has started and Ready once its
 // readiness probe's port accepts a connection inside the pod's network

@@ -16,7 +16,8 @@ import (
 
 // podInitArg makes this program the first process of a pod: started in new
 // network and mount namespaces, it brings the loopback up, mounts the
-// pod's volumes at their paths and becomes the container's command.
+// pod's volumes at their paths, gives it a /tmp of its own and becomes
+// the container's command.
 const podInitArg = "pod-init"
 
 // podInit is "standin-kubelet pod-init [--mount SRC:DST[:ro]]... [--workdir DIR] -- COMMAND ARGS...".
@@ -66,6 +67,12 @@ func podInit(args []string) {
 				fail("make %s read-only: %v", dst, err)
 			}
 		}
+	}
+	// A /tmp of its own, as a container has: X servers' lock files and
+	// sockets are there, and each pod runs one on display :0.
+	// After the volumes, whose sources may be under /tmp.
+	if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
+		fail("mount /tmp: %v", err)
 	}
 	if err := loopbackUp(); err != nil {
 		fail("loopback: %v", err)

@@ -424,7 +424,8 @@ func (r *processRunner) DeletePod(_ context.Context, pod *corev1.Pod) error {
 	p.pod.DeletionGracePeriodSeconds = pod.DeletionGracePeriodSeconds
 	p.mu.Unlock()
 	r.publish(p)
-	os.RemoveAll(p.dir)
+	// The log stays, for whoever looks into a pod that failed.
+	os.RemoveAll(filepath.Join(p.dir, "volumes"))
 	return nil
 }
 
