@@ -85,6 +85,14 @@ var readmeNotRun = map[string]string{
 	"bin/proctor view runs": "serves until stopped; the viewer's tests serve its pages, and the README's --export line writes them",
 	"bin/proctor serve testdata/runner --parallel 2 --token-file token &":                            "serves until stopped, with a fingerprint that changes with every start; TestPythonRolloutsOnDesktops starts it",
 	"python3 examples/rollout/gym_loop.py --url https://127.0.0.1:7500#sha256=FP --token-file token": "needs the service above; TestPythonRolloutsOnDesktops runs the example against it",
+
+	"bin/proctor run --agent replay --env 'kube://evals?pods=4&image=registry.example/proctor-guest:1'": "needs a Kubernetes cluster and a pushed guest image; TestKubeBed runs the provider on the test bed",
+	"bin/proctor validate testdata/runner --env 'kube://kind-dev/evals?pods=2&memory=1Gi&wait=90s'":     "needs a Kubernetes cluster; TestKubeBed validates tasks of testdata/runner on the test bed",
+	"bin/proctor kube clean --all --namespace evals":                                                    "needs a Kubernetes cluster; TestKubeBed cleans its bed's namespace so",
+	"tools/kubebed/build.sh":             "builds Kubernetes from the Go module proxy (minutes, ~3 GB of build cache); TestKubeBed uses its cached binaries",
+	"tools/kubebed/up.sh /tmp/kubebed 2": "starts a test bed as root that runs until stopped; TestKubeBed starts one so",
+	"KUBECONFIG=/tmp/kubebed/kubeconfig bin/proctor validate testdata/runner --env 'kube://default?pods=2'": "needs the test bed above; TestKubeBed runs this validation",
+	"tools/kubebed/down.sh /tmp/kubebed": "stops the test bed above",
 }
 
 // readmeOutputNotCompared lists transcripts whose command runs but whose

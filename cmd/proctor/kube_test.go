@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/proctor-eval/proctor/env/kube"
+)
+
+// kubeBed returns the kubeconfig of a Kubernetes test bed (tools/kubebed):
+// the running one that $PROCTOR_KUBEBED names, or one started here from
+// the cached binaries, with two stand-in nodes whose pods run this test
+// binary as proctor and have only the image proctor-guest:latest. It
+// skips the test when there is neither.
+func kubeBed(t *testing.T) string {
+	t.Helper()
+	if kc := os.Getenv("PROCTOR_KUBEBED"); kc != "" {
+		return kc
+	}
+	out, err := exec.Command("../../tools/kubebed/build.sh", "--cached").Output()
+	if err != nil {
+		t.Skip("the Kubernetes test bed's binaries are not built (run tools/kubebed/build.sh, or set PROCTOR_KUBEBED to a running bed's kubeconfig)")
+	}
+	bin := strings.TrimSpace(string(out))
+	if os.Geteuid() != 0 {
+		t.Skip("the test bed's stand-in kubelet runs pods in namespaces of their own, which needs root")
+	}
+	for _, b := range []string{"Xvfb", "dbus-daemon", "openbox"} {
+		if _, err := exec.LookPath(b); err != nil {
+			t.Skipf("%s is not installed: the guest pods' desktops need it", b)
+		}
+	}
+	dir := t.TempDir()
+	// The pods' command "proctor" is this test binary. Each pod has a
+	// /tmp of its own, where the binary cannot be: it goes beside the
+	// bed's binaries for the test's time.
+	podBin, err := os.MkdirTemp(filepath.Dir(bin), "pods-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(podBin) })
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	test := filepath.Join(podBin, "proctor.test")
+	if err := os.Link(self, test); err != nil {
+		b, err := os.ReadFile(self)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(test, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := fmt.Sprintf("#!/bin/sh\nPROCTOR_TEST_MAIN=\"$*\" exec %s -test.run=^$\n", test)
+	if err := os.WriteFile(filepath.Join(podBin, "proctor"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(bin, "kubebed"), "--dir", dir, "--bin", bin, "--nodes", "2",
+		"--path", podBin, "--images", "proctor-guest:latest", "--node-memory", "8Gi")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	})
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if kc, ok := strings.CutPrefix(sc.Text(), "ready KUBECONFIG="); ok {
+			go func() {
+				for sc.Scan() {
+				}
+			}()
+			return kc
+		}
+	}
+	t.Fatalf("the test bed did not start: see %s", filepath.Join(dir, "logs"))
+	return ""
+}
+
+// leftovers counts the pods and secrets that runs left in the namespace.
+func leftovers(t *testing.T, c *kube.Cluster) (pods, secrets int) {
+	t.Helper()
+	ctx := context.Background()
+	opts := metav1.ListOptions{LabelSelector: kube.ManagedSelector()}
+	pl, err := c.Client.CoreV1().Pods(c.Namespace).List(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl, err := c.Client.CoreV1().Secrets(c.Namespace).List(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A deleted pod stays, terminating, for its grace period.
+	for _, p := range pl.Items {
+		if p.DeletionTimestamp == nil {
+			pods++
+		}
+	}
+	return pods, len(sl.Items)
+}
+
+// TestKubeBed runs the kube provider against a real API server and
+// scheduler with stand-in nodes: tasks validate on guest pods reached
+// through port-forward, the failures come back in Kubernetes' words, and
+// nothing is left behind.
+func TestKubeBed(t *testing.T) {
+	kc := kubeBed(t)
+	t.Setenv("KUBECONFIG", kc)
+	c, err := kube.Connect("", "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("validate", func(t *testing.T) {
+		out, errOut, code := runCLI(t, "", "validate", "../../testdata/runner", "--env", "kube://default?pods=2&wait=90s",
+			"--filter", "^(shell-write|count-lines|dialog-later)$")
+		t.Logf("stdout:\n%s\nstderr:\n%s", out, errOut)
+		if code != 0 {
+			t.Fatalf("validate through kube:// exited %d", code)
+		}
+		if !strings.Contains(out+errOut, "3 tasks, 12 trajectories, 0 violations") || !strings.Contains(errOut, "2 pods Ready in namespace default") {
+			t.Errorf("the validation does not show 3 tasks validated on 2 guest pods")
+		}
+		if p, s := leftovers(t, c); p != 0 || s != 0 {
+			t.Errorf("the run left %d pods and %d secrets", p, s)
+		}
+	})
+
+	for _, tt := range []struct {
+		name, spec, want string
+	}{
+		{"an image that does not exist", "kube://default?pods=2&image=proctor-guest:nope&wait=60s", `: ErrImagePull: failed to pull and unpack image "proctor-guest:nope"`},
+		{"requests no node can meet", "kube://default?pods=1&memory=64Gi&wait=3s", ": Unschedulable: not Ready within 3s: 0/2 nodes are available: 2 Insufficient memory."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, code := runCLI(t, "", "validate", "../../testdata/runner", "--env", tt.spec, "--filter", "^shell-write$")
+			if code == 0 {
+				t.Fatal("validate succeeded")
+			}
+			if !strings.Contains(errOut, "pod default/proctor-") || !strings.Contains(errOut, tt.want) || !strings.Contains(errOut, "the run's pods were removed") {
+				t.Errorf("the error does not name the pod and say %q:\n%s", tt.want, errOut)
+			}
+			if p, s := leftovers(t, c); p != 0 || s != 0 {
+				t.Errorf("the refused run left %d pods and %d secrets", p, s)
+			}
+		})
+	}
+
+	t.Run("clean", func(t *testing.T) {
+		// What a killed run leaves: its secret and pods.
+		r, err := kube.NewRun()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := kube.ParseSpec("default?pods=2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Make(context.Background(), r, s); err != nil {
+			t.Fatal(err)
+		}
+		if p, s := leftovers(t, c); p != 2 || s != 1 {
+			t.Fatalf("made %d pods and %d secrets, want 2 and 1", p, s)
+		}
+		out, errOut, code := runCLI(t, "", "kube", "clean", "--run", r.ID, "--namespace", "default")
+		if code != 0 || !strings.Contains(out, "deleted 2 pods and 1 secrets in namespace default") {
+			t.Fatalf("kube clean exited %d: %s%s", code, out, errOut)
+		}
+		if p, s := leftovers(t, c); p != 0 || s != 0 {
+			t.Errorf("kube clean left %d pods and %d secrets", p, s)
+		}
+	})
+}
