@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,25 +19,26 @@ import (
 
 // kubeBed returns the kubeconfig of a Kubernetes test bed (tools/kubebed):
 // the running one that $PROCTOR_KUBEBED names, or one started here from
-// the cached binaries, with two stand-in nodes whose pods run this test
-// binary as proctor and have only the image proctor-guest:latest. It
-// skips the test when there is neither.
+// the binaries in $PROCTOR_KUBEBED_BIN or tools/kubebed/build.sh's cache,
+// with two stand-in nodes whose pods run this test binary as proctor and
+// have only the image proctor-guest:latest. Without one it skips the
+// test, or fails it under CI (CI=true) and where scripts/test.sh built the
+// bed ($PROCTOR_KUBEBED_BIN set): there the bed must run.
 func kubeBed(t *testing.T) string {
 	t.Helper()
 	if kc := os.Getenv("PROCTOR_KUBEBED"); kc != "" {
 		return kc
 	}
-	out, err := exec.Command("../../tools/kubebed/build.sh", "--cached").Output()
+	bin, err := kubeBedBinaries()
 	if err != nil {
-		t.Skip("the Kubernetes test bed's binaries are not built (run tools/kubebed/build.sh, or set PROCTOR_KUBEBED to a running bed's kubeconfig)")
+		kubeBedSkip(t, "%v", err)
 	}
-	bin := strings.TrimSpace(string(out))
 	if os.Geteuid() != 0 {
-		t.Skip("the test bed's stand-in kubelet runs pods in namespaces of their own, which needs root")
+		kubeBedSkip(t, "the test bed's stand-in kubelet runs pods in namespaces of their own, which needs root")
 	}
 	for _, b := range []string{"Xvfb", "dbus-daemon", "openbox"} {
 		if _, err := exec.LookPath(b); err != nil {
-			t.Skipf("%s is not installed: the guest pods' desktops need it", b)
+			kubeBedSkip(t, "%s is not installed: the guest pods' desktops need it", b)
 		}
 	}
 	dir := t.TempDir()
@@ -93,6 +95,34 @@ func kubeBed(t *testing.T) string {
 	}
 	t.Fatalf("the test bed did not start: see %s", filepath.Join(dir, "logs"))
 	return ""
+}
+
+// kubeBedBinaries returns the folder of the test bed's binaries:
+// $PROCTOR_KUBEBED_BIN, or the one tools/kubebed/build.sh cached for the
+// module as it is.
+func kubeBedBinaries() (string, error) {
+	bin := os.Getenv("PROCTOR_KUBEBED_BIN")
+	if bin == "" {
+		out, err := exec.Command("../../tools/kubebed/build.sh", "--cached").Output()
+		if err != nil {
+			return "", errors.New("the Kubernetes test bed's binaries are not built (run tools/kubebed/build.sh, or set PROCTOR_KUBEBED to a running bed's kubeconfig)")
+		}
+		bin = strings.TrimSpace(string(out))
+	}
+	if _, err := os.Stat(filepath.Join(bin, "kubebed")); err != nil {
+		return "", fmt.Errorf("the Kubernetes test bed's binaries are not in %s: %w", bin, err)
+	}
+	return bin, nil
+}
+
+// kubeBedSkip skips the test for want of a test bed, or fails it where
+// the bed must run: under CI, or when scripts/test.sh built it.
+func kubeBedSkip(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("CI") == "true" || os.Getenv("PROCTOR_KUBEBED_BIN") != "" {
+		t.Fatalf("the Kubernetes test bed must run here (CI=true or PROCTOR_KUBEBED_BIN set): "+format, args...)
+	}
+	t.Skipf(format, args...)
 }
 
 // leftovers counts the pods and secrets that runs left in the namespace.
