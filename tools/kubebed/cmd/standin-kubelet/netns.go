@@ -20,7 +20,9 @@ import (
 // the container's command.
 const podInitArg = "pod-init"
 
-// podInit is "standin-kubelet pod-init [--mount SRC:DST[:ro]]... [--workdir DIR] -- COMMAND ARGS...".
+// podInit is "standin-kubelet pod-init [--cgroup DIR] [--mount SRC:DST[:ro]]... [--workdir DIR] -- COMMAND ARGS...".
+// With --cgroup it first moves itself into the cgroup folder DIR (the
+// pod's memory limit), before anything of the pod runs.
 func podInit(args []string) {
 	fail := func(format string, a ...any) {
 		fmt.Fprintf(os.Stderr, "pod-init: "+format+"\n", a...)
@@ -37,6 +39,10 @@ func podInit(args []string) {
 			mounts = append(mounts, args[1])
 		case "--workdir":
 			workdir = args[1]
+		case "--cgroup":
+			if err := joinCgroup(args[1], 0); err != nil {
+				fail("join the pod's cgroup: %v", err)
+			}
 		default:
 			fail("unknown option %s", args[0])
 		}

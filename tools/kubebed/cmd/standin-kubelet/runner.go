@@ -46,6 +46,8 @@ type podProc struct {
 	dir  string
 	done chan struct{} // closed when the process has ended
 	stop context.CancelFunc
+	cg   *memCgroup // nil: no memory limit
+	oom  bool       // the OOM killer ended a process of the pod
 }
 
 func key(ns, name string) string { return ns + "/" + name }
@@ -184,6 +186,19 @@ func (r *processRunner) start(ctx context.Context, p *podProc) error {
 		return err
 	}
 	args := []string{podInitArg}
+	// The container's memory limit, in a cgroup of the pod's own.
+	if lim := c.Resources.Limits.Memory(); !lim.IsZero() {
+		// Where no cgroup can be made the pod runs without its limit,
+		// and the log says so.
+		cg, err := newMemCgroup("pod-"+string(pod.UID), lim.Value())
+		switch {
+		case err != nil:
+			log.Printf("pod %s/%s: runs without its memory limit %s: %v", pod.Namespace, pod.Name, lim, err)
+		default:
+			p.cg = cg
+			args = append(args, "--cgroup", cg.dir)
+		}
+	}
 	for _, m := range c.VolumeMounts {
 		src, ok := vols[m.Name]
 		if !ok {
@@ -233,6 +248,9 @@ func (r *processRunner) start(ctx context.Context, p *podProc) error {
 	}
 	if err := cmd.Start(); err != nil {
 		logf.Close()
+		if p.cg != nil {
+			p.cg.remove()
+		}
 		return err
 	}
 	logf.Close()
@@ -245,7 +263,35 @@ func (r *processRunner) start(ctx context.Context, p *podProc) error {
 	pod.Status.ContainerStatuses[0].ContainerID = "process://" + strconv.Itoa(cmd.Process.Pid)
 	pod.Status.ContainerStatuses[0].State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}
 	go r.wait(p)
+	if p.cg != nil {
+		go r.watchMemory(p)
+	}
 	return nil
+}
+
+// watchMemory ends the whole pod when the OOM killer has ended one of its
+// processes, as a kubelet does (memory.oom.group): a pod that lost a
+// process to its limit is not left half running.
+func (r *processRunner) watchMemory(p *podProc) {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.done:
+			return
+		case <-t.C:
+		}
+		if p.cg.oomKills() > 0 {
+			p.mu.Lock()
+			p.oom = true
+			p.mu.Unlock()
+			log.Printf("pod %s/%s: a process was killed for memory (limit %s): ending the pod", p.pod.Namespace, p.pod.Name,
+				p.pod.Spec.Containers[0].Resources.Limits.Memory())
+			syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+			p.cg.killAll()
+			return
+		}
+	}
 }
 
 // wait waits for the pod's process and records how it ended.
@@ -264,6 +310,23 @@ func (r *processRunner) wait(p *podProc) {
 					code = ws.ExitStatus()
 				}
 			}
+		}
+	}
+	p.mu.Lock()
+	if p.cg != nil && (p.oom || p.cg.oomKills() > 0) {
+		// Killed for memory: the kernel's SIGKILL, or the pod's end
+		// after it killed one of its processes.
+		code, reason = 137, "OOMKilled"
+	}
+	p.mu.Unlock()
+	if p.cg != nil {
+		// Processes that left the pod's group are in its cgroup still.
+		p.cg.killAll()
+		for i := 0; i < 50; i++ {
+			if err := os.Remove(p.cg.dir); err == nil || os.IsNotExist(err) {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 	}
 	p.mu.Lock()
