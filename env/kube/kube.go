@@ -181,26 +181,41 @@ func (e *podEnv) Info(ctx context.Context) (env.Info, error) {
 	return info, err
 }
 
+// explainWait is how long explain waits for a pod's status to show why
+// its daemon cannot be reached: a kubelet reports a container's end a
+// moment after the connection to it breaks.
+const explainWait = 5 * time.Second
+
 // explain returns the pod's failure in Kubernetes' words when the pod
-// has one, else err.
+// has one (or gets one within explainWait), else err.
 func (e *podEnv) explain(ctx context.Context, err error) error {
-	if !errors.Is(err, env.ErrClosed) && !errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, ErrPod) || !errors.Is(err, env.ErrClosed) && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), explainWait+10*time.Second)
 	defer cancel()
-	p, perr := e.st.c.Pod(lctx, e.pod)
-	var pe *PodError
-	switch {
-	case errors.As(perr, &pe):
-		return pe
-	case perr != nil:
-		return err
+	deadline := time.Now().Add(explainWait)
+	for {
+		p, perr := e.st.c.Pod(lctx, e.pod)
+		var pe *PodError
+		switch {
+		case errors.As(perr, &pe):
+			return pe
+		case perr != nil:
+			return err
+		}
+		if f := PodFailure(p); f != nil {
+			return f
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-lctx.Done():
+			return err
+		case <-time.After(250 * time.Millisecond):
+		}
 	}
-	if f := PodFailure(p); f != nil {
-		return f
-	}
-	return err
 }
 
 func (e *podEnv) closeConn() {
