@@ -92,7 +92,11 @@ var readmeNotRun = map[string]string{
 	"tools/kubebed/build.sh":             "builds Kubernetes from the Go module proxy (minutes, ~3 GB of build cache); TestKubeBed uses its cached binaries",
 	"tools/kubebed/up.sh /tmp/kubebed 2": "starts a test bed as root that runs until stopped; TestKubeBed starts one so",
 	"KUBECONFIG=/tmp/kubebed/kubeconfig bin/proctor validate testdata/runner --env 'kube://default?pods=2'": "needs the test bed above; TestKubeBed runs this validation",
-	"tools/kubebed/down.sh /tmp/kubebed": "stops the test bed above",
+	"tools/kubebed/down.sh /tmp/kubebed":                                                                                   "stops the test bed above",
+	"podman build -f images/guest/Containerfile -t registry.example/proctor-guest:1 .":                                     "needs podman and a registry's Debian image; images/guest/build.sh builds the same packages here",
+	"podman push registry.example/proctor-guest:1":                                                                         "needs a registry",
+	"podman build -f images/guest/Containerfile --build-arg VARIANT=desktop -t registry.example/proctor-guest:1-desktop .": "needs podman and a registry's Debian image",
+	"images/guest/build.sh -o bin/proctor-guest.tar -t proctor-guest:1":                                                    "downloads some 300 MB of Debian packages and takes minutes (measured in docs/environments/kube.md)",
 }
 
 // readmeOutputNotCompared lists transcripts whose command runs but whose
