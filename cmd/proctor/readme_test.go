@@ -96,7 +96,7 @@ var readmeNotRun = map[string]string{
 	"podman build -f images/guest/Containerfile -t registry.example/proctor-guest:1 .":                                     "needs podman and a registry's Debian image; images/guest/build.sh builds the same packages here",
 	"podman push registry.example/proctor-guest:1":                                                                         "needs a registry",
 	"podman build -f images/guest/Containerfile --build-arg VARIANT=desktop -t registry.example/proctor-guest:1-desktop .": "needs podman and a registry's Debian image",
-	"images/guest/build.sh -o bin/proctor-guest.tar -t proctor-guest:1":                                                    "downloads some 300 MB of Debian packages and takes minutes (measured in docs/environments/kube.md)",
+	"images/guest/build.sh -o bin/proctor-guest.tar -t proctor-guest:1":                                                    "downloads Debian packages and takes minutes (its size is stated in docs/environments/kube.md)",
 }
 
 // readmeOutputNotCompared lists transcripts whose command runs but whose
