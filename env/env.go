@@ -61,6 +61,10 @@ type Source struct {
 	// reach what listens on this machine's loopback: the command services
 	// a suite declares (Proctor starts them on 127.0.0.1).
 	Remote bool
+	// Release, when set, gives back what the place holds whether or not
+	// its environment ever started (a pod on a cluster); the commands
+	// call it for every place when the run ends.
+	Release func()
 }
 
 // Loopback reports whether host (a name or an address, without a port)

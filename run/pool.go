@@ -93,6 +93,7 @@ func (p *place) ready(ctx context.Context, j job) error {
 // starts it again when it died. An error means the place left the pool.
 func (p *place) heal(ctx context.Context, pr *progress) error {
 	e := p.env()
+	var died error // what the dead environment said
 	if e != nil {
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		_, err := e.Info(pctx)
@@ -101,9 +102,13 @@ func (p *place) heal(ctx context.Context, pr *progress) error {
 			return nil
 		}
 		pr.notef("environment %s died (%v)", p.src.Name, err)
+		died = err
 	}
 	if p.src.Once {
 		p.close()
+		if died != nil {
+			return fmt.Errorf("%w: %s died and cannot be started again: %v", ErrNoEnvironment, p.src.Name, died)
+		}
 		return fmt.Errorf("%w: %s died and cannot be started again", ErrNoEnvironment, p.src.Name)
 	}
 	if err := p.start(ctx, p.size); err != nil {

@@ -108,6 +108,7 @@ func runProbe(ctx context.Context, o probeOptions, suite, id, src string, stdout
 	if err != nil {
 		return err
 	}
+	defer releaseSources(sources)
 	prep, err := prepareDesktop(ctx, s, t, o.gold, sources, stderr)
 	if err != nil {
 		return err

@@ -20,6 +20,6 @@ into one action space.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newTasksCommand(), newParseCommand(), newGuestCommand(), newRunCommand(), newReportCommand(), newExportCommand(), newValidateCommand(), newViewCommand(), newRescoreCommand(), newJudgeCommand(), newProbeCommand(), newSetupCommand(), newVerifyCommand(), newImportCommand(), newServeCommand())
+	root.AddCommand(newTasksCommand(), newParseCommand(), newGuestCommand(), newRunCommand(), newReportCommand(), newExportCommand(), newValidateCommand(), newViewCommand(), newRescoreCommand(), newJudgeCommand(), newProbeCommand(), newSetupCommand(), newVerifyCommand(), newImportCommand(), newServeCommand(), newKubeCommand())
 	return root
 }

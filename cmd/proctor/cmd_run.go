@@ -552,6 +552,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer releaseSources(sources)
 	// discard removes what a new run wrote, when it was refused before
 	// any episode, so that the same command can be given again.
 	discard := func() {}

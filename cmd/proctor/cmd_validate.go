@@ -101,6 +101,7 @@ than --judge-controls-tolerance wrong.`,
 			if err != nil {
 				return err
 			}
+			defer releaseSources(sources)
 			dir := out
 			if dir == "" {
 				// A temporary folder is removed at the end unless it

@@ -278,6 +278,7 @@ func runVerify(cmd *cobra.Command, dir, suite string, envs *envOptions) error {
 	if err != nil {
 		drift = append(drift, fmt.Sprintf("environments: the pool cannot be made (%v)", err))
 	}
+	defer releaseSources(sources)
 	cur := makeReceipt(ctx, rc, s, tasks, sources, keys(rec.Packages))
 	if err != nil {
 		cur.Places = nil

@@ -52,3 +52,13 @@ func (o *envOptions) sources(ctx context.Context, parallel int, stderr io.Writer
 func (o *envOptions) preflight(s *task.Suite, tasks []*task.Task) []string {
 	return provider.Preflight(o.specs, s, tasks)
 }
+
+// releaseSources gives back what the pool's places hold (pods on a
+// cluster) when the command ends.
+func releaseSources(sources []env.Source) {
+	for _, s := range sources {
+		if s.Release != nil {
+			s.Release()
+		}
+	}
+}

@@ -85,8 +85,21 @@ var readmeNotRun = map[string]string{
 	"bin/proctor run testdata/judged --env mem --agent replay --filter '^judged-answer$' --judge-model local --judge-base-url http://127.0.0.1:8760/v1 --out runs/judged-local": "TestExampleJudgeServer runs this very command against the example judge, with no key set",
 
 	"bin/proctor view runs": "serves until stopped; the viewer's tests serve its pages, and the README's --export line writes them",
-	"bin/proctor serve testdata/runner --parallel 2 --token-file token &":                            "serves until stopped, with a fingerprint that changes with every start; TestPythonRolloutsOnDesktops starts it",
-	"python3 examples/rollout/gym_loop.py --url https://127.0.0.1:7500#sha256=FP --token-file token": "needs the service above; TestPythonRolloutsOnDesktops runs the example against it",
+	"proctor serve testdata/judged --env mem --token-file token --judge-model judge-a --judge-base-url http://127.0.0.1:8000/v1 --filter '^judged-answer$'": "serves until stopped, with a judge server running beside it; TestServeJudged starts the service with a local judge",
+	"bin/proctor serve testdata/runner --parallel 2 --token-file token &":                                                                                   "serves until stopped, with a fingerprint that changes with every start; TestPythonRolloutsOnDesktops starts it",
+	"python3 examples/rollout/gym_loop.py --url https://127.0.0.1:7500#sha256=FP --token-file token":                                                        "needs the service above; TestPythonRolloutsOnDesktops runs the example against it",
+
+	"bin/proctor run --agent replay --env 'kube://evals?pods=4&image=registry.example/proctor-guest:1'": "needs a Kubernetes cluster and a pushed guest image; TestKubeBed runs the provider on the test bed",
+	"bin/proctor validate testdata/runner --env 'kube://kind-dev/evals?pods=2&memory=1Gi&wait=90s'":     "needs a Kubernetes cluster; TestKubeBed validates tasks of testdata/runner on the test bed",
+	"bin/proctor kube clean --all --namespace evals":                                                    "needs a Kubernetes cluster; TestKubeBed cleans its bed's namespace so",
+	"tools/kubebed/build.sh":             "builds Kubernetes from the Go module proxy (minutes, ~3 GB of build cache); TestKubeBed uses its cached binaries",
+	"tools/kubebed/up.sh /tmp/kubebed 2": "starts a test bed as root that runs until stopped; TestKubeBed starts one so",
+	"KUBECONFIG=/tmp/kubebed/kubeconfig bin/proctor validate testdata/runner --env 'kube://default?pods=2'": "needs the test bed above; TestKubeBed runs this validation",
+	"tools/kubebed/down.sh /tmp/kubebed":                                                                                   "stops the test bed above",
+	"podman build -f images/guest/Containerfile -t registry.example/proctor-guest:1 .":                                     "needs podman and a registry's Debian image; images/guest/build.sh builds the same packages here",
+	"podman push registry.example/proctor-guest:1":                                                                         "needs a registry",
+	"podman build -f images/guest/Containerfile --build-arg VARIANT=desktop -t registry.example/proctor-guest:1-desktop .": "needs podman and a registry's Debian image",
+	"images/guest/build.sh -o bin/proctor-guest.tar -t proctor-guest:1":                                                    "downloads Debian packages and takes minutes (its size is stated in docs/environments/kube.md)",
 }
 
 // readmeOutputNotCompared lists transcripts whose command runs but whose

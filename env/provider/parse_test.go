@@ -22,7 +22,7 @@ func TestParse(t *testing.T) {
 		{[]string{"local=0"}, provider.Options{}, "", "local=0: give the number of desktops, 1 to 64"},
 		{[]string{"local=many"}, provider.Options{}, "", "give the number of desktops"},
 		{[]string{"local", "local"}, provider.Options{}, "", "local 1 is given twice"},
-		{[]string{"vm=host"}, provider.Options{}, "", `unknown environment provider "vm" (known: local, guest=https://HOST:PORT#sha256=FINGERPRINT, browser[=N], vnc://HOST:PORT, android[=SERIAL], mem[=N|=WxH|=N:WxH])`},
+		{[]string{"vm=host"}, provider.Options{}, "", `unknown environment provider "vm" (known: local, guest=https://HOST:PORT#sha256=FINGERPRINT, browser[=N], vnc://HOST:PORT, android[=SERIAL], mem[=N|=WxH|=N:WxH], kube://[CONTEXT/]NAMESPACE?pods=N&image=IMAGE&...)`},
 		{[]string{"vnc://"}, provider.Options{}, "", `--env vnc://: VNC address "" is empty: give HOST:PORT`},
 		{[]string{"vnc://desk:0"}, provider.Options{}, "", `port "0" is not a number from 1 to 65535`},
 		{[]string{"vnc=user@desk:5900"}, provider.Options{}, "", "is not HOST:PORT"},

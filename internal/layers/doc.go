@@ -16,9 +16,9 @@
 //     imports/scienceboard);
 //   - the episode: episode (one task on one environment);
 //   - environment backends: env/xdesktop, env/browser, env/vnc,
-//     env/android, env/input, env/envtest, env/provider, the guest daemon
-//     (guest), the command services (service) and the state snapshots
-//     taken through the environment contract (snapshot);
+//     env/android, env/kube, env/input, env/envtest, env/provider, the
+//     guest daemon (guest), the command services (service) and the state
+//     snapshots taken through the environment contract (snapshot);
 //   - the environment contract: env;
 //   - results: store, score;
 //   - tasks: task;

@@ -6,6 +6,7 @@ package all
 import (
 	"github.com/proctor-eval/proctor/env/android"
 	"github.com/proctor-eval/proctor/env/browser"
+	"github.com/proctor-eval/proctor/env/kube"
 	"github.com/proctor-eval/proctor/env/mem"
 	"github.com/proctor-eval/proctor/env/provider"
 	"github.com/proctor-eval/proctor/env/remote"
@@ -21,5 +22,6 @@ func init() {
 		vnc.Provider(),      // vnc://
 		android.Provider(),  // android
 		mem.Provider(),      // mem
+		kube.Provider(),     // kube://
 	)
 }

@@ -1,0 +1,120 @@
+package kube
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/proctor-eval/proctor/action"
+)
+
+func TestParseSpec(t *testing.T) {
+	tests := []struct {
+		arg  string
+		want func(*testing.T, Spec)
+		err  string
+	}{
+		{arg: "evals", want: func(t *testing.T, s Spec) {
+			if s.Context != "" || s.Namespace != "evals" || s.Pods != 1 || s.Image != DefaultImage || s.Wait != DefaultWait {
+				t.Errorf("defaults: %+v", s)
+			}
+			if s.MemoryLimit.Cmp(s.Memory) != 0 || !s.CPULimit.IsZero() {
+				t.Errorf("limits: memory %s (request %s), cpu %s", s.MemoryLimit.String(), s.Memory.String(), s.CPULimit.String())
+			}
+		}},
+		{arg: "", want: func(t *testing.T, s Spec) {
+			if s.Namespace != "" || s.Context != "" {
+				t.Errorf("empty: %+v", s)
+			}
+		}},
+		{arg: "kind-dev/evals?pods=8", want: func(t *testing.T, s Spec) {
+			if s.Context != "kind-dev" || s.Namespace != "evals" || s.Pods != 8 {
+				t.Errorf("got %+v", s)
+			}
+		}},
+		// An EKS context's name holds slashes: the namespace is after the last.
+		{arg: "arn:aws:eks:eu-west-1:123:cluster/evals/ns1", want: func(t *testing.T, s Spec) {
+			if s.Context != "arn:aws:eks:eu-west-1:123:cluster/evals" || s.Namespace != "ns1" {
+				t.Errorf("got context %q namespace %q", s.Context, s.Namespace)
+			}
+		}},
+		{arg: "evals?image=reg.example/proctor-guest:1&pull=Always&cpu=1&memory=512Mi&memory-limit=1Gi&cpu-limit=2" +
+			"&node=disktype=ssd&node=zone=a&toleration=gpu=true:NoSchedule&toleration=spot&runtime-class=gvisor&size=1024x768&wait=45s&connect=ip",
+			want: func(t *testing.T, s Spec) {
+				if s.Image != "reg.example/proctor-guest:1" || s.PullPolicy != corev1.PullAlways || s.CPU.String() != "1" ||
+					s.Memory.String() != "512Mi" || s.MemoryLimit.String() != "1Gi" || s.CPULimit.String() != "2" {
+					t.Errorf("image and resources: %+v", s)
+				}
+				if s.NodeSelector["disktype"] != "ssd" || s.NodeSelector["zone"] != "a" || len(s.NodeSelector) != 2 {
+					t.Errorf("node selector %v", s.NodeSelector)
+				}
+				want := []corev1.Toleration{
+					{Key: "gpu", Operator: corev1.TolerationOpEqual, Value: "true", Effect: corev1.TaintEffectNoSchedule},
+					{Key: "spot", Operator: corev1.TolerationOpExists},
+				}
+				if len(s.Tolerations) != 2 || s.Tolerations[0] != want[0] || s.Tolerations[1] != want[1] {
+					t.Errorf("tolerations %+v, want %+v", s.Tolerations, want)
+				}
+				if s.RuntimeClass != "gvisor" || s.Size != (action.Size{W: 1024, H: 768}) || s.Wait != 45*time.Second || s.Connect != "ip" {
+					t.Errorf("got %+v", s)
+				}
+			}},
+		{arg: "Evals", err: `namespace "Evals"`},
+		{arg: "/evals", err: "empty context"},
+		{arg: "evals?pods=0", err: "pods=0: give the number of guest pods, 1 to 256"},
+		{arg: "evals?pods=257", err: "1 to 256"},
+		{arg: "evals?pods=x", err: "pods=x"},
+		{arg: "evals?memory=lots", err: "memory=lots: a positive quantity"},
+		{arg: "evals?cpu=-1", err: "cpu=-1: a positive quantity"},
+		{arg: "evals?memory=2Gi&memory-limit=1Gi", err: "memory-limit=1Gi is below memory=2Gi"},
+		{arg: "evals?cpu=2&cpu-limit=1", err: "cpu-limit=1 is below cpu=2"},
+		{arg: "evals?node=ssd", err: "node=ssd: a node label KEY=VALUE"},
+		{arg: "evals?toleration=gpu:Sometimes", err: `effect "Sometimes"`},
+		{arg: "evals?toleration=:NoSchedule", err: "taint's key"},
+		{arg: "evals?pull=Sometimes", err: "Always, IfNotPresent or Never"},
+		{arg: "evals?size=big", err: "size=big"},
+		{arg: "evals?wait=soon", err: "wait=soon: a duration"},
+		{arg: "evals?connect=ssh", err: "connect=ssh: forward"},
+		{arg: "evals?image=", err: "give an image reference"},
+		{arg: "evals?runtime-class=Not_A_Name", err: "a RuntimeClass name"},
+		{arg: "evals?replicas=3", err: `unknown parameter "replicas"`},
+		{arg: "evals?pods=%zz", err: "the query"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.arg, func(t *testing.T) {
+			s, err := ParseSpec(tt.arg)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("ParseSpec(%q) = %v, want an error with %q", tt.arg, err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("ParseSpec(%q): %v", tt.arg, err)
+			}
+			tt.want(t, s)
+		})
+	}
+}
+
+// FuzzParseSpec: what a user types never panics the parser, and what it
+// accepts is in bounds.
+func FuzzParseSpec(f *testing.F) {
+	for _, s := range []string{"evals", "ctx/evals?pods=3&image=x", "a/b/c?memory=1Gi&memory-limit=2Gi", "?wait=1s", "ns?toleration=k=v:NoExecute&node=a=b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, arg string) {
+		s, err := ParseSpec(arg)
+		if err != nil {
+			return
+		}
+		if s.Pods < 1 || s.Pods > maxPods || s.Image == "" || s.Wait <= 0 || s.MemoryLimit.Cmp(s.Memory) < 0 {
+			t.Errorf("ParseSpec(%q) accepted %+v", arg, s)
+		}
+		if strings.Contains(s.Namespace, "/") {
+			t.Errorf("ParseSpec(%q): namespace %q", arg, s.Namespace)
+		}
+	})
+}
