@@ -24,8 +24,11 @@ import (
 type Options struct {
 	// Watch are folders besides the home folder to list (~/... or
 	// absolute), where the environment can list them.
-	Watch  []string
-	Limits statediff.Limits
+	Watch []string
+	// Databases are SQLite databases whose rows to list (the suite's
+	// services the task uses).
+	Databases []Database
+	Limits    statediff.Limits
 }
 
 // Files is implemented by an environment that lists its home folder and
@@ -128,6 +131,11 @@ func Take(ctx context.Context, e env.Env, o Options) (*statediff.Snapshot, error
 		it := statediff.Item{Kind: statediff.Clipboard, Key: "clipboard"}
 		b.Value(&it, text)
 		s.Add(it)
+	}
+	for _, d := range o.Databases {
+		if err := part("the rows of "+d.Service, Rows(ctx, s, d, b)); err != nil {
+			return nil, err
+		}
 	}
 	s.Took = time.Since(start)
 	return s, nil

@@ -23,8 +23,10 @@ type Allowed struct {
 	// "https://*.example.com". A cookie, which has a domain, not an
 	// origin, is matched by its host.
 	Origins []string `json:"origins,omitempty"`
-	// Tables are the database tables whose rows may change; Settings the
-	// device settings ("secure/*").
+	// Tables are the database tables whose rows may be inserted, deleted
+	// or changed: "SERVICE/TABLE" ("rt/Tickets", "tryton/sale_*") or a
+	// table of any service ("Transactions"). Settings are the device
+	// settings ("secure/*").
 	Tables   []string `json:"tables,omitempty"`
 	Settings []string `json:"settings,omitempty"`
 	// Windows are the titles of windows that may be left open (or
@@ -163,7 +165,7 @@ func (a Allowed) allows(c Change) string {
 	case LocalStorage, SessionStorage, Tab, Request:
 		return first(a.Origins, func(p string) bool { return p == "*" || matchKey(p, c.Origin) })
 	case Row:
-		return first(a.Tables, func(p string) bool { return matchKey(p, c.Origin) })
+		return first(a.Tables, func(p string) bool { return matchTable(p, c.Origin) })
 	case Setting:
 		return first(a.Settings, func(p string) bool { return matchKey(p, c.Key) })
 	case Window:
@@ -176,6 +178,16 @@ func (a Allowed) allows(c Change) string {
 		}
 	}
 	return ""
+}
+
+// matchTable matches a table pattern against a row's "SERVICE/TABLE": a
+// pattern with a "/" against both, one without against the table of any
+// service.
+func matchTable(pattern, origin string) bool {
+	if strings.Contains(pattern, "/") {
+		return matchKey(pattern, origin)
+	}
+	return matchKey(pattern, origin[strings.LastIndex(origin, "/")+1:])
 }
 
 // matchHost matches an origin pattern against a cookie's host: the
