@@ -29,6 +29,9 @@ type Allowed struct {
 	// settings ("secure/*").
 	Tables   []string `json:"tables,omitempty"`
 	Settings []string `json:"settings,omitempty"`
+	// Packages are the packages that may be installed or removed:
+	// "com.example.*".
+	Packages []string `json:"packages,omitempty"`
 	// Windows are the titles of windows that may be left open (or
 	// closed); Processes the command lines of processes that may be left
 	// running (or ended).
@@ -53,7 +56,7 @@ func (a Allowed) Join(b Allowed) Allowed {
 		return out
 	}
 	return Allowed{Paths: cat(a.Paths, b.Paths), Origins: cat(a.Origins, b.Origins), Tables: cat(a.Tables, b.Tables),
-		Settings: cat(a.Settings, b.Settings), Windows: cat(a.Windows, b.Windows), Processes: cat(a.Processes, b.Processes),
+		Settings: cat(a.Settings, b.Settings), Packages: cat(a.Packages, b.Packages), Windows: cat(a.Windows, b.Windows), Processes: cat(a.Processes, b.Processes),
 		Clipboard: a.Clipboard || b.Clipboard, Watch: cat(a.Watch, b.Watch)}
 }
 
@@ -113,6 +116,7 @@ func (a Allowed) Problems() []string {
 	globs("origins", a.Origins, origin)
 	globs("tables", a.Tables, glob)
 	globs("settings", a.Settings, glob)
+	globs("packages", a.Packages, glob)
 	globs("windows", a.Windows, text)
 	globs("processes", a.Processes, text)
 	globs("watch", a.Watch, watch)
@@ -168,6 +172,8 @@ func (a Allowed) allows(c Change) string {
 		return first(a.Tables, func(p string) bool { return matchTable(p, c.Origin) })
 	case Setting:
 		return first(a.Settings, func(p string) bool { return matchKey(p, c.Key) })
+	case Package:
+		return first(a.Packages, func(p string) bool { return matchKey(p, c.Key) })
 	case Window:
 		return first(a.Windows, func(p string) bool { return matchText(p, baseKey(c.Key)) })
 	case Process:

@@ -74,6 +74,20 @@ var browserNoise = []Noise{
 	{File, "~/Downloads/*.crdownload", "", "a download in progress"},
 }
 
+// androidNoise is the noise of a phone's episode: what Android changes on
+// its own, and the harness's own files.
+var androidNoise = []Noise{
+	{Setting, "system/screen_brightness", "", "adaptive brightness"},
+	{Setting, "system/screen_brightness_float", "", "adaptive brightness"},
+	{Setting, "global/wifi_scan_*", "", "Wi-Fi scans"},
+	{File, "~/Android/data/*/cache/**", "", "apps' caches"},
+	{File, "~/Android/data/*/cache", "", "apps' caches"},
+	{File, "~/.thumbnails/**", "", "thumbnails"},
+	{File, "~/.thumbnails", "", "thumbnails"},
+	{File, "~/window_dump.xml", "", "the harness's dump of the window hierarchy"},
+	{File, "/data/local/tmp/proctor-*", "", "the harness's own files"},
+}
+
 // NoiseFor is the noise of an environment type.
 func NoiseFor(typ string) []Noise {
 	switch typ {
@@ -81,6 +95,8 @@ func NoiseFor(typ string) []Noise {
 		return browserNoise
 	case "mem":
 		return nil
+	case "android":
+		return androidNoise
 	}
 	return desktopNoise // x11, vnc and guests of their types
 }

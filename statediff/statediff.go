@@ -4,7 +4,9 @@
 // (type, size, mode, content hash, a unified diff of small text files),
 // the clipboard, windows and processes left behind, and a browser's
 // cookies, local and session storage per origin, open tabs and the
-// requests with side effects its pages made.
+// requests with side effects its pages made; the rows of the enterprise
+// applications' databases (rows.go); a phone's settings, installed
+// packages and files of shared storage.
 //
 // A change is filtered, not dropped, when it is noise of the environment
 // type or of an application (caches, thumbnails, recent-file lists, the
@@ -27,7 +29,8 @@
 //	changes[]       the changes that were not filtered, each with
 //	  kind          file, clipboard, window, process, cookie, local_storage,
 //	                session_storage, tab, request, row (a database's),
-//	                setting (a device's)
+//	                setting (a device's, "global/wifi_on"), package (an
+//	                installed app's)
 //	  key           what changed: "~/a.txt", a window's title, a cookie's
 //	                "domain path name", a storage item's key, "tab 2", a
 //	                request's "POST https://host/path"
@@ -72,7 +75,8 @@ const (
 	// Row is a row of an application's database (rows.go); Setting a
 	// device's setting.
 	Row     Kind = "row"
-	Setting Kind = "setting"
+	Setting Kind = "setting" // keyed "NAMESPACE/KEY": "global/wifi_on"
+	Package Kind = "package" // an installed package, keyed by its name
 )
 
 // The types of a file item.
