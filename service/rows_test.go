@@ -81,8 +81,10 @@ func tryton(t *testing.T, origin, method, params string) {
 	}
 }
 
-func rtAuth(r *http.Request)      { r.SetBasicAuth("root", "password") }
-func redmineAuth(r *http.Request) { r.Header.Set("X-Redmine-API-Key", "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678") }
+func rtAuth(r *http.Request) { r.SetBasicAuth("root", "password") }
+func redmineAuth(r *http.Request) {
+	r.Header.Set("X-Redmine-API-Key", "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678")
+}
 
 // rowSteps are an episode's steps on each application: the first logs in
 // and reads (a noop), the others insert, change and delete records
@@ -95,7 +97,9 @@ var rowSteps = map[string][]struct {
 		{"noop", func(t *testing.T, o string) {
 			tryton(t, o, "model.party.party.search_read", `[[["id","<",5]],0,10,null,["name"],{}]`)
 		}},
-		{"insert", func(t *testing.T, o string) { tryton(t, o, "model.party.party.create", `[[{"name":"Row diff probe"}],{}]`) }},
+		{"insert", func(t *testing.T, o string) {
+			tryton(t, o, "model.party.party.create", `[[{"name":"Row diff probe"}],{}]`)
+		}},
 		{"change", func(t *testing.T, o string) {
 			tryton(t, o, "model.party.party.write", `[[210],{"name":"Row diff probe, renamed"},{}]`)
 		}},
