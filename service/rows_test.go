@@ -33,8 +33,8 @@ func rowSnapshot(t *testing.T, in *Instances, name string) *statediff.Snapshot {
 	return s
 }
 
-// request sends a request of an episode's step; check says what its
-// answer must hold.
+// request sends a request of an episode's step and fails the test on an
+// error status; it returns the status and the start of the body.
 func request(t *testing.T, method, url, body string, auth func(*http.Request)) string {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
