@@ -3,8 +3,10 @@ package episode
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"github.com/proctor-eval/proctor/check"
+	"github.com/proctor-eval/proctor/service"
 	"github.com/proctor-eval/proctor/snapshot"
 	"github.com/proctor-eval/proctor/statediff"
 	"github.com/proctor-eval/proctor/task"
@@ -59,7 +61,29 @@ func (ep *Episode) snapshotBefore(ctx context.Context) error {
 }
 
 func (ep *Episode) snapshotOptions() snapshot.Options {
-	return snapshot.Options{Watch: ep.t.AllowedChanges(ep.cfg.Suite).Watch}
+	o := snapshot.Options{Watch: ep.t.AllowedChanges(ep.cfg.Suite).Watch}
+	if ep.svc != nil {
+		o.Databases = Databases(ep.svc, ep.t.UsedServices())
+	}
+	return o
+}
+
+// Databases are the SQLite databases of the services whose rows a
+// snapshot lists: a service's rows are "SERVICE/TABLE", or
+// "SERVICE/FILE/TABLE" where its data folder holds several databases.
+func Databases(svc *service.Instances, names []string) []snapshot.Database {
+	var out []snapshot.Database
+	for _, n := range names {
+		files := svc.Databases(n)
+		for _, f := range files {
+			name := n
+			if len(files) > 1 {
+				name += "/" + filepath.Base(f)
+			}
+			out = append(out, snapshot.Database{Service: name, File: f})
+		}
+	}
+	return out
 }
 
 // stateDiff takes the snapshot after the episode, compares it with the

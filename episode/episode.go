@@ -167,7 +167,13 @@ func Start(ctx context.Context, e env.Env, svc *service.Instances, cfg Config, t
 		// The applications first, from their pristine data: the setup may
 		// open them.
 		rctx, cancel := context.WithTimeout(ctx, cfg.ResetTimeout)
-		err := svc.Reset(rctx, t.UsedServices())
+		// A task that uses no command service runs none (nil would run
+		// them all).
+		used := t.UsedServices()
+		if used == nil {
+			used = []string{}
+		}
+		err := svc.Reset(rctx, used)
 		cancel()
 		if err != nil {
 			return nil, infra(fmt.Errorf("reset the services: %w", err))

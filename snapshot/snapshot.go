@@ -24,8 +24,11 @@ import (
 type Options struct {
 	// Watch are folders besides the home folder to list (~/... or
 	// absolute), where the environment can list them.
-	Watch  []string
-	Limits statediff.Limits
+	Watch []string
+	// Databases are SQLite databases whose rows to list (the suite's
+	// services the task uses).
+	Databases []Database
+	Limits    statediff.Limits
 }
 
 // Files is implemented by an environment that lists its home folder and
@@ -46,6 +49,13 @@ type Processes interface {
 // pages made in the episode.
 type Browser interface {
 	SnapshotBrowser(ctx context.Context, s *statediff.Snapshot, b *statediff.Budget) error
+}
+
+// Device is implemented by a device that lists its own state, in place
+// of the files and processes of a desktop: a phone's settings, installed
+// packages and the files of its shared storage and of the watched folders.
+type Device interface {
+	SnapshotDevice(ctx context.Context, s *statediff.Snapshot, watch []string, b *statediff.Budget) error
 }
 
 // find returns e, or an environment e wraps, as a T.
@@ -85,7 +95,12 @@ func Take(ctx context.Context, e env.Env, o Options) (*statediff.Snapshot, error
 		s.Note("%s: %v", what, err)
 		return nil
 	}
-	if f, ok := find[Files](e); ok {
+	dev, isDevice := find[Device](e)
+	if isDevice {
+		if err := part("device", dev.SnapshotDevice(ctx, s, o.Watch, b)); err != nil {
+			return nil, err
+		}
+	} else if f, ok := find[Files](e); ok {
 		if err := part("files", f.SnapshotFiles(ctx, s, o.Watch, b)); err != nil {
 			return nil, err
 		}
@@ -94,11 +109,11 @@ func Take(ctx context.Context, e env.Env, o Options) (*statediff.Snapshot, error
 			return nil, err
 		}
 	}
-	if p, ok := find[Processes](e); ok {
+	if p, ok := find[Processes](e); ok && !isDevice {
 		if err := part("processes", p.SnapshotProcesses(ctx, s, b)); err != nil {
 			return nil, err
 		}
-	} else if info.Has(task.CapCommands) {
+	} else if info.Has(task.CapCommands) && !isDevice {
 		if err := part("processes", listProcesses(ctx, e, s, b)); err != nil {
 			return nil, err
 		}
@@ -128,6 +143,11 @@ func Take(ctx context.Context, e env.Env, o Options) (*statediff.Snapshot, error
 		it := statediff.Item{Kind: statediff.Clipboard, Key: "clipboard"}
 		b.Value(&it, text)
 		s.Add(it)
+	}
+	for _, d := range o.Databases {
+		if err := part("the rows of "+d.Service, Rows(ctx, s, d, b)); err != nil {
+			return nil, err
+		}
 	}
 	s.Took = time.Since(start)
 	return s, nil

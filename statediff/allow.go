@@ -21,12 +21,20 @@ type Allowed struct {
 	// Origins are where a browser may keep cookies and storage, open tabs
 	// and send requests with side effects: "http://127.0.0.1:*",
 	// "https://*.example.com". A cookie, which has a domain, not an
-	// origin, is matched by its host.
+	// origin, is matched by its host. A pattern with a path allows only
+	// the tabs and requests of the addresses it matches
+	// ("http://127.0.0.1:*/api/send/dana", "http://127.0.0.1:*/api/**").
 	Origins []string `json:"origins,omitempty"`
-	// Tables are the database tables whose rows may change; Settings the
-	// device settings ("secure/*").
+	// Tables are the database tables whose rows may be inserted, deleted
+	// or changed: "SERVICE/TABLE" ("rt/Tickets", "tryton/sale_*") or a
+	// table of any service ("Transactions"); with a row's key after a
+	// space, only the rows of that key ("rt/Tickets id=22"). Settings are the device
+	// settings ("secure/*").
 	Tables   []string `json:"tables,omitempty"`
 	Settings []string `json:"settings,omitempty"`
+	// Packages are the packages that may be installed or removed:
+	// "com.example.*".
+	Packages []string `json:"packages,omitempty"`
 	// Windows are the titles of windows that may be left open (or
 	// closed); Processes the command lines of processes that may be left
 	// running (or ended).
@@ -51,7 +59,7 @@ func (a Allowed) Join(b Allowed) Allowed {
 		return out
 	}
 	return Allowed{Paths: cat(a.Paths, b.Paths), Origins: cat(a.Origins, b.Origins), Tables: cat(a.Tables, b.Tables),
-		Settings: cat(a.Settings, b.Settings), Windows: cat(a.Windows, b.Windows), Processes: cat(a.Processes, b.Processes),
+		Settings: cat(a.Settings, b.Settings), Packages: cat(a.Packages, b.Packages), Windows: cat(a.Windows, b.Windows), Processes: cat(a.Processes, b.Processes),
 		Clipboard: a.Clipboard || b.Clipboard, Watch: cat(a.Watch, b.Watch)}
 }
 
@@ -111,6 +119,7 @@ func (a Allowed) Problems() []string {
 	globs("origins", a.Origins, origin)
 	globs("tables", a.Tables, glob)
 	globs("settings", a.Settings, glob)
+	globs("packages", a.Packages, glob)
 	globs("windows", a.Windows, text)
 	globs("processes", a.Processes, text)
 	globs("watch", a.Watch, watch)
@@ -160,12 +169,35 @@ func (a Allowed) allows(c Change) string {
 		return first(a.Paths, func(p string) bool { return matchKey(p, c.Key) })
 	case Cookie:
 		return first(a.Origins, func(p string) bool { return matchHost(p, c.Origin) })
-	case LocalStorage, SessionStorage, Tab, Request:
-		return first(a.Origins, func(p string) bool { return p == "*" || matchKey(p, c.Origin) })
+	case LocalStorage, SessionStorage:
+		return first(a.Origins, func(p string) bool { return p == "*" || !hasPath(p) && matchKey(p, c.Origin) })
+	case Tab, Request:
+		// A pattern with a path allows the tabs and requests of the
+		// addresses it matches; one without, all of its origins'.
+		addr := baseKey(c.Key)
+		if c.Kind == Request {
+			_, addr, _ = strings.Cut(addr, " ")
+		}
+		return first(a.Origins, func(p string) bool {
+			if hasPath(p) {
+				return matchKey(p, addr)
+			}
+			return p == "*" || matchKey(p, c.Origin)
+		})
 	case Row:
-		return first(a.Tables, func(p string) bool { return matchKey(p, c.Origin) })
+		return first(a.Tables, func(p string) bool {
+			// "TABLE KEY" allows the rows of that key only:
+			// "rt/Tickets id=22", "Transactions *".
+			if table, key, ok := strings.Cut(p, " "); ok {
+				_, rowKey, _ := strings.Cut(baseKey(c.Key), " ")
+				return matchTable(table, c.Origin) && matchKey(key, rowKey)
+			}
+			return matchTable(p, c.Origin)
+		})
 	case Setting:
 		return first(a.Settings, func(p string) bool { return matchKey(p, c.Key) })
+	case Package:
+		return first(a.Packages, func(p string) bool { return matchKey(p, c.Key) })
 	case Window:
 		return first(a.Windows, func(p string) bool { return matchText(p, baseKey(c.Key)) })
 	case Process:
@@ -176,6 +208,23 @@ func (a Allowed) allows(c Change) string {
 		}
 	}
 	return ""
+}
+
+// hasPath says whether an origin pattern names addresses: a path after
+// its host ("http://127.0.0.1:*/api/send/dana").
+func hasPath(p string) bool {
+	_, rest, ok := strings.Cut(p, "://")
+	return ok && strings.Contains(rest, "/")
+}
+
+// matchTable matches a table pattern against a row's "SERVICE/TABLE": a
+// pattern with a "/" against both, one without against the table of any
+// service.
+func matchTable(pattern, origin string) bool {
+	if strings.Contains(pattern, "/") {
+		return matchKey(pattern, origin)
+	}
+	return matchKey(pattern, origin[strings.LastIndex(origin, "/")+1:])
 }
 
 // matchHost matches an origin pattern against a cookie's host: the

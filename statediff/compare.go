@@ -2,6 +2,8 @@ package statediff
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -19,6 +21,7 @@ type Limits struct {
 	MaxItems     int   // items of each other kind (cookies, storage items, windows, ...)
 	MaxValue     int   // bytes of a value kept (longer ones are cut; their hash is of all)
 	MaxChanges   int   // changes a diff lists, filtered ones included
+	MaxRows      int   // rows of databases listed in all
 	MaxTextDiff  int   // bytes of one change's text diff
 }
 
@@ -32,6 +35,7 @@ var DefaultLimits = Limits{
 	MaxItems:     5_000,
 	MaxValue:     4 << 10,
 	MaxChanges:   2_000,
+	MaxRows:      200_000,
 	MaxTextDiff:  16 << 10,
 }
 
@@ -49,6 +53,7 @@ func (l Limits) OrDefault() Limits {
 	set(&l.MaxItems, d.MaxItems)
 	set(&l.MaxValue, d.MaxValue)
 	set(&l.MaxChanges, d.MaxChanges)
+	set(&l.MaxRows, d.MaxRows)
 	set(&l.MaxTextDiff, d.MaxTextDiff)
 	if l.MaxHashFile <= 0 {
 		l.MaxHashFile = d.MaxHashFile
@@ -81,6 +86,12 @@ func Compare(before, after *Snapshot, noise []Noise, allowed Allowed, lim Limits
 	if noise == nil {
 		noise = NoiseFor(after.Type)
 	}
+	apps := maps.Clone(before.Apps)
+	if apps == nil {
+		apps = map[string]string{}
+	}
+	maps.Copy(apps, after.Apps)
+	noise = append(slices.Clip(noise), rowNoise(apps)...)
 	before.normalize()
 	after.normalize()
 	d := &Diff{Type: after.Type, Changes: []Change{}, BeforeMS: ms(before.Took), AfterMS: ms(after.Took)}
@@ -96,7 +107,24 @@ func Compare(before, after *Snapshot, noise []Noise, allowed Allowed, lim Limits
 			dropped++
 			return
 		}
-		if why := filter(noise, c); why != "" {
+		why := filter(noise, c)
+		if c.Kind == Row && c.Op == Changed && why == "" {
+			rest, whys := filterColumns(noise, c)
+			if len(rest) == 0 {
+				why = strings.Join(whys, "; ")
+			} else {
+				c.What = rest
+			}
+		}
+		if c.Kind == Row && why == "" {
+			// The text diff leaves the columns that are noise out.
+			t := c
+			t.Before, t.After = withoutVolatile(noise, c.Before), withoutVolatile(noise, c.After)
+			c.TextDiff = textDiff(t, lim.MaxTextDiff)
+			d.Changes = append(d.Changes, c)
+			return
+		}
+		if why != "" {
 			c.Filtered = why
 			c.Before, c.After = strip(c.Before), strip(c.After)
 			d.Filtered = append(d.Filtered, c)
@@ -153,6 +181,9 @@ func compareKey(a, b Item) int {
 
 // differ names the fields in which two items of the same key differ.
 func differ(a, b Item) []string {
+	if a.Kind == Row {
+		return rowDiffer(a, b)
+	}
 	var what []string
 	if a.Type != b.Type {
 		what = append(what, "type")

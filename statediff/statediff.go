@@ -4,7 +4,9 @@
 // (type, size, mode, content hash, a unified diff of small text files),
 // the clipboard, windows and processes left behind, and a browser's
 // cookies, local and session storage per origin, open tabs and the
-// requests with side effects its pages made.
+// requests with side effects its pages made; the rows of the enterprise
+// applications' databases (rows.go); a phone's settings, installed
+// packages and files of shared storage.
 //
 // A change is filtered, not dropped, when it is noise of the environment
 // type or of an application (caches, thumbnails, recent-file lists, the
@@ -26,15 +28,16 @@
 //	type            the environment type: x11, browser, mem, ...
 //	changes[]       the changes that were not filtered, each with
 //	  kind          file, clipboard, window, process, cookie, local_storage,
-//	                session_storage, tab, request (row and setting are
-//	                reserved for database rows and device settings)
+//	                session_storage, tab, request, row (a database's),
+//	                setting (a device's, "global/wifi_on"), package (an
+//	                installed app's)
 //	  key           what changed: "~/a.txt", a window's title, a cookie's
 //	                "domain path name", a storage item's key, "tab 2", a
 //	                request's "POST https://host/path"
-//	  origin        the origin of a browser item; the table of a row
+//	  origin        the origin of a browser item; a row's "SERVICE/TABLE"
 //	  op            created, deleted or changed
 //	  what          for changed: the fields that differ (type, size, mode,
-//	                content, value, url)
+//	                content, value, url), a row's columns
 //	  before, after the items (Item) as they were and are
 //	  text_diff     a unified diff of a small text file or value
 //	  allowed       the pattern of the declared changes that allows it
@@ -69,10 +72,11 @@ const (
 	SessionStorage Kind = "session_storage"
 	Tab            Kind = "tab"     // an open tab and its address
 	Request        Kind = "request" // a request with side effects a page made
-	// Row and Setting are reserved for the rows of an application's
-	// database (Origin is the table) and a device's settings.
+	// Row is a row of an application's database (rows.go); Setting a
+	// device's setting.
 	Row     Kind = "row"
-	Setting Kind = "setting"
+	Setting Kind = "setting" // keyed "NAMESPACE/KEY": "global/wifi_on"
+	Package Kind = "package" // an installed package, keyed by its name
 )
 
 // The types of a file item.
@@ -111,10 +115,14 @@ type Item struct {
 
 // Snapshot is an environment's state at one moment.
 type Snapshot struct {
-	Type  string        `json:"type"` // the environment type
-	Items []Item        `json:"items"`
-	Notes []string      `json:"notes,omitempty"`
-	Took  time.Duration `json:"took"`
+	Type  string `json:"type"` // the environment type
+	Items []Item `json:"items"`
+	// Apps names the application of each service whose database rows
+	// the snapshot lists ("tryton", "redmine", AppOfTables), for the
+	// noise of its rows (AppRowNoise).
+	Apps  map[string]string `json:"apps,omitempty"`
+	Notes []string          `json:"notes,omitempty"`
+	Took  time.Duration     `json:"took"`
 }
 
 // Add adds items. Keys need not be unique: Compare numbers the

@@ -172,3 +172,46 @@ func TestProblems(t *testing.T) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
+
+// TestAllowedAddresses: an origin pattern with a path allows the requests
+// and tabs of the addresses it matches, and neither the other requests of
+// its origin nor its storage.
+func TestAllowedAddresses(t *testing.T) {
+	a := Allowed{Origins: []string{"http://127.0.0.1:*/api/send/dana", "http://127.0.0.1:*/app/**"}}
+	tests := []struct {
+		c    Change
+		want string
+	}{
+		{Change{Kind: Request, Key: "POST http://127.0.0.1:8080/api/send/dana", Origin: "http://127.0.0.1:8080"}, "http://127.0.0.1:*/api/send/dana"},
+		{Change{Kind: Request, Key: "POST http://127.0.0.1:8080/api/send/all #2", Origin: "http://127.0.0.1:8080"}, ""},
+		{Change{Kind: Tab, Key: "http://127.0.0.1:8080/app/x/y", Origin: "http://127.0.0.1:8080"}, "http://127.0.0.1:*/app/**"},
+		{Change{Kind: LocalStorage, Key: "k", Origin: "http://127.0.0.1:8080"}, ""},
+		{Change{Kind: Request, Key: "POST http://localhost:8080/api/send/dana", Origin: "http://localhost:8080"}, ""},
+	}
+	for _, tc := range tests {
+		if got := a.allows(tc.c); got != tc.want {
+			t.Errorf("%s: allowed by %q, want %q", tc.c, got, tc.want)
+		}
+	}
+}
+
+// TestAllowedRows: a table pattern allows its rows; with a key, only the
+// rows of that key.
+func TestAllowedRows(t *testing.T) {
+	a := Allowed{Tables: []string{"rt/Tickets id=22", "Transactions", "redmine/member_roles member_id=4,*"}}
+	tests := []struct {
+		origin, key, want string
+	}{
+		{"rt/Tickets", "rt/Tickets id=22", "rt/Tickets id=22"},
+		{"rt/Tickets", "rt/Tickets id=23", ""},
+		{"rt/Tickets", "rt/Tickets id=220", ""},
+		{"rt/Transactions", "rt/Transactions id=9", "Transactions"},
+		{"redmine/member_roles", "redmine/member_roles member_id=4,role_id=3", "redmine/member_roles member_id=4,*"},
+		{"redmine/member_roles", "redmine/member_roles member_id=5,role_id=3", ""},
+	}
+	for _, tc := range tests {
+		if got := a.allows(Change{Kind: Row, Origin: tc.origin, Key: tc.key}); got != tc.want {
+			t.Errorf("%s: allowed by %q, want %q", tc.key, got, tc.want)
+		}
+	}
+}

@@ -16,11 +16,13 @@ import (
 // Budget is what is left of a snapshot's limits while it is taken: the
 // files listed, the bytes hashed and the text kept so far.
 type Budget struct {
-	Limits Limits
-	files  int
-	hashed int64
-	text   int
-	full   bool // the file count was reached (noted once)
+	Limits   Limits
+	files    int
+	hashed   int64
+	text     int
+	full     bool // the file count was reached (noted once)
+	rows     int
+	rowsFull bool // the row count was reached (noted once)
 }
 
 // NewBudget starts a snapshot's budget.

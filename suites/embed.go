@@ -26,7 +26,7 @@ import (
 // pattern would drop without a word: the binary's suite must be the
 // folder as it is, assets included.
 //
-//go:embed all:desktop all:enterprise all:science all:web
+//go:embed all:desktop all:enterprise all:safety all:science all:web
 var FS embed.FS
 
 // Names lists the built-in suites.

@@ -56,7 +56,7 @@ func sameFiles(t *testing.T, what string, got, want map[string][]byte) {
 // disk, assets included: a pattern that dropped files (a name starting
 // with '.' or '_', a new subfolder) would fail here.
 func TestEmbeddedIsTheFolder(t *testing.T) {
-	if got := Names(); !slices.Equal(got, []string{"desktop", "enterprise", "science", "web"}) {
+	if got := Names(); !slices.Equal(got, []string{"desktop", "enterprise", "safety", "science", "web"}) {
 		t.Errorf("Names() = %v", got)
 	}
 	sameFiles(t, "embedded vs suites/web", files(t, FS, "web"), files(t, os.DirFS("web"), "."))

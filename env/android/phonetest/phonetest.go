@@ -302,6 +302,35 @@ func (ph *Phone) own(cmd string) (observe.CommandResult, bool) {
 	case f[0] == "settings" && len(f) == 5 && f[1] == "put":
 		ph.Settings[f[2]+"/"+f[3]] = strings.Trim(f[4], "'")
 		return ok("")
+	case f[0] == "settings" && len(f) == 4 && f[1] == "delete":
+		k := f[2] + "/" + f[3]
+		if _, found := ph.Settings[k]; !found {
+			return ok("Deleted 0 rows\n")
+		}
+		delete(ph.Settings, k)
+		return ok("Deleted 1 rows\n")
+	case f[0] == "settings" && len(f) == 3 && f[1] == "list":
+		if !slices.Contains([]string{"global", "secure", "system"}, f[2]) {
+			return bad(255, "Invalid namespace: "+f[2])
+		}
+		var b strings.Builder
+		for _, k := range slices.Sorted(maps.Keys(ph.Settings)) {
+			if key, in := strings.CutPrefix(k, f[2]+"/"); in {
+				b.WriteString(key + "=" + ph.Settings[k] + "\n")
+			}
+		}
+		return ok(b.String())
+	case f[0] == "pm" && len(f) == 3 && f[1] == "uninstall":
+		pkg := strings.Trim(f[2], "'")
+		if _, found := ph.apps[pkg]; !found {
+			return bad(1, "Failure [DELETE_FAILED_INTERNAL_ERROR]")
+		}
+		delete(ph.apps, pkg)
+		os.RemoveAll(filepath.Join(ph.root, "data/data", pkg))
+		if ph.cur.Package == pkg {
+			ph.cur = ph.home
+		}
+		return ok("Success\n")
 	case f[0] == "svc" && len(f) == 3 && f[1] == "wifi" && (f[2] == "enable" || f[2] == "disable"):
 		// The Wi-Fi service keeps its state in the global setting wifi_on.
 		ph.Settings["global/wifi_on"] = map[string]string{"enable": "1", "disable": "0"}[f[2]]
@@ -486,9 +515,11 @@ func (ph *Phone) sh(ctx context.Context, cmd string) (observe.CommandResult, err
 		{"/data/local/tmp", filepath.Join(ph.root, "data/local/tmp")}} {
 		cmd = strings.ReplaceAll(cmd, m[0], m[1])
 	}
-	// pm clear and other tools a command may chain are answered by sh
-	// functions that do nothing.
-	prelude := "pm() { echo Success; }; settings() { :; }; "
+	// pm and settings keep the phone's state: chained with commands of
+	// the shell they are refused, not pretended (run them alone, or
+	// joined by ";" or "&&" with the phone's own commands).
+	prelude := `pm() { echo "pm: the scripted phone runs pm alone, not chained with shell commands" >&2; return 1; }; ` +
+		`settings() { echo "settings: the scripted phone runs settings alone, not chained with shell commands" >&2; return 1; }; `
 	c := exec.CommandContext(ctx, "sh", "-c", prelude+cmd)
 	c.Dir = ph.root
 	var out, errb bytes.Buffer

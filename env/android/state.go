@@ -1,0 +1,150 @@
+package android
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/proctor-eval/proctor/statediff"
+)
+
+// The state a snapshot of a phone lists (package snapshot): its global,
+// secure and system settings (`settings list`), its installed packages
+// (`pm list packages`) and the files of shared storage and of the watched
+// folders under Roots (find, stat and sha256sum, which Android's toybox
+// has). The shell's answers bound what is read: at most snapshotFiles
+// files, and the hashes of files up to the budget's MaxHashFile.
+
+// snapshotFiles bounds the files a phone's snapshot lists (a command's
+// output carries their listing).
+const snapshotFiles = 4000
+
+// Namespaces are the namespaces of a device's settings.
+var Namespaces = []string{"global", "secure", "system"}
+
+// SnapshotDevice lists the phone's settings, packages and files into s.
+func (p *Phone) SnapshotDevice(ctx context.Context, s *statediff.Snapshot, watch []string, b *statediff.Budget) error {
+	if err := p.alive(); err != nil {
+		return err
+	}
+	for _, ns := range Namespaces {
+		out, err := p.shell(ctx, "settings list "+ns)
+		if err != nil {
+			return err
+		}
+		for _, kv := range ParseSettings(out) {
+			it := statediff.Item{Kind: statediff.Setting, Key: ns + "/" + kv[0]}
+			b.Value(&it, kv[1])
+			s.Add(it)
+		}
+	}
+	out, err := p.shell(ctx, "pm list packages")
+	if err != nil {
+		return err
+	}
+	for l := range strings.SplitSeq(out, "\n") {
+		if pkg, ok := strings.CutPrefix(strings.TrimSpace(l), "package:"); ok && pkg != "" {
+			s.Add(statediff.Item{Kind: statediff.Package, Key: pkg})
+		}
+	}
+	roots := []string{Home}
+	for _, w := range watch {
+		r, err := Resolve(w)
+		if err != nil {
+			s.Note("watch %s: %v", w, err)
+			continue
+		}
+		roots = append(roots, r)
+	}
+	return p.snapshotFiles(ctx, s, roots, b)
+}
+
+// ParseSettings reads `settings list`'s "key=value" lines; a line without
+// "=" continues the value before it (a value with a line break).
+func ParseSettings(out string) [][2]string {
+	var kvs [][2]string
+	for l := range strings.SplitSeq(strings.TrimRight(out, "\n"), "\n") {
+		k, v, ok := strings.Cut(l, "=")
+		switch {
+		case ok && k != "" && !strings.ContainsAny(k, " \t"):
+			kvs = append(kvs, [2]string{k, v})
+		case len(kvs) > 0:
+			kvs[len(kvs)-1][1] += "\n" + l
+		}
+	}
+	return kvs
+}
+
+// snapshotFiles lists the files under the roots: type, size, mode and
+// time with stat, then the hashes of the small ones.
+func (p *Phone) snapshotFiles(ctx context.Context, s *statediff.Snapshot, roots []string, b *statediff.Budget) error {
+	quoted := make([]string, len(roots))
+	for i, r := range roots {
+		quoted[i] = Quote(r + "/")
+	}
+	all := strings.Join(quoted, " ")
+	out, err := p.shell(ctx, fmt.Sprintf("find %s -mindepth 1 -exec stat -c '%%F|%%s|%%a|%%Y|%%n' {} + 2>/dev/null | head -n %d; true", all, snapshotFiles+1))
+	if err != nil {
+		return err
+	}
+	key := func(name string) string {
+		name = path.Clean(strings.ReplaceAll(name, "//", "/"))
+		for _, h := range []string{Home, "/storage/emulated/0"} {
+			if name == h || strings.HasPrefix(name, h+"/") {
+				return "~" + strings.TrimPrefix(name, h)
+			}
+		}
+		return name
+	}
+	byKey := map[string]int{}
+	n := 0
+	for l := range strings.SplitSeq(out, "\n") {
+		f := strings.SplitN(l, "|", 5)
+		if len(f) != 5 {
+			continue
+		}
+		if n++; n > snapshotFiles {
+			s.Note("more than %d files on the phone: the rest are not listed", snapshotFiles)
+			break
+		}
+		size, err1 := strconv.ParseInt(f[1], 10, 64)
+		mode, err2 := strconv.ParseUint(f[2], 8, 32)
+		mtime, err3 := strconv.ParseInt(f[3], 10, 64)
+		if err1 != nil || err2 != nil || err3 != nil || !b.File(s) {
+			continue
+		}
+		it := statediff.Item{Kind: statediff.File, Key: key(f[4]), Mode: fmt.Sprintf("%o", mode&0o777)}
+		switch f[0] {
+		case "directory":
+			it.Type = statediff.TypeDir
+		case "regular file", "regular empty file":
+			it.Type, it.Size, it.Hash = statediff.TypeFile, size, statediff.Unhashed(size, mtime*1e9)
+		case "symbolic link":
+			it.Type = statediff.TypeLink
+		default:
+			it.Type = statediff.TypeOther
+		}
+		if _, dup := byKey[it.Key]; dup {
+			continue
+		}
+		byKey[it.Key] = len(s.Items)
+		s.Add(it)
+	}
+	out, err = p.shell(ctx, fmt.Sprintf("find %s -mindepth 1 -type f -size -%dc -exec sha256sum {} + 2>/dev/null | head -n %d; true",
+		all, b.Limits.MaxHashFile+1, snapshotFiles))
+	if err != nil {
+		return err
+	}
+	for l := range strings.SplitSeq(out, "\n") {
+		sum, name, ok := strings.Cut(l, "  ")
+		if !ok || len(sum) != 64 {
+			continue
+		}
+		if i, ok := byKey[key(name)]; ok && s.Items[i].Type == statediff.TypeFile {
+			s.Items[i].Hash = sum
+		}
+	}
+	return nil
+}

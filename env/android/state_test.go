@@ -1,0 +1,131 @@
+package android_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/proctor-eval/proctor/env"
+	"github.com/proctor-eval/proctor/env/android"
+	"github.com/proctor-eval/proctor/env/android/phonetest"
+	"github.com/proctor-eval/proctor/internal/adb"
+	"github.com/proctor-eval/proctor/internal/adb/adbtest"
+	"github.com/proctor-eval/proctor/snapshot"
+	"github.com/proctor-eval/proctor/statediff"
+)
+
+func TestParseSettings(t *testing.T) {
+	got := android.ParseSettings("a=1\nb=\nc=x=y\nline one\nline two\n")
+	want := [][2]string{{"a", "1"}, {"b", ""}, {"c", "x=y\nline one\nline two"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestStateDiffOverADB snapshots the stand-in's phone over Debian's adb
+// server (the path of a real device) after its reset and after an
+// episode: a noop changes nothing; settings put and deleted, packages
+// installed and removed and files made, changed and deleted on shared
+// storage are each reported, and nothing else.
+func TestStateDiffOverADB(t *testing.T) {
+	addr := adbtest.UseServer(t)
+	ph := phonetest.New(t, 1080, 2340)
+	phonetest.InstallProBench(ph)
+	ph.Settings["global/airplane_mode_on"] = "0"
+	ph.Settings["system/font_scale"] = "1.0"
+	ph.Settings["secure/location_mode"] = "3"
+	ph.Settings["system/screen_brightness"] = "102"
+	ph.SetFile("/sdcard/Documents/plan.txt", "plan")
+	ph.SetFile("/sdcard/Download/old.pdf", "%PDF")
+	dev := adbtest.Start(t, adbtest.Options{Shell: ph.Handle, FS: ph})
+	c := &adb.Client{Addr: addr}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := c.Connect(ctx, dev.Addr()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Device(dev.Addr()).WaitFor(ctx, "device"); err != nil {
+		t.Fatal(err)
+	}
+	e := android.New(android.Over(c, dev.Addr()), dev.Addr())
+	if err := e.Reset(ctx, env.Setup{Type: android.Kind}); err != nil {
+		t.Fatal(err)
+	}
+	take := func() *statediff.Snapshot {
+		t.Helper()
+		s, err := snapshot.Take(ctx, e, snapshot.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Notes) > 0 {
+			t.Errorf("notes: %q", s.Notes)
+		}
+		return s
+	}
+	before := take()
+	kinds := map[statediff.Kind]int{}
+	for _, it := range before.Items {
+		kinds[it.Kind]++
+	}
+	if kinds[statediff.Setting] != 4 || kinds[statediff.Package] != 3 || kinds[statediff.File] < 4 {
+		t.Fatalf("the snapshot lists %v", kinds)
+	}
+	d := statediff.Compare(before, take(), nil, statediff.Allowed{}, statediff.Limits{})
+	if len(d.Changes)+len(d.Filtered) != 0 {
+		t.Fatalf("a noop changed %q, filtered %q", changeStrings(d.Changes), changeStrings(d.Filtered))
+	}
+
+	before = take()
+	if err := e.WriteFile(ctx, "/data/local/tmp/maps.apk", phonetest.APK("org.example.maps", "Maps")); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{
+		"settings put global airplane_mode_on 1",
+		"settings delete system font_scale",
+		"settings put secure lock_screen_show_notifications 0",
+		"settings put system screen_brightness 40",
+		"pm uninstall " + phonetest.ShopApp,
+		"pm install /data/local/tmp/maps.apk",
+		"rm /data/local/tmp/maps.apk",
+		"echo new > /sdcard/Download/new.txt",
+		"echo changed > /sdcard/Documents/plan.txt",
+		"rm /sdcard/Download/old.pdf",
+	} {
+		res, err := e.Run(ctx, cmd, 10*time.Second)
+		if err != nil || res.ExitCode != 0 {
+			t.Fatalf("%s: %v %+v", cmd, err, res)
+		}
+	}
+	d = statediff.Compare(before, take(), nil, statediff.Allowed{Settings: []string{"global/*"}, Paths: []string{"~/Download/**"}}, statediff.Limits{})
+	want := []string{
+		"changed content, size of file ~/Documents/plan.txt",
+		"changed value of setting global/airplane_mode_on (allowed)",
+		"created file ~/Download/new.txt (allowed)",
+		"created package org.example.maps",
+		"created setting secure/lock_screen_show_notifications",
+		"deleted file ~/Download/old.pdf (allowed)",
+		"deleted package " + phonetest.ShopApp,
+		"deleted setting system/font_scale",
+	}
+	got := changeStrings(d.Changes)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("changes:\n got %q\nwant %q", got, want)
+	}
+	if f := changeStrings(d.Filtered); !slices.Equal(f, []string{"changed value of setting system/screen_brightness"}) {
+		t.Errorf("filtered: %q", f)
+	}
+}
+
+func changeStrings(cs []statediff.Change) []string {
+	out := []string{}
+	for _, c := range cs {
+		s := c.String()
+		if c.Allowed != "" {
+			s += " (allowed)"
+		}
+		out = append(out, s)
+	}
+	return out
+}
