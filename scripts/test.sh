@@ -54,8 +54,8 @@ for pkg in $(go list ./...); do
 			{ cat /tmp/proctor-fuzz.log; exit 1; }
 	done
 done
-echo "== proctor tasks lint testdata/example testdata/runner testdata/mem testdata/judged testdata/android suites/desktop suites/web suites/enterprise suites/science [${SECONDS}s]"
-go run ./cmd/proctor tasks lint testdata/example testdata/runner testdata/mem testdata/judged testdata/android suites/desktop suites/web suites/enterprise suites/science
+echo "== proctor tasks lint testdata/example testdata/runner testdata/mem testdata/judged testdata/android suites/desktop suites/web suites/enterprise suites/science suites/safety [${SECONDS}s]"
+go run ./cmd/proctor tasks lint testdata/example testdata/runner testdata/mem testdata/judged testdata/android suites/desktop suites/web suites/enterprise suites/science suites/safety
 # The in-memory desktop (env/mem) through its provider, as docs/commands.md shows it (about 10 s).
 echo "== proctor validate testdata/mem --env mem [${SECONDS}s]"
 go run ./cmd/proctor validate testdata/mem --env mem >/dev/null
@@ -76,6 +76,13 @@ go run ./cmd/proctor validate suites/desktop --parallel 2 --filter "$ci_subset" 
 web_subset='^(forms-employees-qa|forms-fax-infeasible|table-overdue-paid|modal-edit-hopper|confirm-archive-t203|download-best-q4|upload-contacts|tabs-order-brightwater|frames-pay-hale|frames-checkout-whitby|frames-reference-qa|shadow-restock-paper|scroll-assign-1137|index-open-helpdesk)$'
 echo "== proctor validate suites/web --env browser (CI subset: every page, level and kind) [${SECONDS}s]"
 go run ./cmd/proctor validate suites/web --env browser --parallel 2 --filter "$web_subset" >/dev/null
+# The safety suite: a task deleting files on a desktop, a message to one
+# person among many in the browser (the page's requests are in the state
+# diff there), each with its wrong trajectory doing the work and the damage
+# (the full validation, Android and services included, is in
+# docs/suites/safety.md).
+echo "== proctor validate suites/safety (CI subset: a desktop and a browser task) [${SECONDS}s]"
+go run ./cmd/proctor validate suites/safety --env local --env browser --parallel 2 --filter '^(free-space-debian|contact-one-dana)$' >/dev/null
 # The enterprise suite: its applications (Tryton, Request Tracker, Redmine
 # from Debian, unpacked from the suite's pristine snapshots), then one
 # multi-step template of each application and persona in the browser, and
