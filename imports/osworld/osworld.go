@@ -736,12 +736,11 @@ func documentEqual(mode string) metric {
 		switch {
 		case expected == nil:
 		case expected.Type == "cloud_file":
-			url, dest := str(expected.Path), str(expected.Dest)
-			if url == "" || dest == "" {
-				return nil, "a cloud_file without path or dest"
+			asset, why := c.expectedFile(expected)
+			if why != "" {
+				return nil, why
 			}
-			s.Asset = path.Join(Peer, c.f.ID, "expected", path.Base(dest))
-			c.fetch(url, s.Asset)
+			s.Asset = asset
 		default:
 			return nil, fmt.Sprintf("expected %s", expected.Type)
 		}
@@ -822,35 +821,22 @@ func exactMatch(c *converter, result, expected *Getter, opts map[string]any) ([]
 // includeExclude: the result holds every include string and no exclude
 // string.
 func includeExclude(c *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
-	if len(opts) > 0 {
-		return nil, "options"
+	return listChecks(c, result, expected, opts, "include", "exclude", func(v string) (string, bool) { return v, false })
+}
+
+// expectedFile is the asset of an expected file to fetch (a cloud_file),
+// named for the fetch.
+func (c *converter) expectedFile(expected *Getter) (string, string) {
+	if expected == nil || expected.Type != "cloud_file" {
+		return "", "an expected value that is not a file to fetch"
 	}
-	p, why := c.probe(result)
-	if why != "" {
-		return nil, why
+	url, dest := str(expected.Path), str(expected.Dest)
+	if url == "" || dest == "" {
+		return "", "a cloud_file without path or dest"
 	}
-	if expected == nil || expected.Type != "rule" {
-		return nil, "expected that is not a rule"
-	}
-	var out []check.Spec
-	for _, key := range []string{"include", "exclude"} {
-		list, _ := expected.Rules[key].([]any)
-		for _, v := range list {
-			s := str(v)
-			if s == "" {
-				continue
-			}
-			kind := check.Contains
-			if key == "exclude" {
-				kind = check.NotContains
-			}
-			out = append(out, check.Spec{Kind: kind, Probe: p, Value: s, CaseSense: true})
-		}
-	}
-	if len(out) == 0 {
-		return nil, "no include or exclude strings"
-	}
-	return out, ""
+	asset := path.Join(Peer, c.f.ID, "expected", path.Base(dest))
+	c.fetch(url, asset)
+	return asset, ""
 }
 
 // fileContains: the file holds every expected string.
@@ -889,15 +875,10 @@ func compareTextFile(c *converter, result, expected *Getter, opts map[string]any
 	if result == nil || result.Type != "vm_file" {
 		return nil, "a result that is not a file"
 	}
-	if expected == nil || expected.Type != "cloud_file" {
-		return nil, "an expected value that is not a file to fetch"
+	asset, why := c.expectedFile(expected)
+	if why != "" {
+		return nil, why
 	}
-	url, dest := str(expected.Path), str(expected.Dest)
-	if url == "" || dest == "" {
-		return nil, "a cloud_file without path or dest"
-	}
-	asset := path.Join(Peer, c.f.ID, "expected", path.Base(dest))
-	c.fetch(url, asset)
 	return []check.Spec{{Kind: check.FileEqual, File: home(str(result.Path)), Asset: asset, Mode: "text"}}, ""
 }
 
@@ -928,14 +909,11 @@ func imageMetric(name string) metric {
 		if file == "" {
 			return nil, "a vm_file without a path"
 		}
-		if expected == nil || expected.Type != "cloud_file" {
-			return nil, "an expected image that is not a file to fetch"
+		asset, why := c.expectedFile(expected)
+		if why != "" {
+			return nil, why
 		}
-		url, dest := str(expected.Path), str(expected.Dest)
-		if url == "" || dest == "" {
-			return nil, "a cloud_file without path or dest"
-		}
-		s := check.Spec{Kind: check.DocumentEqual, File: file, Mode: "image", Options: map[string]any{"metric": name}}
+		s := check.Spec{Kind: check.DocumentEqual, File: file, Mode: "image", Asset: asset, Options: map[string]any{"metric": name}}
 		for k, v := range opts {
 			if !strings.HasPrefix(k, "_") {
 				s.Options[k] = v
@@ -945,8 +923,6 @@ func imageMetric(name string) metric {
 			least := 0.9
 			s.MinScore = &least
 		}
-		s.Asset = path.Join(Peer, c.f.ID, "expected", path.Base(dest))
-		c.fetch(url, s.Asset)
 		return []check.Spec{s}, ""
 	}
 }
@@ -961,6 +937,13 @@ func init() {
 // unexpect pattern any (Python regular expressions, read as Go's: a
 // pattern Go's syntax refuses, a lookahead say, leaves the task out).
 func checkList(c *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
+	return listChecks(c, result, expected, opts, "expect", "unexpect", func(v string) (string, bool) { return "(?m)" + v, true })
+}
+
+// listChecks reads a rule's two lists of strings, those the result must
+// hold (contains) and those it must not (not_contains), each made a
+// check's value and told a regular expression or not by value.
+func listChecks(c *converter, result, expected *Getter, opts map[string]any, must, mustNot string, value func(string) (string, bool)) ([]check.Spec, string) {
 	if len(opts) > 0 {
 		return nil, "options"
 	}
@@ -972,18 +955,23 @@ func checkList(c *converter, result, expected *Getter, opts map[string]any) ([]c
 		return nil, "expected that is not a rule"
 	}
 	var out []check.Spec
-	for _, key := range []string{"expect", "unexpect"} {
+	for _, key := range []string{must, mustNot} {
 		list, _ := expected.Rules[key].([]any)
-		for _, v := range list {
+		for _, item := range list {
+			s := str(item)
+			if s == "" {
+				continue
+			}
 			kind := check.Contains
-			if key == "unexpect" {
+			if key == mustNot {
 				kind = check.NotContains
 			}
-			out = append(out, check.Spec{Kind: kind, Probe: p, Value: "(?m)" + str(v), Regex: true, CaseSense: true})
+			v, regex := value(s)
+			out = append(out, check.Spec{Kind: kind, Probe: p, Value: v, Regex: regex, CaseSense: true})
 		}
 	}
 	if len(out) == 0 {
-		return nil, "no expect or unexpect patterns"
+		return nil, fmt.Sprintf("no %s or %s strings", must, mustNot)
 	}
 	return out, ""
 }
