@@ -96,7 +96,11 @@ func TestKilledOwnerLeavesNothing(t *testing.T) {
 	}
 	if !eventually(func() bool { _, err := os.Stat(base); return os.IsNotExist(err) }) {
 		entries, _ := os.ReadDir(base)
-		t.Errorf("the browser's folder %s outlives its owner (%d entries)", base, len(entries))
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("the browser's folder %s outlives its owner (%d entries: %v)", base, len(entries), names)
 	}
 }
 

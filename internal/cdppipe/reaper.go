@@ -25,8 +25,13 @@ type reaper struct {
 }
 
 // reaperScript is the shell's program: $1 is the process group, $2 the
-// folder ("" for none).
-const reaperScript = `read _ ; kill -KILL -- -"$1" 2>/dev/null ; [ -n "$2" ] && rm -rf -- "$2" ; exit 0`
+// folder ("" for none). A killed process still writes until the kernel
+// has ended it, so the folder is removed once the group is gone (waited
+// for up to 5 s), and once more a second later should a late write have
+// made it again.
+const reaperScript = `read _ ; kill -KILL -- -"$1" 2>/dev/null ; i=0 ; ` +
+	`while kill -0 -- -"$1" 2>/dev/null && [ $i -lt 50 ] ; do sleep 0.1 ; i=$((i+1)) ; done ; ` +
+	`if [ -n "$2" ] ; then rm -rf -- "$2" 2>/dev/null ; sleep 1 ; rm -rf -- "$2" ; fi ; exit 0`
 
 // startReaper starts the reaper of the process group pgid and folder.
 func startReaper(pgid int, folder string) (*reaper, error) {
