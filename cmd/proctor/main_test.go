@@ -48,7 +48,7 @@ func TestCLI(t *testing.T) {
 		stdout []string
 		stderr []string
 	}{
-		{name: "lint example", args: []string{"tasks", "lint", "../../testdata/example"}, stderr: []string{"25 tasks valid, 0 problems"}},
+		{name: "lint example", args: []string{"tasks", "lint", "../../testdata/example"}, stderr: []string{"26 tasks valid, 0 problems"}},
 		{name: "lint broken", args: []string{"tasks", "lint", "../../task/testdata/broken/bad-check-field.yaml"}, code: 1,
 			stdout: []string{"../../task/testdata/broken/bad-check-field.yaml:12:5: checks[1].expected: does not apply to a range check"}},
 		{name: "lint warnings leave the exit status", args: []string{"tasks", "lint", "../../task/testdata/roles"},
@@ -57,7 +57,7 @@ func TestCLI(t *testing.T) {
 		{name: "lint json", args: []string{"tasks", "lint", "--json", "../../task/testdata/broken/unknown-field.yaml"}, code: 1,
 			stdout: []string{`"line": 5`, `"field": "colour"`}},
 		{name: "list", args: []string{"tasks", "list", "../../testdata/example"},
-			stdout: []string{"ID", "calc-add-12-30", "wood", "gnome-calculator"}, stderr: []string{"25 tasks"}},
+			stdout: []string{"ID", "calc-add-12-30", "wood", "gnome-calculator"}, stderr: []string{"26 tasks"}},
 		{name: "list tag", args: []string{"tasks", "list", "--tag", "template", "../../testdata/example"}, stderr: []string{"6 tasks"}},
 		{name: "expand", args: []string{"tasks", "expand", "../../testdata/example/calc-add-template.yaml"},
 			stdout: []string{"calc-add-12-30  [a=12 b=30 sum=42]", "Use the calculator to add 250 and 7"}, stderr: []string{"2 instances"}},
