@@ -2,8 +2,12 @@ package imports
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 )
 
@@ -31,4 +35,22 @@ func Revision(src string) string {
 		return ""
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// GroupFiles lists, sorted, the regular files with one of the extensions
+// in the group folders directly under dir (dir/GROUP/NAME.EXT), as the
+// benchmarks lay out their task files.
+func GroupFiles(dir string, exts ...string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() && slices.Contains(exts, filepath.Ext(p)) && filepath.Dir(filepath.Dir(p)) == dir {
+			files = append(files, p)
+		}
+		return nil
+	})
+	sort.Strings(files)
+	return files, err
 }

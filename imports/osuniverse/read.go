@@ -2,7 +2,6 @@ package osuniverse
 
 import (
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -39,20 +38,10 @@ func Read(src string, filter *regexp.Regexp) ([]*imports.Task, imports.Suite, er
 		return nil, suite, err
 	}
 	rev := imports.Revision(src)
-	var files []string
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type().IsRegular() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) && filepath.Dir(filepath.Dir(p)) == dir {
-			files = append(files, p)
-		}
-		return nil
-	})
+	files, err := imports.GroupFiles(dir, ".yaml", ".yml")
 	if err != nil {
 		return nil, suite, err
 	}
-	sort.Strings(files)
 	var out []*imports.Task
 	var packages []string
 	for _, p := range files {

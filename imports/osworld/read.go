@@ -2,19 +2,12 @@ package osworld
 
 import (
 	"fmt"
-	"io/fs"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/proctor-eval/proctor/imports"
 )
-
-// MaxFile bounds a task file's size.
-const MaxFile = 1 << 20
 
 // Examples finds the folder of task files under src: src itself when it
 // holds domain folders of JSON files, else src/examples or
@@ -36,21 +29,11 @@ func Read(src string, filter *regexp.Regexp) ([]*imports.Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	rev := revision(src)
-	var files []string
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type().IsRegular() && strings.HasSuffix(p, ".json") && filepath.Dir(filepath.Dir(p)) == dir {
-			files = append(files, p)
-		}
-		return nil
-	})
+	rev := imports.Revision(src)
+	files, err := imports.GroupFiles(dir, ".json")
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(files)
 	var out []*imports.Task
 	for _, p := range files {
 		rel, _ := filepath.Rel(src, p)
@@ -59,7 +42,7 @@ func Read(src string, filter *regexp.Regexp) ([]*imports.Task, error) {
 		if filter != nil && !filter.MatchString(id) {
 			continue
 		}
-		b, err := readBounded(p)
+		b, err := imports.ReadTaskFile(p)
 		var f *File
 		if err == nil {
 			f, err = Parse(b)
@@ -73,24 +56,4 @@ func Read(src string, filter *regexp.Regexp) ([]*imports.Task, error) {
 		out = append(out, Import(f, group, filepath.ToSlash(rel), imports.Hash(b), rev))
 	}
 	return out, nil
-}
-
-func readBounded(p string) ([]byte, error) {
-	st, err := os.Stat(p)
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > MaxFile {
-		return nil, fmt.Errorf("larger than %d bytes", MaxFile)
-	}
-	return os.ReadFile(p)
-}
-
-// revision is the git commit of the checkout src is in, or "".
-func revision(src string) string {
-	out, err := exec.Command("git", "-C", src, "rev-parse", "HEAD").Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
 }

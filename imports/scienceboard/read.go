@@ -2,10 +2,8 @@ package scienceboard
 
 import (
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/proctor-eval/proctor/imports"
@@ -38,20 +36,10 @@ func Read(src string, filter *regexp.Regexp) ([]*imports.Task, imports.Suite, er
 		return nil, suite, err
 	}
 	rev := imports.Revision(src)
-	var files []string
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type().IsRegular() && strings.HasSuffix(p, ".json") && filepath.Dir(filepath.Dir(p)) == dir {
-			files = append(files, p)
-		}
-		return nil
-	})
+	files, err := imports.GroupFiles(dir, ".json")
 	if err != nil {
 		return nil, suite, err
 	}
-	sort.Strings(files)
 	var out []*imports.Task
 	for _, p := range files {
 		rel, _ := filepath.Rel(src, p)
