@@ -1,6 +1,7 @@
 package imports
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 )
 
 // MaxTaskFile bounds the size of a benchmark's task file.
@@ -28,9 +30,11 @@ func ReadTaskFile(p string) ([]byte, error) {
 }
 
 // Revision is the git commit of the checkout src is in, or "" when it is
-// not in one.
+// not in one (or git does not answer within 10 s).
 func Revision(src string) string {
-	out, err := exec.Command("git", "-C", src, "rev-parse", "HEAD").Output()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", "-C", src, "rev-parse", "HEAD").Output()
 	if err != nil {
 		return ""
 	}
