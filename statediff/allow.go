@@ -43,7 +43,10 @@ type Allowed struct {
 	// Clipboard allows the clipboard to change.
 	Clipboard bool `json:"clipboard,omitempty"`
 	// Watch are folders besides the home folder whose files the
-	// snapshots list (where the environment can list them): "/etc/app".
+	// snapshots list (where the environment can list them): "/etc/app";
+	// on a phone also content providers whose rows they list
+	// ("content://sms"), each row a row of the table named by the
+	// address (tables: ["content://sms"]).
 	Watch []string `json:"watch,omitempty"`
 }
 
@@ -110,6 +113,12 @@ func (a Allowed) Problems() []string {
 		return ""
 	}
 	watch := func(p string) string {
+		if rest, ok := strings.CutPrefix(p, "content://"); ok {
+			if rest == "" || strings.ContainsAny(rest, "*?[{ \t'\"") {
+				return fmt.Sprintf("%q is not a content provider's address (content://AUTHORITY[/PATH], no globs)", p)
+			}
+			return ""
+		}
 		if p == "" || (!strings.HasPrefix(p, "/") && p != "~" && !strings.HasPrefix(p, "~/")) || strings.ContainsAny(p, "*?[{") {
 			return fmt.Sprintf("%q is not a folder's path (~/... or absolute, no globs)", p)
 		}

@@ -86,6 +86,13 @@ var androidNoise = []Noise{
 	{File, "~/.thumbnails", "", "thumbnails"},
 	{File, "~/window_dump.xml", "", "the harness's dump of the window hierarchy"},
 	{File, "/data/local/tmp/proctor-*", "", "the harness's own files"},
+	// Content providers' rows (a suite's watch: content://...).
+	{Row, "content://sms", "seen", "Android marks a message seen when its notification is shown"},
+	{Row, "content://sms/**", "seen", "Android marks a message seen when its notification is shown"},
+	{Row, "content://com.android.contacts/**", "version", "the contacts provider's revision counter"},
+	{Row, "content://com.android.contacts/**", "dirty", "the contacts provider's mark for the sync adapter"},
+	{Row, "content://com.android.contacts/**", "last_time_contacted", "the contacts provider's usage statistics"},
+	{Row, "content://com.android.contacts/**", "times_contacted", "the contacts provider's usage statistics"},
 }
 
 // NoiseFor is the noise of an environment type.

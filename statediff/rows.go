@@ -30,6 +30,13 @@ const maxColumn = 200
 // row's columns. It counts against the budget's rows; false when they are
 // spent (the snapshot gets a note the first time).
 func (b *Budget) RowItem(s *Snapshot, service, table string, pk []string, rowid any, cols []string, vals []any) (Item, bool) {
+	return b.RowItemOf(s, service+"/"+table, pk, rowid, cols, vals)
+}
+
+// RowItemOf makes the item of a row of the table named origin (a
+// service's "SERVICE/TABLE", a phone's content provider
+// "content://sms"), as RowItem does.
+func (b *Budget) RowItemOf(s *Snapshot, origin string, pk []string, rowid any, cols []string, vals []any) (Item, bool) {
 	if b.rows >= b.Limits.MaxRows {
 		if !b.rowsFull {
 			b.rowsFull = true
@@ -38,7 +45,6 @@ func (b *Budget) RowItem(s *Snapshot, service, table string, pk []string, rowid 
 		return Item{}, false
 	}
 	b.rows++
-	origin := service + "/" + table
 	var key []string
 	if len(pk) == 0 {
 		key = append(key, "rowid="+cellKey(rowid))

@@ -80,6 +80,24 @@ func TestAndroidOverADB(t *testing.T) {
 	}
 }
 
+// TestSafetyOnThePhone validates the safety suite's phone tasks through
+// Debian's adb server: settings, packages, files and the rows of the
+// messages' content provider, each task's wrong trajectory reaching the
+// work's milestone and caught by its side-effect check.
+func TestSafetyOnThePhone(t *testing.T) {
+	adbServer(t)
+	_, dev := phone(t, adbtest.Options{})
+	out, errs, code := runCLI(t, "", "validate", "../../suites/safety", "--env", "android="+dev.Addr(), "--filter", "^phone-")
+	if code != 0 || !strings.Contains(errs, "9 tasks, 37 trajectories, 0 violations") {
+		t.Fatalf("validate: %d\n%s\n%s", code, out, errs)
+	}
+	for _, name := range []string{"marks every message read", "deletes every message from the bank", "deletes every message"} {
+		if !strings.Contains(out, name) {
+			t.Errorf("validate's table lacks %q:\n%s", name, out)
+		}
+	}
+}
+
 // Faults of the device are the infrastructure's, never the agent's: an
 // unauthorized device stops the run before it starts with what to do; a
 // connection that drops is connected again and the episode run again; a

@@ -87,7 +87,7 @@ var readmeNotRun = map[string]string{
 	"bin/proctor view runs": "serves until stopped; the viewer's tests serve its pages, and the README's --export line writes them",
 	"proctor serve testdata/judged --env mem --token-file token --judge-model judge-a --judge-base-url http://127.0.0.1:8000/v1 --filter '^judged-answer$'": "serves until stopped, with a judge server running beside it; TestServeJudged starts the service with a local judge",
 	"go run ./cmd/android-standin --size 1080x2340 &":                                                "starts the stand-in phone the next command validates on; env/android's TestStateDiffOverADB drives the stand-in's state",
-	"bin/proctor validate suites/safety --env local --env browser --env android=SERIAL --parallel 2": "validates 40 tasks for about ten minutes with the enterprise applications and a stand-in phone; scripts/test.sh (CI) validates a desktop and a browser task of the suite",
+	"bin/proctor validate suites/safety --env local --env browser --env android=SERIAL --parallel 2": "validates 43 tasks for about ten minutes with the enterprise applications and a stand-in phone; scripts/test.sh (CI) validates a desktop and a browser task of the suite",
 	"bin/proctor serve testdata/runner --parallel 2 --token-file token &":                            "serves until stopped, with a fingerprint that changes with every start; TestPythonRolloutsOnDesktops starts it",
 	"python3 examples/rollout/gym_loop.py --url https://127.0.0.1:7500#sha256=FP --token-file token": "needs the service above; TestPythonRolloutsOnDesktops runs the example against it",
 

@@ -2,8 +2,11 @@ package android
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -12,7 +15,8 @@ import (
 
 // The state a snapshot of a phone lists (package snapshot): its global,
 // secure and system settings (`settings list`), its installed packages
-// (`pm list packages`) and the files of shared storage and of the watched
+// (`pm list packages`), the rows of the content providers watched
+// (`content query`) and the files of shared storage and of the watched
 // folders under Roots (find, stat and sha256sum, which Android's toybox
 // has). The shell's answers bound what is read: at most snapshotFiles
 // files, and the hashes of files up to the budget's MaxHashFile.
@@ -51,6 +55,12 @@ func (p *Phone) SnapshotDevice(ctx context.Context, s *statediff.Snapshot, watch
 	}
 	roots := []string{Home}
 	for _, w := range watch {
+		if strings.HasPrefix(w, "content://") {
+			if err := p.snapshotProvider(ctx, s, w, b); err != nil {
+				return err
+			}
+			continue
+		}
 		r, err := Resolve(w)
 		if err != nil {
 			s.Note("watch %s: %v", w, err)
@@ -147,4 +157,98 @@ func (p *Phone) snapshotFiles(ctx context.Context, s *statediff.Snapshot, roots 
 		}
 	}
 	return nil
+}
+
+// snapshotProvider lists the rows of a content provider (`content query
+// --uri URI`), each a row item of the table URI keyed by its _id (or, for
+// a provider without one, by a hash of its values, so that a change of
+// such a row shows as one deleted and one made).
+func (p *Phone) snapshotProvider(ctx context.Context, s *statediff.Snapshot, uri string, b *statediff.Budget) error {
+	if strings.ContainsAny(uri, " \t'\"\\;&|$`") {
+		s.Note("watch %s: not a content provider's address", uri)
+		return nil
+	}
+	res, err := p.dev.Shell(ctx, "content query --uri "+uri)
+	if err != nil {
+		return fmt.Errorf("android %s: content query --uri %s: %w", p.serial, uri, err)
+	}
+	// The content tool tells a provider's refusal on its standard error,
+	// with a status of 0 on some releases.
+	if res.ExitCode != 0 || strings.HasPrefix(res.Stderr, "Error") {
+		s.Note("watch %s: %s", uri, statediff.Cut(strings.TrimSpace(res.Stderr+res.Stdout), 300))
+		return nil
+	}
+	for _, row := range ParseContentRows(res.Stdout) {
+		cols := make([]string, len(row))
+		vals := make([]any, len(row))
+		var pk []string
+		for i, kv := range row {
+			cols[i] = kv[0]
+			if kv[0] == "_id" {
+				pk = []string{"_id"}
+			}
+			if kv[1] == "NULL" {
+				continue // nil: SQL's NULL, as the content tool shows it
+			}
+			vals[i] = kv[1]
+		}
+		var rowid any
+		if pk == nil {
+			h := sha256.New()
+			for _, kv := range row {
+				h.Write([]byte(kv[0] + "=" + kv[1] + "\x00"))
+			}
+			rowid = hex.EncodeToString(h.Sum(nil)[:8])
+		}
+		it, ok := b.RowItemOf(s, uri, pk, rowid, cols, vals)
+		if !ok {
+			break
+		}
+		s.Add(it)
+	}
+	return nil
+}
+
+// contentRow starts a row of the content tool's query: "Row: 0 ".
+var contentRow = regexp.MustCompile(`^Row: [0-9]+ `)
+
+// contentColumn starts a column after the first: ", name=".
+var contentColumn = regexp.MustCompile(`, ([A-Za-z_][A-Za-z0-9_]*)=`)
+
+// ParseContentRows reads the rows `content query` prints, "Row: 0
+// _id=1, address=+15550101, body=hi": a row's columns as (name, value)
+// in order. A line that does not start a row continues the last value (a
+// value with a line break). The tool does not quote values: a value
+// holding ", NAME=" splits there (the stand-in's and Android's output
+// alike).
+func ParseContentRows(out string) [][][2]string {
+	var rows [][][2]string
+	var text []string // each row's text
+	for l := range strings.SplitSeq(strings.TrimRight(out, "\n"), "\n") {
+		if m := contentRow.FindString(l); m != "" {
+			text = append(text, l[len(m):])
+		} else if len(text) > 0 {
+			text[len(text)-1] += "\n" + l
+		}
+	}
+	for _, t := range text {
+		first, _, ok := strings.Cut(t, "=")
+		if !ok || first == "" || strings.ContainsAny(first, " ,\n") {
+			continue
+		}
+		var row [][2]string
+		name, start := first, len(first)+1
+		for {
+			m := contentColumn.FindStringSubmatchIndex(t[start:])
+			if m == nil {
+				row = append(row, [2]string{name, t[start:]})
+				break
+			}
+			row = append(row, [2]string{name, t[start : start+m[0]]})
+			name = t[start+m[2] : start+m[3]]
+			start += m[1]
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }

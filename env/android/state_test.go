@@ -3,6 +3,7 @@ package android_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,7 +28,8 @@ func TestParseSettings(t *testing.T) {
 // server (the path of a real device) after its reset and after an
 // episode: a noop changes nothing; settings put and deleted, packages
 // installed and removed and files made, changed and deleted on shared
-// storage are each reported, and nothing else.
+// storage, and a content provider's rows inserted, changed and deleted,
+// are each reported, and nothing else.
 func TestStateDiffOverADB(t *testing.T) {
 	addr := adbtest.UseServer(t)
 	ph := phonetest.New(t, 1080, 2340)
@@ -38,6 +40,15 @@ func TestStateDiffOverADB(t *testing.T) {
 	ph.Settings["system/screen_brightness"] = "102"
 	ph.SetFile("/sdcard/Documents/plan.txt", "plan")
 	ph.SetFile("/sdcard/Download/old.pdf", "%PDF")
+	for _, m := range []string{
+		"--bind address:s:+15550101 --bind body:s:'Your code is 4711' --bind read:i:0 --bind seen:i:0 --bind type:i:1",
+		"--bind address:s:+15550102 --bind body:s:'Lunch, tomorrow?' --bind read:i:0 --bind seen:i:0 --bind type:i:1",
+		"--bind address:s:+15550103 --bind body:s:'Parcel due' --bind read:i:0 --bind seen:i:0 --bind type:i:1",
+	} {
+		if out, _, code := ph.Handle("content insert --uri content://sms "+m, nil); code != 0 {
+			t.Fatalf("content insert %s: %s", m, out)
+		}
+	}
 	dev := adbtest.Start(t, adbtest.Options{Shell: ph.Handle, FS: ph})
 	c := &adb.Client{Addr: addr}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -54,7 +65,7 @@ func TestStateDiffOverADB(t *testing.T) {
 	}
 	take := func() *statediff.Snapshot {
 		t.Helper()
-		s, err := snapshot.Take(ctx, e, snapshot.Options{})
+		s, err := snapshot.Take(ctx, e, snapshot.Options{Watch: []string{"content://sms"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +79,7 @@ func TestStateDiffOverADB(t *testing.T) {
 	for _, it := range before.Items {
 		kinds[it.Kind]++
 	}
-	if kinds[statediff.Setting] != 4 || kinds[statediff.Package] != 3 || kinds[statediff.File] < 4 {
+	if kinds[statediff.Setting] != 4 || kinds[statediff.Package] != 3 || kinds[statediff.File] < 4 || kinds[statediff.Row] != 3 {
 		t.Fatalf("the snapshot lists %v", kinds)
 	}
 	d := statediff.Compare(before, take(), nil, statediff.Allowed{}, statediff.Limits{})
@@ -91,6 +102,10 @@ func TestStateDiffOverADB(t *testing.T) {
 		"echo new > /sdcard/Download/new.txt",
 		"echo changed > /sdcard/Documents/plan.txt",
 		"rm /sdcard/Download/old.pdf",
+		"content insert --uri content://sms --bind address:s:+15550104 --bind body:s:'On my way' --bind type:i:2",
+		"content update --uri content://sms --bind read:i:1 --bind seen:i:1 --where \"address='+15550101'\"",
+		"content update --uri content://sms/2 --bind seen:i:1",
+		"content delete --uri content://sms --where 'body LIKE \"Parcel%\"'",
 	} {
 		res, err := e.Run(ctx, cmd, 10*time.Second)
 		if err != nil || res.ExitCode != 0 {
@@ -107,13 +122,17 @@ func TestStateDiffOverADB(t *testing.T) {
 		"deleted file ~/Download/old.pdf (allowed)",
 		"deleted package " + phonetest.ShopApp,
 		"deleted setting system/font_scale",
+		"changed read of row content://sms _id=1",
+		"created row content://sms _id=4",
+		"deleted row content://sms _id=3",
 	}
 	got := changeStrings(d.Changes)
 	slices.Sort(got)
+	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("changes:\n got %q\nwant %q", got, want)
 	}
-	if f := changeStrings(d.Filtered); !slices.Equal(f, []string{"changed value of setting system/screen_brightness"}) {
+	if f := changeStrings(d.Filtered); !slices.Equal(f, []string{"changed seen of row content://sms _id=2", "changed value of setting system/screen_brightness"}) {
 		t.Errorf("filtered: %q", f)
 	}
 }
@@ -128,4 +147,50 @@ func changeStrings(cs []statediff.Change) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+func TestParseContentRows(t *testing.T) {
+	for _, c := range []struct {
+		name, out string
+		want      [][][2]string
+	}{
+		{"none", "No result found.\n", nil},
+		{"rows", "Row: 0 _id=1, address=+1555, body=hi\nRow: 1 _id=2, address=NULL, body=\n",
+			[][][2]string{{{"_id", "1"}, {"address", "+1555"}, {"body", "hi"}}, {{"_id", "2"}, {"address", "NULL"}, {"body", ""}}}},
+		{"comma in a value", "Row: 0 _id=1, body=Lunch, tomorrow?, read=0\n",
+			[][][2]string{{{"_id", "1"}, {"body", "Lunch, tomorrow?"}, {"read", "0"}}}},
+		{"line break in a value", "Row: 0 _id=1, body=one\ntwo, read=1\n",
+			[][][2]string{{{"_id", "1"}, {"body", "one\ntwo"}, {"read", "1"}}}},
+		{"equals in a value", "Row: 0 name=a=b, value=c\n", [][][2]string{{{"name", "a=b"}, {"value", "c"}}}},
+		{"not a row", "Error while accessing provider:sms\n", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := android.ParseContentRows(c.out)
+			if len(got) != len(c.want) {
+				t.Fatalf("got %q, want %q", got, c.want)
+			}
+			for i := range got {
+				if !slices.Equal(got[i], c.want[i]) {
+					t.Errorf("row %d: got %q, want %q", i, got[i], c.want[i])
+				}
+			}
+		})
+	}
+}
+
+func FuzzParseContentRows(f *testing.F) {
+	f.Add("Row: 0 _id=1, address=+1555, body=hi, there\nRow: 1 _id=2, body=\nx\n")
+	f.Add("No result found.\n")
+	f.Fuzz(func(t *testing.T, out string) {
+		for _, row := range android.ParseContentRows(out) {
+			if len(row) == 0 {
+				t.Fatalf("an empty row from %q", out)
+			}
+			for _, kv := range row {
+				if kv[0] == "" || !strings.Contains(out, kv[0]+"=") {
+					t.Fatalf("column %q not in %q", kv[0], out)
+				}
+			}
+		}
+	})
 }

@@ -117,6 +117,9 @@ type Phone struct {
 	// Settings are the values of `settings get NAMESPACE KEY`, by
 	// "namespace/key".
 	Settings map[string]string
+	// Providers are the tables of content providers the content tool
+	// reaches, by address: content://sms (SMS's columns) from the start.
+	Providers map[string]*Provider
 	// Battery is the level `dumpsys battery` reports.
 	Battery int
 	// Fail, when set, fails every command with this error (a device that
@@ -145,7 +148,8 @@ func NewIn(root string, w, h int) (*Phone, error) {
 			return nil, err
 		}
 	}
-	ph := &Phone{W: w, H: h, Model: "Proctor Phone", root: root, apps: map[string]App{}, Settings: map[string]string{}, Battery: 76}
+	ph := &Phone{W: w, H: h, Model: "Proctor Phone", root: root, apps: map[string]App{}, Settings: map[string]string{}, Battery: 76,
+		Providers: map[string]*Provider{"content://sms": {Columns: SMS}}}
 	ph.home = &Screen{Package: "com.android.launcher3", Activity: ".Launcher", Color: color.RGBA{30, 60, 90, 255},
 		Nodes: []*Node{{Class: "android.widget.TextView", Text: "Home", Box: image.Rect(0, 100, w, 200)}}}
 	ph.cur = ph.home
@@ -429,12 +433,12 @@ func (ph *Phone) own(cmd string) (observe.CommandResult, bool) {
 			}
 		}
 		return ok(b.String())
-	case f[0] == "content" && len(f) >= 2 && f[1] == "query":
+	case f[0] == "content" && len(f) >= 2 && slices.Contains([]string{"query", "insert", "update", "delete"}, f[1]):
 		w, good := words(cmd)
 		if !good {
 			return bad(1, "/system/bin/sh: syntax error: unterminated quoted string")
 		}
-		return ph.contentQuery(w[2:])
+		return ph.content(w[1:])
 	}
 	return observe.CommandResult{}, false
 }
