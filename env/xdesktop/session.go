@@ -170,25 +170,50 @@ func stop(p *proc, grace time.Duration) {
 // Processes lists the running processes (zombies excluded) that carry
 // the marker of the desktop with this id (see Desktop.ID).
 func Processes(id string) []int {
+	_, marked := readProcs(id)
+	return marked
+}
+
+// procEntry is what a reading of /proc keeps of a process.
+type procEntry struct{ ppid, pgrp int }
+
+// readProcs reads /proc once: every process's parent and group, and the
+// running processes (zombies excluded) that carry the marker of the
+// desktop with this id ("": none is looked for). A kernel's thread
+// (kthreadd and its children) has no environment to search.
+func readProcs(id string) (procs map[int]procEntry, marked []int) {
 	want := []byte(MarkerVar + "=" + id + "\x00")
-	var out []int
+	procs = map[int]procEntry{}
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		if st, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
-			if i := bytes.LastIndexByte(st, ')'); i > 0 && len(st) > i+2 && st[i+2] == 'Z' {
-				continue // a zombie: not running
-			}
+		st, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // ended meanwhile
+		}
+		i := bytes.LastIndexByte(st, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(st[i+1:])) // state ppid pgrp ...
+		if len(f) < 3 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		pgrp, _ := strconv.Atoi(f[2])
+		procs[pid] = procEntry{ppid, pgrp}
+		if id == "" || f[0] == "Z" || pid == 2 || ppid == 2 {
+			continue // a zombie is not running; a kernel's thread has no environment
 		}
 		b, err := os.ReadFile("/proc/" + e.Name() + "/environ")
 		if err == nil && bytes.Contains(append(b, 0), want) {
-			out = append(out, pid)
+			marked = append(marked, pid)
 		}
 	}
-	return out
+	return procs, marked
 }
 
 // sweep kills every process that carries this desktop's marker, wherever
@@ -488,37 +513,22 @@ func (s *session) sweepExceptInfra(infra map[int]bool) map[int]bool {
 // infraTree is the infrastructure's processes: those of infra, those in
 // their process groups, and their descendants.
 func infraTree(infra map[int]bool) map[int]bool {
+	procs, _ := readProcs("")
+	return treeOf(procs, infra)
+}
+
+// treeOf is infraTree over a reading of /proc.
+func treeOf(procs map[int]procEntry, infra map[int]bool) map[int]bool {
 	keep := map[int]bool{}
-	parent := map[int]int{}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:])) // state ppid pgrp ...
-		if len(f) < 3 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		pgrp, _ := strconv.Atoi(f[2])
-		parent[pid] = ppid
-		if infra[pid] || infra[pgrp] {
+	for pid, p := range procs {
+		if infra[pid] || infra[p.pgrp] {
 			keep[pid] = true
 		}
 	}
 	for changed := true; changed; {
 		changed = false
-		for pid, pp := range parent {
-			if keep[pp] && !keep[pid] {
+		for pid, p := range procs {
+			if keep[p.ppid] && !keep[pid] {
 				keep[pid] = true
 				changed = true
 			}

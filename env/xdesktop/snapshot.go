@@ -66,9 +66,10 @@ func (d *Desktop) SnapshotProcesses(_ context.Context, s *statediff.Snapshot, b 
 		}
 	}
 	d.s.mu.Unlock()
-	infra := infraTree(own)
+	procs, marked := readProcs(d.s.id)
+	infra := treeOf(procs, own)
 	n := 0
-	for _, pid := range Processes(d.s.id) {
+	for _, pid := range marked {
 		if infra[pid] || pid == os.Getpid() {
 			continue
 		}

@@ -8,6 +8,7 @@ package xdesktop
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"io"
@@ -58,6 +59,10 @@ type Desktop struct {
 	// given and with symbolic links resolved.
 	roots []string
 	st    settler // waiting for the screen to settle (see settle.go)
+	// sel reads the clipboard over a connection of its own, made at the
+	// first read (selErr: it could not be, and xclip or xsel read it).
+	sel    *x11.Selections
+	selErr error
 	// vncAddr is where the desktop's own VNC server listens (Config.VNC).
 	vncAddr string
 }
@@ -162,6 +167,11 @@ func (d *Desktop) Close() error {
 	if d.x != nil {
 		d.x.Close()
 	}
+	d.mu.Lock()
+	if d.sel != nil {
+		d.sel.Close()
+	}
+	d.mu.Unlock()
 	err := d.s.close()
 	d.base.Close()
 	return err
@@ -356,8 +366,32 @@ func (d *Desktop) Elements(ctx context.Context, q observe.ElementQuery) ([]obser
 	return t.Elements(q), nil
 }
 
-// Clipboard reads the clipboard with xclip or xsel.
+// Clipboard reads the clipboard's text (at most MaxOutput bytes) as a
+// pasting client does, over an X connection of the desktop's own (xclip
+// or xsel, started as commands, where that connection cannot be made).
 func (d *Desktop) Clipboard(ctx context.Context) (string, error) {
+	if err := d.alive(); err != nil {
+		return "", err
+	}
+	d.mu.Lock()
+	if d.sel == nil && d.selErr == nil {
+		d.sel, d.selErr = x11.DialSelections(d.s.display, d.s.cookie)
+	}
+	sel := d.sel
+	d.mu.Unlock()
+	if sel != nil {
+		text, _, err := sel.Read(ctx, "CLIPBOARD", MaxOutput)
+		if err == nil || ctx.Err() != nil || errors.Is(err, x11.ErrNoAnswer) {
+			return text, err
+		}
+		d.mu.Lock()
+		if d.sel == sel { // lost: connect again at the next read
+			d.sel = nil
+			sel.Close()
+		}
+		d.mu.Unlock()
+	}
+	// Without a connection of its own, as a paste from a terminal does.
 	for _, c := range []string{"xclip -selection clipboard -o", "xsel --clipboard --output"} {
 		if _, err := exec.LookPath(strings.Fields(c)[0]); err != nil {
 			continue
