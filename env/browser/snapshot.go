@@ -140,20 +140,54 @@ func (b *Browser) SnapshotFiles(_ context.Context, s *statediff.Snapshot, _ []st
 // SnapshotBrowser lists the episode's cookies, the local and session
 // storage of the origins its tabs show and loaded, its tabs' addresses
 // (blank ones left out) and the requests with side effects its pages
-// sent.
+// sent. Its DevTools calls go out together: the tabs, the cookies and the
+// storage of the origins already known at once, then the storage of an
+// origin only a tab's address names.
 func (b *Browser) SnapshotBrowser(ctx context.Context, s *statediff.Snapshot, bu *statediff.Budget) error {
 	ep, err := b.episode()
-	if err != nil {
-		return err
-	}
-	tabs, err := b.Tabs(ctx)
 	if err != nil {
 		return err
 	}
 	ep.requests.mu.Lock()
 	reqs, dropped, origins := slices.Clone(ep.requests.reqs), ep.requests.dropped, slices.Clone(ep.requests.origins)
 	ep.requests.mu.Unlock()
+	b.mu.Lock()
+	open := slices.Clone(ep.tabs)
+	b.mu.Unlock()
+
+	var wg sync.WaitGroup
+	var cookies storage.GetCookiesResult
+	var cookiesErr error
+	c := chromedp.FromContext(b.root)
+	wg.Go(func() {
+		cookies, cookiesErr = cdp.Call(ctx, c.Browser, storage.GetCookies, storage.GetCookiesParams{BrowserContextID: ep.id})
+	})
+	// Storage: local storage of each origin (read in the first tab),
+	// session storage of each origin in each tab.
+	var reads []*storageRead
+	readAll := func(origins []string) {
+		for i, t := range open {
+			for _, o := range origins {
+				kinds := []bool{false}
+				if i == 0 {
+					kinds = []bool{true, false}
+				}
+				for _, local := range kinds {
+					r := &storageRead{origin: o, local: local}
+					reads = append(reads, r)
+					wg.Go(func() { r.entries, r.err = readStorage(ctx, t, o, local) })
+				}
+			}
+		}
+	}
+	readAll(origins)
+	tabs, err := b.Tabs(ctx)
+	if err != nil {
+		wg.Wait()
+		return err
+	}
 	n := 0
+	var more []string
 	for _, t := range tabs {
 		u := stripFragment(t.URL)
 		o := statediff.OriginOf(u)
@@ -166,8 +200,11 @@ func (b *Browser) SnapshotBrowser(ctx context.Context, s *statediff.Snapshot, bu
 		s.Add(it)
 		if !slices.Contains(origins, o) && len(origins) < maxOrigins {
 			origins = append(origins, o)
+			more = append(more, o)
 		}
 	}
+	readAll(more)
+	wg.Wait()
 	for i, r := range reqs {
 		if i >= bu.Limits.MaxItems {
 			break
@@ -180,12 +217,10 @@ func (b *Browser) SnapshotBrowser(ctx context.Context, s *statediff.Snapshot, bu
 		s.Note("%d more requests with side effects were sent than the %d recorded", dropped, maxRequests)
 	}
 	// Cookies, of the episode's browser context.
-	c := chromedp.FromContext(b.root)
-	res, err := cdp.Call(ctx, c.Browser, storage.GetCookies, storage.GetCookiesParams{BrowserContextID: ep.id})
-	if err != nil {
-		return b.failed("read the cookies", err)
+	if cookiesErr != nil {
+		return b.failed("read the cookies", cookiesErr)
 	}
-	for i, ck := range res.Cookies {
+	for i, ck := range cookies.Cookies {
 		if i >= bu.Limits.MaxItems {
 			s.Note("more than %d cookies: the rest are not listed", bu.Limits.MaxItems)
 			break
@@ -195,46 +230,46 @@ func (b *Browser) SnapshotBrowser(ctx context.Context, s *statediff.Snapshot, bu
 		bu.Value(&it, fmt.Sprintf("%s; httponly=%v; secure=%v; samesite=%s", ck.Value, ck.HTTPOnly, ck.Secure, ck.SameSite))
 		s.Add(it)
 	}
-	// Storage: local storage of each origin (read in the first tab),
-	// session storage of each origin in each tab.
-	b.mu.Lock()
-	open := slices.Clone(ep.tabs)
-	b.mu.Unlock()
-	for i, t := range open {
-		for _, o := range origins {
-			kinds := []bool{false}
-			if i == 0 {
-				kinds = []bool{true, false}
-			}
-			for _, local := range kinds {
-				if err := b.readStorage(ctx, t, o, local, s, bu); err != nil {
-					return err
-				}
-			}
+	for _, r := range reads {
+		if err := r.add(ctx, s, bu); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// readStorage lists an origin's local or session storage, as a tab sees it.
-func (b *Browser) readStorage(ctx context.Context, t *tab, origin string, local bool, s *statediff.Snapshot, bu *statediff.Budget) error {
-	entries, err := chromedp.Run(t.ctx, func(_ context.Context, tg *chromedp.Target) ([]domstorage.Item, error) {
+// storageRead is one read of an origin's local or session storage.
+type storageRead struct {
+	origin  string
+	local   bool
+	entries []domstorage.Item
+	err     error
+}
+
+// readStorage reads an origin's local or session storage, as a tab sees it.
+func readStorage(ctx context.Context, t *tab, origin string, local bool) ([]domstorage.Item, error) {
+	return chromedp.Run(t.ctx, func(_ context.Context, tg *chromedp.Target) ([]domstorage.Item, error) {
 		r, err := cdp.Call(ctx, tg, domstorage.GetDOMStorageItems, domstorage.GetDOMStorageItemsParams{
 			StorageID: &domstorage.StorageID{SecurityOrigin: origin, IsLocalStorage: local}})
 		return r.Entries, err
 	})
-	if err != nil {
+}
+
+// add lists what a read found.
+func (r *storageRead) add(ctx context.Context, s *statediff.Snapshot, bu *statediff.Budget) error {
+	origin := r.origin
+	if r.err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		s.Note("storage of %s: %v", origin, err)
+		s.Note("storage of %s: %v", origin, r.err)
 		return nil
 	}
 	kind := statediff.SessionStorage
-	if local {
+	if r.local {
 		kind = statediff.LocalStorage
 	}
-	for i, e := range entries {
+	for i, e := range r.entries {
 		if i >= min(bu.Limits.MaxItems, maxStorageLen) {
 			s.Note("more than %d items in the %s of %s: the rest are not listed", i, kind, origin)
 			break
