@@ -95,10 +95,14 @@ func (p *Phone) snapshotFiles(ctx context.Context, s *statediff.Snapshot, roots 
 		quoted[i] = Quote(r + "/")
 	}
 	all := strings.Join(quoted, " ")
-	out, err := p.shell(ctx, fmt.Sprintf("find %s -mindepth 1 -exec stat -c '%%F|%%s|%%a|%%Y|%%n' {} + 2>/dev/null | head -n %d; true", all, snapshotFiles+1))
+	// One find: each entry's stat line, and the hash of each small file
+	// (the two kinds of line told apart by their form), in one command.
+	out, err := p.shell(ctx, fmt.Sprintf("find %s -mindepth 1 -exec stat -c '%%F|%%s|%%a|%%Y|%%n' {} + -type f -size -%dc -exec sha256sum {} + 2>/dev/null | head -n %d; true",
+		all, b.Limits.MaxHashFile+1, 2*snapshotFiles+1))
 	if err != nil {
 		return err
 	}
+	var hashes []string
 	key := func(name string) string {
 		name = path.Clean(strings.ReplaceAll(name, "//", "/"))
 		for _, h := range []string{Home, "/storage/emulated/0"} {
@@ -111,6 +115,10 @@ func (p *Phone) snapshotFiles(ctx context.Context, s *statediff.Snapshot, roots 
 	byKey := map[string]int{}
 	n := 0
 	for l := range strings.SplitSeq(out, "\n") {
+		if sum, _, ok := strings.Cut(l, "  "); ok && len(sum) == 64 && !strings.Contains(sum, "|") {
+			hashes = append(hashes, l)
+			continue
+		}
 		f := strings.SplitN(l, "|", 5)
 		if len(f) != 5 {
 			continue
@@ -142,12 +150,7 @@ func (p *Phone) snapshotFiles(ctx context.Context, s *statediff.Snapshot, roots 
 		byKey[it.Key] = len(s.Items)
 		s.Add(it)
 	}
-	out, err = p.shell(ctx, fmt.Sprintf("find %s -mindepth 1 -type f -size -%dc -exec sha256sum {} + 2>/dev/null | head -n %d; true",
-		all, b.Limits.MaxHashFile+1, snapshotFiles))
-	if err != nil {
-		return err
-	}
-	for l := range strings.SplitSeq(out, "\n") {
+	for _, l := range hashes {
 		sum, name, ok := strings.Cut(l, "  ")
 		if !ok || len(sum) != 64 {
 			continue

@@ -14,6 +14,7 @@ import (
 	"github.com/proctor-eval/proctor/internal/adb/adbtest"
 	"github.com/proctor-eval/proctor/snapshot"
 	"github.com/proctor-eval/proctor/statediff"
+	"github.com/proctor-eval/proctor/task"
 )
 
 func TestParseSettings(t *testing.T) {
@@ -193,4 +194,56 @@ func FuzzParseContentRows(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkSnapshotDiff measures an episode's two snapshots and their diff
+// against its reset, on the stand-in's phone over Debian's adb server (the
+// path of a device: each snapshot is six shell commands, the reset
+// stops and clears the suite's apps and goes home), and reports the
+// medians. On a device each command also pays for the device's own work.
+func BenchmarkSnapshotDiff(b *testing.B) {
+	addr := adbtest.UseServer(b)
+	ph := phonetest.New(b, 1080, 2340)
+	phonetest.InstallProBench(ph)
+	ph.SetFile("/sdcard/Documents/plan.txt", "plan")
+	dev := adbtest.Start(b, adbtest.Options{Shell: ph.Handle, FS: ph})
+	c := &adb.Client{Addr: addr}
+	ctx := context.Background()
+	if err := c.Connect(ctx, dev.Addr()); err != nil {
+		b.Fatal(err)
+	}
+	if err := c.Device(dev.Addr()).WaitFor(ctx, "device"); err != nil {
+		b.Fatal(err)
+	}
+	e := android.New(android.Over(c, dev.Addr()), dev.Addr())
+	setup := env.Setup{Type: android.Kind, Steps: []task.Step{{Launch: &task.Launch{App: phonetest.NotesApp}}}}
+	opts := snapshot.Options{Watch: []string{"content://sms"}}
+	var resets, snaps []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if err := e.Reset(ctx, setup); err != nil {
+			b.Fatal(err)
+		}
+		resets = append(resets, time.Since(t0))
+		t0 = time.Now()
+		before, err := snapshot.Take(ctx, e, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		after, err := snapshot.Take(ctx, e, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		statediff.Compare(before, after, nil, statediff.Allowed{}, statediff.Limits{})
+		snaps = append(snaps, time.Since(t0))
+	}
+	med := func(ds []time.Duration) float64 {
+		s := slices.Clone(ds)
+		slices.Sort(s)
+		return float64(s[len(s)/2].Microseconds()) / 1000
+	}
+	r, s := med(resets), med(snaps)
+	b.ReportMetric(r, "reset-ms")
+	b.ReportMetric(s, "snapshot+diff-ms")
+	b.ReportMetric(100*s/r, "%-of-reset")
 }

@@ -349,7 +349,7 @@ var errStreamClosed = errors.New("adbtest: stream closed")
 // the first client that needs it (Proctor's or the adb command's) and
 // killed when the test ends. It skips the test where adb is
 // not installed. It returns the server's address.
-func UseServer(t *testing.T) string {
+func UseServer(t testing.TB) string {
 	t.Helper()
 	bin, err := exec.LookPath("adb")
 	if err != nil {
