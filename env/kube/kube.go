@@ -10,8 +10,9 @@
 // runner reaches them through the API server's port-forward, or by pod IP
 // when it runs in the cluster itself. A pod that cannot start or is lost
 // is reported in Kubernetes' words (ImagePullBackOff, Unschedulable with
-// the scheduler's message, OOMKilled, Evicted, Deleted), as the failure
-// of the environment, never of the task.
+// the scheduler's message, OOMKilled, Evicted, Deleted, NodeLost when its
+// node's lease expired), as the failure of the environment, never of the
+// task; a lost pod is replaced in its place, off the nodes found gone.
 package kube
 
 import (
