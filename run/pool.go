@@ -90,8 +90,9 @@ func (p *place) ready(ctx context.Context, j job) error {
 }
 
 // heal checks the place's environment after an infrastructure fault and
-// starts it again when it died. An error means the place left the pool.
-func (p *place) heal(ctx context.Context, pr *progress) error {
+// starts it again when it died, telling lost (when set) what the dead
+// environment said. An error means the place left the pool.
+func (p *place) heal(ctx context.Context, pr *progress, lost func(reason string)) error {
 	e := p.env()
 	var died error // what the dead environment said
 	if e != nil {
@@ -115,6 +116,9 @@ func (p *place) heal(ctx context.Context, pr *progress) error {
 		return fmt.Errorf("%w: %s died and could not be started again: %v", ErrNoEnvironment, p.src.Name, err)
 	}
 	pr.notef("environment %s started again", p.src.Name)
+	if died != nil && lost != nil {
+		lost(fmt.Sprintf("%v (started again)", died))
+	}
 	return nil
 }
 

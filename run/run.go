@@ -71,8 +71,10 @@ type Config struct {
 	// with NewEnv (at whatever size it makes), when Sources is empty.
 	Parallel int
 	NewEnv   func(ctx context.Context) (env.Env, error)
-	// Lost is told when a place of the pool is gone for good, so that the
-	// run's record can name it; nil: only the progress says so.
+	// Lost is told when a place of the pool is gone for good, or its
+	// environment died under an episode and was started again (a pod
+	// replaced), so that the run's record can name it; nil: only the
+	// progress says so.
 	Lost       func(name, reason string)
 	Store      *store.Store
 	RunID      string

@@ -381,9 +381,21 @@ func TestDeadDesktopIsReplaced(t *testing.T) {
 	}
 	var progress strings.Builder
 	cfg.Progress = &syncWriter{w: &progress}
+	var lost []string
+	cfg.Lost = func(name, reason string) { lost = append(lost, name+": "+reason) }
 	rs, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Each death is recorded, with the episode it killed, as the place's
+	// environment lost and started again.
+	if len(lost) != 3 {
+		t.Errorf("%d lost environments recorded, want one per death (3): %q", len(lost), lost)
+	}
+	for _, l := range lost {
+		if !strings.HasPrefix(l, "local 1: while running impossible-printer") || !strings.HasSuffix(l, "(started again)") {
+			t.Errorf("lost environment %q: want local 1, the episode it died under and that it started again", l)
+		}
 	}
 	got := outcomes(rs)
 	if got["impossible-printer"] != "error" || got["count-lines"] != "success" {

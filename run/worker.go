@@ -189,7 +189,14 @@ func runEpisode(ctx context.Context, cfg Config, pl *place, j job, p *progress) 
 		if attempt < n {
 			p.notef("retry: %s: infrastructure fault (%v): episode attempt %d of %d, retrying in %s", j.label(cfg.Repeat), err, attempt, n, wait)
 		}
-		if err := pl.heal(ctx, p); err != nil {
+		// A dead environment started again is recorded as lost, with the
+		// episode it died under, as one that left the pool is.
+		lost := func(reason string) {
+			if cfg.Lost != nil {
+				cfg.Lost(pl.src.Name, fmt.Sprintf("while running %s: %s", j.label(cfg.Repeat), reason))
+			}
+		}
+		if err := pl.heal(ctx, p, lost); err != nil {
 			return store.Result{}, attempts - j.tried, err
 		}
 	}

@@ -634,7 +634,8 @@ func (s *Store) Rescores() ([]Rescore, error) {
 }
 
 // Lost is an environment that left the run's pool for good (a guest
-// daemon that died), and why.
+// daemon that died), or died under an episode and was started again (a
+// pod replaced), and why.
 type Lost struct {
 	Name   string    `json:"name"`
 	Reason string    `json:"reason"`

@@ -77,7 +77,7 @@ func TestMakeObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := ParseSpec("evals?pods=3&image=reg.example/guest:1&memory=768Mi&cpu=250m&node=pool=evals&runtime-class=gvisor&size=1024x768")
+	s, err := ParseSpec("evals?pods=3&image=reg.example/guest:1&memory=768Mi&cpu=250m&node=pool=evals&runtime-class=gvisor&size=1024x768&pull=IfNotPresent&toleration=gpu=true:NoSchedule")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,6 +113,12 @@ func TestMakeObjects(t *testing.T) {
 			t.Errorf("pod %s: node selector %v, runtime class %v", p.Name, sp.NodeSelector, sp.RuntimeClassName)
 		}
 		ctr := sp.Containers[0]
+		if want := (corev1.Toleration{Key: "gpu", Operator: corev1.TolerationOpEqual, Value: "true", Effect: corev1.TaintEffectNoSchedule}); len(sp.Tolerations) != 1 || sp.Tolerations[0] != want {
+			t.Errorf("pod %s: tolerations %+v, want %+v", p.Name, sp.Tolerations, want)
+		}
+		if ctr := sp.Containers[0]; ctr.ImagePullPolicy != corev1.PullIfNotPresent {
+			t.Errorf("pod %s: pull policy %q", p.Name, ctr.ImagePullPolicy)
+		}
 		if ctr.Image != "reg.example/guest:1" || ctr.ReadinessProbe.TCPSocket.Port.IntValue() != GuestPort {
 			t.Errorf("pod %s: image %s, probe %+v", p.Name, ctr.Image, ctr.ReadinessProbe)
 		}

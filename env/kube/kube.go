@@ -10,8 +10,9 @@
 // runner reaches them through the API server's port-forward, or by pod IP
 // when it runs in the cluster itself. A pod that cannot start or is lost
 // is reported in Kubernetes' words (ImagePullBackOff, Unschedulable with
-// the scheduler's message, OOMKilled, Evicted, Deleted), as the failure
-// of the environment, never of the task.
+// the scheduler's message, OOMKilled, Evicted, Deleted, NodeLost when its
+// node's lease expired), as the failure of the environment, never of the
+// task; a lost pod is replaced in its place, off the nodes found gone.
 package kube
 
 import (
@@ -22,7 +23,11 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/env"
@@ -59,7 +64,9 @@ func (kubeProvider) Sources(ctx context.Context, arg string, o provider.Options)
 }
 
 // Sources makes the places of spec on the cluster, and says on log (nil:
-// nowhere) which run they are, once they are Ready.
+// nowhere) which run they are, once they are Ready. A place whose pod is
+// lost gets a new pod when the runner starts it again, kept off the
+// nodes the run found gone.
 func (c *Cluster) Sources(ctx context.Context, s Spec, log io.Writer) (_ []env.Source, err error) {
 	start := time.Now()
 	r, err := NewRun()
@@ -70,7 +77,8 @@ func (c *Cluster) Sources(ctx context.Context, s Spec, log io.Writer) (_ []env.S
 	if err != nil {
 		return nil, err
 	}
-	st := &runState{c: c, run: r, live: len(pods)}
+	st := &runState{c: c, run: r, spec: s, log: log, live: len(pods), next: len(pods),
+		byIP: s.Connect == "ip" || s.Connect == "" && c.InCluster}
 	var made []*podEnv
 	defer func() {
 		if err != nil {
@@ -89,75 +97,169 @@ func (c *Cluster) Sources(ctx context.Context, s Spec, log io.Writer) (_ []env.S
 		fmt.Fprintf(log, "kube: run %s: %d pods Ready in namespace %s in %s (if this run is killed, proctor kube clean --run %s removes them)\n",
 			r.ID, len(pods), c.Namespace, time.Since(start).Round(100*time.Millisecond), r.ID)
 	}
-	byIP := s.Connect == "ip" || s.Connect == "" && c.InCluster
 	var out []env.Source
 	for _, p := range pods {
-		name := p.Name
-		e := &podEnv{st: st, pod: name}
-		if byIP {
-			e.target = remote.Target{Scheme: "https", Host: net.JoinHostPort(ready[name].Status.PodIP, strconv.Itoa(GuestPort)), Fingerprint: r.Fingerprint}
-		} else {
-			if e.fwd, err = c.Forward(name); err != nil {
-				return nil, err
-			}
-			e.target = remote.Target{Scheme: "https", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(e.fwd.port)), Fingerprint: r.Fingerprint}
+		e, info, err := st.connect(ctx, ready[p.Name])
+		if e != nil {
+			made = append(made, e)
 		}
-		made = append(made, e)
-		dctx, cancel := context.WithTimeout(ctx, provider.DialTimeout)
-		e.Client, err = remote.Dial(dctx, e.target.String(), r.Token)
 		if err != nil {
-			cancel()
-			return nil, e.explain(ctx, err)
-		}
-		info, err := e.Client.Info(dctx)
-		cancel()
-		if err != nil {
-			return nil, e.explain(ctx, err)
+			return nil, err
 		}
 		kind := info.Kind
 		if kind == "" {
 			kind = "x11"
 		}
-		first := e
+		pl := &podPlace{st: st, first: e, cur: e}
 		out = append(out, env.Source{
-			Name: "kube " + c.Namespace + "/" + name, Type: kind, Size: info.Screen,
+			Name: "kube " + c.Namespace + "/" + p.Name, Type: kind, Size: info.Screen,
 			// A pod runs elsewhere: it cannot reach this machine's
-			// loopback. It is made once: a lost pod leaves the pool.
-			Remote: true, Once: true, Release: func() { e.Close() },
-			Start: func(ctx context.Context, _ action.Size) (env.Env, error) {
-				if first != nil {
-					e := first
-					first = nil
-					return e, nil
-				}
-				return nil, fmt.Errorf("%w: pod %s/%s is started once", env.ErrClosed, c.Namespace, name)
-			}})
+			// loopback.
+			Remote: true, Release: pl.release, Start: pl.start})
 	}
 	return out, nil
 }
 
-// runState is what the run's places share: the pods still live, so that
-// the last one closed removes the secret too.
+// connect reaches the daemon of a Ready pod (through a port-forward, or
+// by its IP) and asks it for its Info. A podEnv it returns with an error
+// holds a connection to close.
+func (st *runState) connect(ctx context.Context, p *corev1.Pod) (*podEnv, env.Info, error) {
+	c := st.c
+	e := &podEnv{st: st, pod: p.Name}
+	if st.byIP {
+		e.target = remote.Target{Scheme: "https", Host: net.JoinHostPort(p.Status.PodIP, strconv.Itoa(GuestPort)), Fingerprint: st.run.Fingerprint}
+	} else {
+		var err error
+		if e.fwd, err = c.Forward(p.Name); err != nil {
+			return nil, env.Info{}, err
+		}
+		e.target = remote.Target{Scheme: "https", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(e.fwd.port)), Fingerprint: st.run.Fingerprint}
+	}
+	dctx, cancel := context.WithTimeout(ctx, provider.DialTimeout)
+	defer cancel()
+	var err error
+	e.Client, err = remote.Dial(dctx, e.target.String(), st.run.Token)
+	if err != nil {
+		return e, env.Info{}, e.explain(ctx, err)
+	}
+	info, err := e.Client.Info(dctx)
+	if err != nil {
+		return e, env.Info{}, e.explain(ctx, err)
+	}
+	return e, info, nil
+}
+
+// runState is what the run's places share: the places still held, so
+// that the last one released removes the run's secret too, the pods made
+// so far (to name the next), and the nodes found gone.
 type runState struct {
 	c    *Cluster
 	run  *Run
+	spec Spec
+	log  io.Writer // nil: nowhere
+	byIP bool
 	mu   sync.Mutex
-	live int
+	live int      // places not released
+	next int      // the index of the last pod made
+	gone []string // nodes found gone, which later pods avoid
 }
 
-// release deletes a closed place's pod, and with the last the run's
-// secret.
-func (st *runState) release(pod string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	st.c.DeletePod(ctx, pod)
+// placeDone counts a released place; with the last the run's remaining
+// objects (its secret) are removed.
+func (st *runState) placeDone() {
 	st.mu.Lock()
 	st.live--
 	last := st.live == 0
 	st.mu.Unlock()
 	if last {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
 		st.c.Remove(ctx, st.run.ID)
 	}
+}
+
+// replace makes a pod in place of a lost one, off the nodes found gone,
+// waits (at most the spec's wait) until it is Ready and reaches its
+// daemon. On an error it deletes the pod it made.
+func (st *runState) replace(ctx context.Context, old string) (*podEnv, error) {
+	c := st.c
+	st.mu.Lock()
+	st.next++
+	i := st.next
+	st.mu.Unlock()
+	name := st.run.PodName(i)
+	sec, err := c.Client.CoreV1().Secrets(c.Namespace).Get(ctx, st.run.SecretName(), metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("a pod in place of %s/%s: the run's secret: %w", c.Namespace, old, err)
+	}
+	p := st.run.Pod(c.Namespace, i, st.spec, sec)
+	avoidNodes(p, st.lostNodes())
+	if _, err := c.Client.CoreV1().Pods(c.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		return nil, fmt.Errorf("a pod in place of %s/%s: create pod %s: %w", c.Namespace, old, name, err)
+	}
+	var e *podEnv
+	ready, err := c.waitPod(ctx, name, st.spec.Wait)
+	if err == nil {
+		e, _, err = st.connect(ctx, ready)
+	}
+	if err != nil {
+		if e != nil {
+			e.closeConn()
+		}
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		c.DeletePod(dctx, name)
+		cancel()
+		return nil, fmt.Errorf("a pod in place of %s/%s: %w", c.Namespace, old, err)
+	}
+	if st.log != nil {
+		fmt.Fprintf(st.log, "kube: pod %s/%s on node %s replaces pod %s/%s\n", c.Namespace, name, ready.Spec.NodeName, c.Namespace, old)
+	}
+	return e, nil
+}
+
+// podPlace is one place of the pool: the pod it has now, replaced when
+// the runner starts the place again after its pod was lost.
+type podPlace struct {
+	st       *runState
+	mu       sync.Mutex
+	first    *podEnv // the pod made before the run, for the first start
+	cur      *podEnv // the place's pod now
+	released bool
+}
+
+func (pl *podPlace) start(ctx context.Context, _ action.Size) (env.Env, error) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if pl.released {
+		return nil, fmt.Errorf("%w: the run's pods were removed", env.ErrClosed)
+	}
+	if e := pl.first; e != nil {
+		pl.first = nil
+		return e, nil
+	}
+	old := pl.cur
+	old.Close() // the runner closed it already
+	e, err := pl.st.replace(ctx, old.pod)
+	if err != nil {
+		return nil, err
+	}
+	pl.cur = e
+	return e, nil
+}
+
+// release deletes the place's pod, and with the last place the run's
+// secret.
+func (pl *podPlace) release() {
+	pl.mu.Lock()
+	if pl.released {
+		pl.mu.Unlock()
+		return
+	}
+	pl.released = true
+	cur := pl.cur
+	pl.mu.Unlock()
+	cur.Close()
+	pl.st.placeDone()
 }
 
 // podEnv is the environment a guest pod serves: the daemon's client, the
@@ -169,6 +271,8 @@ type podEnv struct {
 	target remote.Target
 	fwd    *forward // nil: reached by pod IP
 	once   sync.Once
+	// force: the pod's node is gone, and the pod is deleted at once.
+	force atomic.Bool
 }
 
 // Info asks the daemon; when it cannot be reached, the error says what
@@ -187,14 +291,19 @@ func (e *podEnv) Info(ctx context.Context) (env.Info, error) {
 const explainWait = 5 * time.Second
 
 // explain returns the pod's failure in Kubernetes' words when the pod
-// has one (or gets one within explainWait), else err.
+// has one (or gets one within explainWait), else err. A pod that still
+// looks well on a node whose kubelet stopped renewing its lease is lost
+// with its node (NodeLost) once the lease expires: explain waits for
+// that, or for a renewal, at most maxNodeWait.
 func (e *podEnv) explain(ctx context.Context, err error) error {
 	if errors.Is(err, ErrPod) || !errors.Is(err, env.ErrClosed) && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), explainWait+10*time.Second)
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), maxNodeWait+explainWait+10*time.Second)
 	defer cancel()
-	deadline := time.Now().Add(explainWait)
+	begin := time.Now()
+	deadline := begin.Add(explainWait)
+	var w nodeWatch
 	for {
 		p, perr := e.st.c.Pod(lctx, e.pod)
 		var pe *PodError
@@ -207,13 +316,31 @@ func (e *podEnv) explain(ctx context.Context, err error) error {
 		if f := PodFailure(p); f != nil {
 			return f
 		}
+		if n := p.Spec.NodeName; n != "" {
+			lost, wait := w.look(lctx, e.st.c, n, time.Now())
+			if lost != "" {
+				e.force.Store(true)
+				e.st.nodeGone(n)
+				return &PodError{Pod: p.Namespace + "/" + p.Name, Reason: "NodeLost", Message: lost, Final: true}
+			}
+			if until := time.Now().Add(wait); wait > 0 && until.After(deadline) {
+				deadline = until
+				if limit := begin.Add(maxNodeWait); deadline.After(limit) {
+					deadline = limit
+				}
+			}
+		}
 		if time.Now().After(deadline) {
 			return err
+		}
+		poll := 250 * time.Millisecond
+		if time.Since(begin) > explainWait {
+			poll = time.Second // waiting for a lease
 		}
 		select {
 		case <-lctx.Done():
 			return err
-		case <-time.After(250 * time.Millisecond):
+		case <-time.After(poll):
 		}
 	}
 }
@@ -227,11 +354,18 @@ func (e *podEnv) closeConn() {
 	}
 }
 
-// Close ends the connection and deletes the pod.
+// Close ends the connection and deletes the pod: at once where its node
+// is gone, else with its grace period.
 func (e *podEnv) Close() error {
 	e.once.Do(func() {
 		e.closeConn()
-		e.st.release(e.pod)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if e.force.Load() {
+			e.st.c.ForceDeletePod(ctx, e.pod)
+		} else {
+			e.st.c.DeletePod(ctx, e.pod)
+		}
 	})
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/proctor-eval/proctor/env/kube/kubespec"
 	"github.com/proctor-eval/proctor/env/remote"
 )
 
@@ -155,11 +156,11 @@ func (r *Run) Pod(ns string, i int, s Spec, owner *corev1.Secret) *corev1.Pod {
 			AutomountServiceAccountToken:  new(false),
 			EnableServiceLinks:            new(false),
 			NodeSelector:                  s.NodeSelector,
-			Tolerations:                   s.Tolerations,
+			Tolerations:                   tolerations(s.Tolerations),
 			Containers: []corev1.Container{{
 				Name:            "guest",
 				Image:           s.Image,
-				ImagePullPolicy: s.PullPolicy,
+				ImagePullPolicy: corev1.PullPolicy(s.PullPolicy),
 				Command: []string{"proctor", "guest", "--local",
 					"--listen", "0.0.0.0:" + strconv.Itoa(GuestPort),
 					"--size", strconv.Itoa(s.Size.W) + "x" + strconv.Itoa(s.Size.H),
@@ -187,4 +188,13 @@ func (r *Run) Pod(ns string, i int, s Spec, owner *corev1.Secret) *corev1.Pod {
 		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Secret", Name: owner.Name, UID: owner.UID}}
 	}
 	return p
+}
+
+// tolerations are the spec's tolerations as a pod's.
+func tolerations(ts []kubespec.Toleration) []corev1.Toleration {
+	var out []corev1.Toleration
+	for _, t := range ts {
+		out = append(out, corev1.Toleration{Key: t.Key, Operator: corev1.TolerationOperator(t.Operator), Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
+	}
+	return out
 }

@@ -1,16 +1,14 @@
-package kube
+package kubespec
 
 import (
 	"strings"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/proctor-eval/proctor/action"
 )
 
-func TestParseSpec(t *testing.T) {
+func TestParse(t *testing.T) {
 	tests := []struct {
 		arg  string
 		want func(*testing.T, Spec)
@@ -43,16 +41,16 @@ func TestParseSpec(t *testing.T) {
 		{arg: "evals?image=reg.example/proctor-guest:1&pull=Always&cpu=1&memory=512Mi&memory-limit=1Gi&cpu-limit=2" +
 			"&node=disktype=ssd&node=zone=a&toleration=gpu=true:NoSchedule&toleration=spot&runtime-class=gvisor&size=1024x768&wait=45s&connect=ip",
 			want: func(t *testing.T, s Spec) {
-				if s.Image != "reg.example/proctor-guest:1" || s.PullPolicy != corev1.PullAlways || s.CPU.String() != "1" ||
+				if s.Image != "reg.example/proctor-guest:1" || s.PullPolicy != "Always" || s.CPU.String() != "1" ||
 					s.Memory.String() != "512Mi" || s.MemoryLimit.String() != "1Gi" || s.CPULimit.String() != "2" {
 					t.Errorf("image and resources: %+v", s)
 				}
 				if s.NodeSelector["disktype"] != "ssd" || s.NodeSelector["zone"] != "a" || len(s.NodeSelector) != 2 {
 					t.Errorf("node selector %v", s.NodeSelector)
 				}
-				want := []corev1.Toleration{
-					{Key: "gpu", Operator: corev1.TolerationOpEqual, Value: "true", Effect: corev1.TaintEffectNoSchedule},
-					{Key: "spot", Operator: corev1.TolerationOpExists},
+				want := []Toleration{
+					{Key: "gpu", Operator: "Equal", Value: "true", Effect: "NoSchedule"},
+					{Key: "spot", Operator: "Exists"},
 				}
 				if len(s.Tolerations) != 2 || s.Tolerations[0] != want[0] || s.Tolerations[1] != want[1] {
 					t.Errorf("tolerations %+v, want %+v", s.Tolerations, want)
@@ -84,37 +82,37 @@ func TestParseSpec(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.arg, func(t *testing.T) {
-			s, err := ParseSpec(tt.arg)
+			s, err := Parse(tt.arg)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("ParseSpec(%q) = %v, want an error with %q", tt.arg, err, tt.err)
+					t.Fatalf("Parse(%q) = %v, want an error with %q", tt.arg, err, tt.err)
 				}
 				return
 			}
 			if err != nil {
-				t.Fatalf("ParseSpec(%q): %v", tt.arg, err)
+				t.Fatalf("Parse(%q): %v", tt.arg, err)
 			}
 			tt.want(t, s)
 		})
 	}
 }
 
-// FuzzParseSpec: what a user types never panics the parser, and what it
+// FuzzParse: what a user types never panics the parser, and what it
 // accepts is in bounds.
-func FuzzParseSpec(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	for _, s := range []string{"evals", "ctx/evals?pods=3&image=x", "a/b/c?memory=1Gi&memory-limit=2Gi", "?wait=1s", "ns?toleration=k=v:NoExecute&node=a=b"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, arg string) {
-		s, err := ParseSpec(arg)
+		s, err := Parse(arg)
 		if err != nil {
 			return
 		}
-		if s.Pods < 1 || s.Pods > maxPods || s.Image == "" || s.Wait <= 0 || s.MemoryLimit.Cmp(s.Memory) < 0 {
-			t.Errorf("ParseSpec(%q) accepted %+v", arg, s)
+		if s.Pods < 1 || s.Pods > MaxPods || s.Image == "" || s.Wait <= 0 || s.MemoryLimit.Cmp(s.Memory) < 0 {
+			t.Errorf("Parse(%q) accepted %+v", arg, s)
 		}
 		if strings.Contains(s.Namespace, "/") {
-			t.Errorf("ParseSpec(%q): namespace %q", arg, s.Namespace)
+			t.Errorf("Parse(%q): namespace %q", arg, s.Namespace)
 		}
 	})
 }
