@@ -39,6 +39,9 @@ type Spec struct {
 	// the API server's port-forward), "ip" (the pod's IP, from inside
 	// the cluster), or "" (ip in a pod, forward elsewhere).
 	Connect string
+	// Pool is the warm pool (proctor kube pool up) whose Ready pods the
+	// run claims instead of making its own; "": none.
+	Pool string
 }
 
 // Usage is the form of the value.
@@ -54,8 +57,9 @@ const (
 // ParseSpec reads what follows "kube://": [CONTEXT/]NAMESPACE and the
 // query pods, image, pull, cpu, memory, cpu-limit, memory-limit, node
 // (KEY=VALUE, repeatable), toleration (KEY[=VALUE]:EFFECT, repeatable),
-// runtime-class, size (WIDTHxHEIGHT), wait (a duration) and connect
-// (forward or ip). The context is all before the last "/", since
+// runtime-class, size (WIDTHxHEIGHT), wait (a duration), connect
+// (forward or ip) and pool (a warm pool's name; the pods' own
+// parameters are then the pool's). The context is all before the last "/", since
 // contexts' names may hold slashes and namespaces' may not.
 func ParseSpec(arg string) (Spec, error) {
 	s := Spec{Pods: 1, Image: DefaultImage, Wait: DefaultWait,
@@ -163,9 +167,19 @@ func ParseSpec(arg string) (Spec, error) {
 					return Spec{}, bad("forward (through the API server) or ip (the pods' addresses, from inside the cluster)")
 				}
 				s.Connect = v
+			case "pool":
+				if err := validPoolName(v); err != nil {
+					return Spec{}, bad("%v", err)
+				}
+				s.Pool = v
 			default:
-				return Spec{}, fmt.Errorf("unknown parameter %q (known: pods, image, pull, cpu, memory, cpu-limit, memory-limit, node, toleration, runtime-class, size, wait, connect)", k)
+				return Spec{}, fmt.Errorf("unknown parameter %q (known: pods, image, pull, cpu, memory, cpu-limit, memory-limit, node, toleration, runtime-class, size, wait, connect, pool)", k)
 			}
+		}
+	}
+	if s.Pool != "" {
+		if k := poolOwn(q); k != "" {
+			return Spec{}, fmt.Errorf("%s with pool=%s: the pool's pods were made with their own (proctor kube pool status %s)", k, s.Pool, s.Pool)
 		}
 	}
 	if !memLimit {
