@@ -212,14 +212,14 @@ func (c *Cluster) PoolUp(ctx context.Context, pool string, s Spec, query string)
 	taken := map[int]bool{}
 	var live []corev1.Pod
 	for _, p := range pods {
-		taken[podIndex(&p)] = true
 		if f := PodFailure(&p); f != nil && f.Final && p.Labels[LabelClaim] == "" {
 			if err := c.DeletePod(ctx, p.Name); err != nil {
 				return made, deleted, fmt.Errorf("delete the failed pod %s (%s): %w", p.Name, f.Reason, err)
 			}
 			deleted++
-			continue
+			continue // its name is free once it is gone (addPoolPod skips it while it terminates)
 		}
+		taken[podIndex(&p)] = true
 		live = append(live, p)
 	}
 	for n := len(live); n < s.Pods; n++ {
