@@ -17,9 +17,9 @@ namespace that an --env kube:// value of the arguments names, and the Job,
 all named --name. The Role grants what the provider does there and no more:
 on pods create, delete, get and list, and on secrets create, delete and list
 (a run's own pods); with pool=NAME, on pods create, delete, get, list and
-update, and on secrets get; and create on pods/portforward only where the
-value says connect=forward (in the cluster the run reaches its pods by
-their addresses). Apply them with kubectl apply -f -. The Job does not
+update, and on secrets get; and get and create on pods/portforward (over a
+WebSocket, or SPDY) only where the value says connect=forward (in the
+cluster the run reaches its pods by their addresses). Apply them with kubectl apply -f -. The Job does not
 restart a run that fails, and the run's folder is the container's: mount a
 volume and give --out to keep it.`,
 		Example: `  proctor kube job --namespace evals --image registry.example/proctor-guest:1 -- run suites/desktop --agent replay --env 'kube://evals?pods=4'

@@ -25,7 +25,8 @@ import (
 // claims and gives them back by updating them, reads a pod that stops
 // answering, and deletes a lost one and creates its replacement. Through
 // the API server's port-forward (forward: not in the cluster, or
-// connect=forward) it creates pods/portforward.
+// connect=forward) it gets pods/portforward, or creates it where the
+// server takes SPDY only.
 func Rules(s Spec, inCluster bool) []rbacv1.PolicyRule {
 	var pods, secrets []string
 	if s.Pool == "" {
@@ -40,7 +41,10 @@ func Rules(s Spec, inCluster bool) []rbacv1.PolicyRule {
 		{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: secrets},
 	}
 	if s.Connect == "forward" || s.Connect == "" && !inCluster {
-		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"pods/portforward"}, Verbs: []string{"create"}})
+		// get: the port-forward over a WebSocket (a GET that is
+		// upgraded); create: over SPDY (a POST), where the API server
+		// refuses the WebSocket.
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"pods/portforward"}, Verbs: []string{"create", "get"}})
 	}
 	return rules
 }

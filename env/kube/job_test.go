@@ -126,7 +126,7 @@ func TestRulesPortForward(t *testing.T) {
 		{"connect=ip", false, false},
 		{"pool=warm", false, true},
 	} {
-		got := slices.Contains(granted(Rules(poolSpec(t, tc.query), tc.inCluster)), "pods/portforward create")
+		got := slices.Contains(granted(Rules(poolSpec(t, tc.query), tc.inCluster)), "pods/portforward get")
 		if got != tc.forward {
 			t.Errorf("Rules(%q, in cluster %v) grants port-forward: %v", tc.query, tc.inCluster, got)
 		}
