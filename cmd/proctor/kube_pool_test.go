@@ -230,9 +230,9 @@ func waitFor(limit time.Duration, ok func() bool) error {
 
 // TestKubeBedJobRBAC applies the service account, Role and RoleBinding
 // that proctor kube job prints to the test bed, and runs the provider as
-// that service account (the bed's admin impersonates it): the run
-// succeeds with the Role's rules, and fails, Forbidden on the resource,
-// with any one of them taken away.
+// that service account (the bed's admin impersonates it), for a run's own
+// pods and for a warm pool's: the run succeeds with the Role's rules,
+// and fails, Forbidden on the resource, with any one of them taken away.
 func TestKubeBedJobRBAC(t *testing.T) {
 	kc := kubeBed(t)
 	t.Setenv("KUBECONFIG", kc)
@@ -241,12 +241,100 @@ func TestKubeBedJobRBAC(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
+	if out, errOut, code := runCLI(t, "", "kube", "pool", "up", "jobs", "--pods", "2", "--wait", "90s", "--namespace", "default"); code != 0 {
+		t.Fatalf("kube pool up exited %d: %s%s", code, out, errOut)
+	}
 	// The bed's pods are reached through the port-forward only: the
-	// run says so, as a Job would on a cluster whose pods it cannot
+	// runs say so, as a Job would on a cluster whose pods it cannot
 	// reach by address.
-	env := "kube://default?pods=2&connect=forward&wait=90s"
-	args := []string{"validate", "../../testdata/runner", "--env", env, "--filter", "^shell-write$"}
-	yaml, errOut, code := runCLI(t, "", append([]string{"kube", "job", "--name", "proctor-run", "--namespace", "default", "--"}, args...)...)
+	for _, tc := range []struct {
+		name, env string
+		granted   []string
+	}{
+		{"proctor-run", "kube://default?pods=2&connect=forward&wait=90s",
+			[]string{"pods: create,delete,get,list", "pods/portforward: create,get", "secrets: create,delete,list"}},
+		{"proctor-pool-run", "kube://default?pool=jobs&pods=2&connect=forward&wait=5s",
+			[]string{"pods: create,delete,get,list,update", "pods/portforward: create,get", "secrets: get"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{"validate", "../../testdata/runner", "--env", tc.env, "--filter", "^shell-write$"}
+			role := applyJob(t, c, tc.name, args)
+			var granted []string
+			for _, r := range role.Rules {
+				granted = append(granted, r.Resources[0]+": "+strings.Join(r.Verbs, ","))
+			}
+			t.Logf("the Role: %s", strings.Join(granted, "; "))
+			if !slices.Equal(granted, tc.granted) {
+				t.Errorf("the Role grants %v, want %v", granted, tc.granted)
+			}
+			// A kubeconfig whose user acts as the Job's service account.
+			sa := "system:serviceaccount:default:" + tc.name
+			raw, err := clientcmd.LoadFromFile(kc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw.AuthInfos[raw.Contexts[raw.CurrentContext].AuthInfo].Impersonate = sa
+			asJob := filepath.Join(t.TempDir(), "kubeconfig")
+			if err := clientcmd.WriteToFile(*raw, asJob); err != nil {
+				t.Fatal(err)
+			}
+			// Whatever a refused run left (its pods, the pods it claimed)
+			// is removed as the bed's admin.
+			clean := func() {
+				if _, _, err := c.Remove(ctx, ""); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := c.GiveBackAll(ctx, ""); err != nil {
+					t.Fatal(err)
+				}
+			}
+
+			t.Run("the Role's rules", func(t *testing.T) {
+				setRole(t, c, role, role.Rules, sa)
+				t.Setenv("KUBECONFIG", asJob)
+				out, errOut, code := runCLI(t, "", args...)
+				t.Logf("proctor %s, as %s:\n%s%s", strings.Join(args, " "), sa, out, errOut)
+				if code != 0 || !strings.Contains(out+errOut, "0 violations") {
+					t.Fatalf("validate as the Job's service account exited %d", code)
+				}
+				if p, s := leftovers(t, c); p != 0 || s != 0 {
+					t.Errorf("the run left %d pods and %d secrets", p, s)
+				}
+				if n, err := c.GiveBackAll(ctx, ""); n != 0 || err != nil {
+					t.Errorf("the run left %d pool pods claimed (%v)", n, err)
+				}
+			})
+			for i, r := range role.Rules {
+				name := r.Resources[0]
+				t.Run("without the rule on "+strings.ReplaceAll(name, "/", " "), func(t *testing.T) {
+					defer clean()
+					setRole(t, c, role, slices.Delete(slices.Clone(role.Rules), i, i+1), sa)
+					t.Setenv("KUBECONFIG", asJob)
+					_, errOut, code := runCLI(t, "", args...)
+					t.Logf("without the rule on %s:\n%s", name, errOut)
+					if code == 0 {
+						t.Fatalf("validate succeeded without the rule on %s", name)
+					}
+					want := regexp.MustCompile(`forbidden: User "` + regexp.QuoteMeta(sa) + `" cannot \w+ resource "` + regexp.QuoteMeta(name) + `"`)
+					if !want.MatchString(errOut) {
+						t.Errorf("the error is not Forbidden on %s (want %s)", name, want)
+					}
+				})
+			}
+		})
+	}
+	if out, errOut, code := runCLI(t, "", "kube", "pool", "down", "jobs", "--namespace", "default"); code != 0 {
+		t.Fatalf("kube pool down exited %d: %s%s", code, out, errOut)
+	}
+}
+
+// applyJob prints the manifests of proctor kube job --name name -- args,
+// creates its service account and role binding on the bed, and returns
+// its Role (not created: setRole does).
+func applyJob(t *testing.T, c *kube.Cluster, name string, args []string) *rbacv1.Role {
+	t.Helper()
+	ctx := context.Background()
+	yaml, errOut, code := runCLI(t, "", append([]string{"kube", "job", "--name", name, "--namespace", "default", "--"}, args...)...)
 	if code != 0 {
 		t.Fatalf("kube job exited %d: %s", code, errOut)
 	}
@@ -271,96 +359,40 @@ func TestKubeBedJobRBAC(t *testing.T) {
 	if role == nil {
 		t.Fatalf("kube job printed no Role:\n%s", yaml)
 	}
-	var granted []string
-	for _, r := range role.Rules {
-		granted = append(granted, r.Resources[0]+": "+strings.Join(r.Verbs, ","))
-	}
-	t.Logf("the Role: %s", strings.Join(granted, "; "))
-	if want := []string{"pods: create,delete,get,list", "pods/portforward: create,get", "secrets: create,delete,list"}; !slices.Equal(granted, want) {
-		t.Errorf("the Role grants %v, want %v", granted, want)
-	}
+	return role
+}
 
-	// A kubeconfig whose user acts as the Job's service account.
-	raw, err := clientcmd.LoadFromFile(kc)
+// setRole gives the Role rules, and waits until the authorizer says the
+// service account sa may do what they grant.
+func setRole(t *testing.T, c *kube.Cluster, role *rbacv1.Role, rules []rbacv1.PolicyRule, sa string) {
+	t.Helper()
+	ctx := context.Background()
+	r := role.DeepCopy()
+	r.Rules = rules
+	cur, err := c.Client.RbacV1().Roles(r.Namespace).Get(ctx, r.Name, metav1.GetOptions{})
+	if err == nil {
+		r.ResourceVersion = cur.ResourceVersion
+		_, err = c.Client.RbacV1().Roles(r.Namespace).Update(ctx, r, metav1.UpdateOptions{})
+	} else {
+		_, err = c.Client.RbacV1().Roles(r.Namespace).Create(ctx, r, metav1.CreateOptions{})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	user := raw.Contexts[raw.CurrentContext].AuthInfo
-	raw.AuthInfos[user].Impersonate = "system:serviceaccount:default:proctor-run"
-	asJob := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*raw, asJob); err != nil {
-		t.Fatal(err)
-	}
-
-	// setRole gives the Role rules and waits until the authorizer says
-	// the service account may do what they grant.
-	setRole := func(t *testing.T, rules []rbacv1.PolicyRule) {
-		t.Helper()
-		r := role.DeepCopy()
-		r.Rules = rules
-		cur, err := c.Client.RbacV1().Roles("default").Get(ctx, r.Name, metav1.GetOptions{})
-		if err == nil {
-			r.ResourceVersion = cur.ResourceVersion
-			_, err = c.Client.RbacV1().Roles("default").Update(ctx, r, metav1.UpdateOptions{})
-		} else {
-			_, err = c.Client.RbacV1().Roles("default").Create(ctx, r, metav1.CreateOptions{})
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, rule := range rules {
-			res, sub, _ := strings.Cut(rule.Resources[0], "/")
-			for _, v := range rule.Verbs {
-				if err := waitFor(30*time.Second, func() bool {
-					sar, err := c.Client.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authzv1.SubjectAccessReview{Spec: authzv1.SubjectAccessReviewSpec{
-						User:               "system:serviceaccount:default:proctor-run",
-						Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"},
-						ResourceAttributes: &authzv1.ResourceAttributes{Namespace: "default", Verb: v, Resource: res, Subresource: sub},
-					}}, metav1.CreateOptions{})
-					return err == nil && sar.Status.Allowed
-				}); err != nil {
-					t.Fatalf("the service account may not %s %s after the Role grants it", v, rule.Resources[0])
-				}
+	ns := strings.Split(sa, ":")[2]
+	for _, rule := range rules {
+		res, sub, _ := strings.Cut(rule.Resources[0], "/")
+		for _, v := range rule.Verbs {
+			if err := waitFor(30*time.Second, func() bool {
+				sar, err := c.Client.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authzv1.SubjectAccessReview{Spec: authzv1.SubjectAccessReviewSpec{
+					User:               sa,
+					Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
+					ResourceAttributes: &authzv1.ResourceAttributes{Namespace: r.Namespace, Verb: v, Resource: res, Subresource: sub},
+				}}, metav1.CreateOptions{})
+				return err == nil && sar.Status.Allowed
+			}); err != nil {
+				t.Fatalf("%s may not %s %s after the Role grants it", sa, v, rule.Resources[0])
 			}
 		}
-	}
-
-	t.Run("the Role's rules", func(t *testing.T) {
-		setRole(t, role.Rules)
-		t.Setenv("KUBECONFIG", asJob)
-		out, errOut, code := runCLI(t, "", args...)
-		t.Logf("proctor %s, as system:serviceaccount:default:proctor-run:\n%s%s", strings.Join(args, " "), out, errOut)
-		if code != 0 || !strings.Contains(out+errOut, "0 violations") {
-			t.Fatalf("validate as the Job's service account exited %d", code)
-		}
-		if p, s := leftovers(t, c); p != 0 || s != 0 {
-			t.Errorf("the run left %d pods and %d secrets", p, s)
-		}
-	})
-
-	for i, r := range role.Rules {
-		name := r.Resources[0]
-		t.Run("without the rule on "+strings.ReplaceAll(name, "/", " "), func(t *testing.T) {
-			setRole(t, slices.Delete(slices.Clone(role.Rules), i, i+1))
-			t.Setenv("KUBECONFIG", asJob)
-			_, errOut, code := runCLI(t, "", args...)
-			t.Logf("without the rule on %s:\n%s", name, errOut)
-			if code == 0 {
-				t.Fatalf("validate succeeded without the rule on %s", name)
-			}
-			res, sub, _ := strings.Cut(name, "/")
-			want := regexp.MustCompile(`forbidden: User "system:serviceaccount:default:proctor-run" cannot \w+ resource "` + regexp.QuoteMeta(res) + `(/` + regexp.QuoteMeta(sub) + `)?"`)
-			if sub != "" {
-				want = regexp.MustCompile(`(?i)forbidden.*` + regexp.QuoteMeta(name))
-			}
-			if !want.MatchString(errOut) {
-				t.Errorf("the error is not Forbidden on %s (want %s)", name, want)
-			}
-			// What a refused run made (as the bed's admin: the Role may
-			// not allow it) is removed.
-			if _, _, err := c.Remove(ctx, ""); err != nil {
-				t.Fatal(err)
-			}
-		})
 	}
 }

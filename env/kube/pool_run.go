@@ -43,10 +43,12 @@ func (c *Cluster) PoolSources(ctx context.Context, s Spec, log io.Writer) (_ []e
 			for _, e := range made {
 				e.closeConn()
 			}
-			for _, p := range claimed {
-				c.GiveBack(context.WithoutCancel(ctx), p.Name, r.ID)
+			if len(claimed) > 0 {
+				for _, p := range claimed {
+					c.GiveBack(context.WithoutCancel(ctx), p.Name, r.ID)
+				}
+				err = fmt.Errorf("%w (the claimed pods were given back to pool %s)", err, s.Pool)
 			}
-			err = fmt.Errorf("%w (the claimed pods were given back to pool %s)", err, s.Pool)
 		}
 	}()
 	deadline := time.Now().Add(s.Wait)
