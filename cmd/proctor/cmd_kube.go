@@ -17,7 +17,9 @@ func newKubeCommand() *cobra.Command {
 pods and a secret on a cluster, all labelled with the run's id
 (proctor.dev/run) and app.kubernetes.io/managed-by=proctor. A run removes
 them when it ends; a run that was killed leaves them, and "proctor kube
-clean" removes them.`,
+clean" removes them. "proctor kube pool" keeps guest pods Ready across runs
+(--env 'kube://NAMESPACE?pool=NAME' runs on them), and "proctor kube job"
+prints the manifests that run proctor itself as a Job in the cluster.`,
 		Args: cobra.NoArgs,
 	}
 	c.AddCommand(newKubeCleanCommand(), newKubePoolCommand(), newKubeJobCommand())
