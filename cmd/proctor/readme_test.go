@@ -134,8 +134,9 @@ func showsError(output []string) bool {
 
 // readmeRunnable are the commands run from the docs: the build, and the
 // proctor commands that need no network and end by themselves (probe
-// needs a desktop, and is skipped where there is none).
-var readmeRunnable = regexp.MustCompile(`^(go build |bin/proctor (tasks (lint|list|expand|show|schema|stats|select)|parse|report|export|rescore|probe|setup \S+ --dry-run|validate \S+ --env mem|run \S+ --env mem|view \S+ --export|import|verify) )`)
+// needs a desktop, and is skipped where there is none; kube job only
+// prints manifests).
+var readmeRunnable = regexp.MustCompile(`^(go build |bin/proctor (tasks (lint|list|expand|show|schema|stats|select)|parse|report|export|rescore|probe|setup \S+ --dry-run|validate \S+ --env mem|run \S+ --env mem|view \S+ --export|import|verify|kube job) )`)
 
 // readmeFixtureRun is the run folder that stands for the docs'
 // runs/DIR: a run recorded by recordRun (rescore_test.go).
