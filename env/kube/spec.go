@@ -58,8 +58,8 @@ const (
 // query pods, image, pull, cpu, memory, cpu-limit, memory-limit, node
 // (KEY=VALUE, repeatable), toleration (KEY[=VALUE]:EFFECT, repeatable),
 // runtime-class, size (WIDTHxHEIGHT), wait (a duration), connect
-// (forward or ip) and pool (a warm pool's name; the pods' own
-// parameters are then the pool's). The context is all before the last "/", since
+// (forward or ip) and pool (a warm pool's name; the pods' own parameters
+// are then the pool's). The context is all before the last "/", since
 // contexts' names may hold slashes and namespaces' may not.
 func ParseSpec(arg string) (Spec, error) {
 	s := Spec{Pods: 1, Image: DefaultImage, Wait: DefaultWait,
