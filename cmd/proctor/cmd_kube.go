@@ -17,10 +17,12 @@ func newKubeCommand() *cobra.Command {
 pods and a secret on a cluster, all labelled with the run's id
 (proctor.dev/run) and app.kubernetes.io/managed-by=proctor. A run removes
 them when it ends; a run that was killed leaves them, and "proctor kube
-clean" removes them.`,
+clean" removes them. "proctor kube pool" keeps guest pods Ready across runs
+(--env 'kube://NAMESPACE?pool=NAME' runs on them), and "proctor kube job"
+prints the manifests that run proctor itself as a Job in the cluster.`,
 		Args: cobra.NoArgs,
 	}
-	c.AddCommand(newKubeCleanCommand())
+	c.AddCommand(newKubeCleanCommand(), newKubePoolCommand(), newKubeJobCommand())
 	return c
 }
 
@@ -33,8 +35,10 @@ func newKubeCleanCommand() *cobra.Command {
 		Long: `Clean deletes the guest pods and the secrets of one run (--run ID, the id
 in the pods' names, proctor-ID-N) or of every run (--all) in a namespace
 of the cluster of a kubeconfig context ($KUBECONFIG or ~/.kube/config;
-in a pod, the cluster it runs in). Only objects labelled
-app.kubernetes.io/managed-by=proctor are touched.`,
+in a pod, the cluster it runs in), and gives back the pods of warm pools
+(proctor kube pool) that the run, or any run, claimed. Only objects
+labelled app.kubernetes.io/managed-by=proctor are touched; a pool's own
+pods and secret stay (proctor kube pool down removes them).`,
 		Example: `  proctor kube clean --all
   proctor kube clean --run 3f9a0c1e --context kind-dev --namespace evals`,
 		Args: cobra.NoArgs,
@@ -48,7 +52,11 @@ app.kubernetes.io/managed-by=proctor are touched.`,
 			}
 			pods, secrets, err := c.Remove(cmd.Context(), run)
 			fmt.Fprintf(cmd.OutOrStdout(), "deleted %d pods and %d secrets in namespace %s\n", pods, secrets, c.Namespace)
-			return err
+			freed, gerr := c.GiveBackAll(cmd.Context(), run)
+			if freed > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "gave back %d pods of warm pools in namespace %s\n", freed, c.Namespace)
+			}
+			return errors.Join(err, gerr)
 		},
 	}
 	f := c.Flags()

@@ -548,6 +548,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	if err := agentAnswers(ctx, factory, rc.Agent); err != nil {
 		return err
 	}
+	o.envs.episodes = len(tasks) * rc.Repeat
 	sources, err := o.envs.sources(ctx, rc.Parallel, stderr)
 	if err != nil {
 		return err

@@ -19,6 +19,8 @@ type envOptions struct {
 	vncPasswordFile string
 	vncGuest        string
 	resetCommand    string
+	// episodes is how many episodes the run has at most (0: not known).
+	episodes int
 }
 
 func (o *envOptions) flags(f *pflag.FlagSet) {
@@ -41,7 +43,7 @@ func (o *envOptions) sources(ctx context.Context, parallel int, stderr io.Writer
 			return nil, err
 		}
 	}
-	return provider.Parse(ctx, o.specs, provider.Options{Parallel: parallel, Token: token, Warn: stderr,
+	return provider.Parse(ctx, o.specs, provider.Options{Parallel: parallel, Token: token, Warn: stderr, Episodes: o.episodes,
 		Settings: map[string]string{"vnc.password": os.Getenv("PROCTOR_VNC_PASSWORD"), "vnc.password-file": o.vncPasswordFile,
 			"vnc.guest": o.vncGuest, "vnc.reset-command": o.resetCommand}})
 }

@@ -102,6 +102,10 @@ var readmeNotRun = map[string]string{
 	"podman push registry.example/proctor-guest:1":                                                                         "needs a registry",
 	"podman build -f images/guest/Containerfile --build-arg VARIANT=desktop -t registry.example/proctor-guest:1-desktop .": "needs podman and a registry's Debian image",
 	"images/guest/build.sh -o bin/proctor-guest.tar -t proctor-guest:1":                                                    "downloads Debian packages and takes minutes (its size is stated in docs/environments/kube.md)",
+	"bin/proctor kube pool up default --pods 4 --image registry.example/proctor-guest:1 --namespace evals":                 "needs a Kubernetes cluster and a pushed guest image; TestKubeBedPool makes a pool on the test bed",
+	"bin/proctor run --agent replay --env 'kube://evals?pool=default&pods=4'":                                              "needs the pool above; TestKubeBedPool runs tasks on a pool of the test bed",
+	"bin/proctor kube pool status default --namespace evals":                                                               "needs the pool above; TestKubeBedPool reads its pool's status",
+	"bin/proctor kube pool down default --namespace evals":                                                                 "needs the pool above; TestKubeBedPool takes its pool down",
 }
 
 // readmeOutputNotCompared lists transcripts whose command runs but whose
@@ -130,8 +134,9 @@ func showsError(output []string) bool {
 
 // readmeRunnable are the commands run from the docs: the build, and the
 // proctor commands that need no network and end by themselves (probe
-// needs a desktop, and is skipped where there is none).
-var readmeRunnable = regexp.MustCompile(`^(go build |bin/proctor (tasks (lint|list|expand|show|schema|stats|select)|parse|report|export|rescore|probe|setup \S+ --dry-run|validate \S+ --env mem|run \S+ --env mem|view \S+ --export|import|verify) )`)
+// needs a desktop, and is skipped where there is none; kube job only
+// prints manifests).
+var readmeRunnable = regexp.MustCompile(`^(go build |bin/proctor (tasks (lint|list|expand|show|schema|stats|select)|parse|report|export|rescore|probe|setup \S+ --dry-run|validate \S+ --env mem|run \S+ --env mem|view \S+ --export|import|verify|kube job) )`)
 
 // readmeFixtureRun is the run folder that stands for the docs'
 // runs/DIR: a run recorded by recordRun (rescore_test.go).

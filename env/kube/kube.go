@@ -60,6 +60,13 @@ func (kubeProvider) Sources(ctx context.Context, arg string, o provider.Options)
 	if err != nil {
 		return nil, err
 	}
+	// No more pods than the run has episodes: the others would wait.
+	if o.Episodes > 0 && s.Pods > o.Episodes {
+		s.Pods = o.Episodes
+	}
+	if s.Pool != "" {
+		return c.PoolSources(ctx, s, o.Warn)
+	}
 	return c.Sources(ctx, s, o.Warn)
 }
 

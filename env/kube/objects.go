@@ -110,9 +110,10 @@ func (r *Run) Labels() map[string]string {
 // Selector selects the run's objects.
 func (r *Run) Selector() string { return labels.SelectorFromSet(r.Labels()).String() }
 
-// ManagedSelector selects every object any run made.
+// ManagedSelector selects every object any run made (and not those of
+// the warm pools, which outlive runs).
 func ManagedSelector() string {
-	return labels.SelectorFromSet(map[string]string{LabelManagedBy: managedBy, LabelName: guestName}).String()
+	return labels.SelectorFromSet(map[string]string{LabelManagedBy: managedBy, LabelName: guestName}).String() + ",!" + LabelPool
 }
 
 // SecretName is the name of the run's secret, which also owns its pods.

@@ -32,6 +32,10 @@ type Options struct {
 	Settings map[string]string
 	// Warn receives warnings (a secret file others can read); nil: none.
 	Warn io.Writer
+	// Episodes is how many episodes the run has at most (0: not known): a
+	// provider that makes its places on demand (pods on a cluster) makes
+	// no more than that.
+	Episodes int
 }
 
 // Provider makes the places of a pool from one --env value.

@@ -42,6 +42,9 @@ type Spec struct {
 	// the API server's port-forward), "ip" (the pod's IP, from inside
 	// the cluster), or "" (ip in a pod, forward elsewhere).
 	Connect string
+	// Pool is the warm pool (proctor kube pool up) whose Ready pods the
+	// run claims instead of making its own; "": none.
+	Pool string
 }
 
 // Usage is the form of the value.
@@ -166,9 +169,19 @@ func Parse(arg string) (Spec, error) {
 					return Spec{}, bad("forward (through the API server) or ip (the pods' addresses, from inside the cluster)")
 				}
 				s.Connect = v
+			case "pool":
+				if err := ValidPoolName(v); err != nil {
+					return Spec{}, bad("%v", err)
+				}
+				s.Pool = v
 			default:
-				return Spec{}, fmt.Errorf("unknown parameter %q (known: pods, image, pull, cpu, memory, cpu-limit, memory-limit, node, toleration, runtime-class, size, wait, connect)", k)
+				return Spec{}, fmt.Errorf("unknown parameter %q (known: pods, image, pull, cpu, memory, cpu-limit, memory-limit, node, toleration, runtime-class, size, wait, connect, pool)", k)
 			}
+		}
+	}
+	if s.Pool != "" {
+		if k := PoolOwn(q); k != "" {
+			return Spec{}, fmt.Errorf("%s with pool=%s: the pool's pods were made with their own (proctor kube pool status %s)", k, s.Pool, s.Pool)
 		}
 	}
 	if !memLimit {
@@ -209,4 +222,29 @@ func parseToleration(v string) (Toleration, error) {
 		return t, fmt.Errorf("want KEY[=VALUE][:EFFECT] with a taint's key (gpu=true:NoSchedule)")
 	}
 	return t, nil
+}
+
+// MaxPoolName bounds a warm pool's name (its objects' names carry it).
+const MaxPoolName = 40
+
+// ValidPoolName says what is wrong with a warm pool's name, or nil.
+func ValidPoolName(name string) error {
+	if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
+		return fmt.Errorf("a pool's name is a DNS label (lower-case letters, digits, -): %s", strings.Join(errs, "; "))
+	}
+	if len(name) > MaxPoolName {
+		return fmt.Errorf("a pool's name is at most %d characters", MaxPoolName)
+	}
+	return nil
+}
+
+// PoolOwn returns the first parameter of q that a pool's pods fix (their
+// image, resources, placement, screen), or "".
+func PoolOwn(q url.Values) string {
+	for _, k := range []string{"image", "pull", "cpu", "memory", "cpu-limit", "memory-limit", "node", "toleration", "runtime-class", "size"} {
+		if q.Has(k) {
+			return k
+		}
+	}
+	return ""
 }

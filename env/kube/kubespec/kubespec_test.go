@@ -79,6 +79,14 @@ func TestParse(t *testing.T) {
 		{arg: "evals?runtime-class=Not_A_Name", err: "a RuntimeClass name"},
 		{arg: "evals?replicas=3", err: `unknown parameter "replicas"`},
 		{arg: "evals?pods=%zz", err: "the query"},
+		{arg: "evals?pool=warm&pods=3&wait=1m", want: func(t *testing.T, s Spec) {
+			if s.Pool != "warm" || s.Pods != 3 || s.Wait != time.Minute {
+				t.Errorf("got %+v", s)
+			}
+		}},
+		{arg: "evals?pool=warm&image=x", err: "image with pool=warm: the pool's pods were made with their own"},
+		{arg: "evals?pool=Warm_1", err: "pool=Warm_1: a pool's name is a DNS label"},
+		{arg: "evals?pool=" + strings.Repeat("a", 41), err: "at most 40 characters"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.arg, func(t *testing.T) {
