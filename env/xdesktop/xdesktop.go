@@ -37,7 +37,7 @@ type Config struct {
 	// Session is the desktop session it starts with (task.Sessions),
 	// openbox when empty; a reset switches to the one its setup names.
 	Session string
-	Log           io.Writer
+	Log     io.Writer
 	// Settle is how the desktop waits for its screen to settle after each
 	// turn; the zero value is DefaultSettle (off where PROCTOR_SETTLE=off).
 	Settle Settle
