@@ -1,13 +1,16 @@
 package xdesktop
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -36,10 +39,25 @@ type desktopSession struct {
 	// polkit and accountsservice there, and stops at start where no
 	// system bus answers at all (while /run/systemd/seats exists).
 	systemBus bool
+	// files are copied into the home folder (paths relative to it) from
+	// the system's files before the session starts, unless already
+	// there: settings that spare first-start dialogs.
+	files map[string]string
+	// before are commands run on the desktop before the session's
+	// processes start.
+	before []string
+	// started, when set, is a line the window manager writes to its
+	// standard error once it has started (its start is watched).
+	started string
 	// ready, when set, is what the session does once its names are on
-	// the bus, before it counts as started.
+	// the bus (and its started line written), before it counts as
+	// started.
 	ready func(ctx context.Context, d *Desktop, conn *dbus.Conn) error
 }
+
+// openboxEnv is what openbox's session, and a desktop without any, adds
+// to the environment: GSettings in memory, per process.
+var openboxEnv = []string{"GSETTINGS_BACKEND=memory"}
 
 // systemBusFile is the socket of a desktop's own system bus, in its
 // runtime folder.
@@ -49,7 +67,7 @@ var desktopSessions = map[string]desktopSession{
 	task.SessionOpenbox: {
 		procs: [][]string{{"openbox", "--sm-disable"}},
 		wm:    "Openbox",
-		env:   []string{"GSETTINGS_BACKEND=memory"},
+		env:   openboxEnv,
 	},
 	task.SessionXFCE: {
 		procs: [][]string{
@@ -62,25 +80,84 @@ var desktopSessions = map[string]desktopSession{
 		names:    []string{"org.xfce.Panel", "org.xfce.xfdesktop", "org.xfce.SettingsDaemon"},
 		env:      []string{"GSETTINGS_BACKEND=dconf", "XDG_CURRENT_DESKTOP=XFCE", "XDG_SESSION_DESKTOP=xfce", "DESKTOP_SESSION=xfce"},
 		settings: []string{"xfconfd", "dconf-service"},
+		// Without settings of its own, the panel starts with a dialog
+		// that asks which layout to use: it gets Debian's default one.
+		files: map[string]string{".config/xfce4/xfconf/xfce-perchannel-xml/xfce4-panel.xml": "/etc/xdg/xfce4/panel/default.xml"},
 	},
 	task.SessionGNOME: {
-		procs:     [][]string{{"gnome-shell", "--x11", "--replace", "--sm-disable"}},
-		wm:        "GNOME Shell",
-		names:     []string{"org.gnome.Shell"},
-		env:       []string{"GSETTINGS_BACKEND=dconf", "XDG_CURRENT_DESKTOP=GNOME", "XDG_SESSION_DESKTOP=gnome", "DESKTOP_SESSION=gnome"},
+		procs: [][]string{{"gnome-shell", "--x11", "--replace", "--sm-disable"}},
+		wm:    "GNOME Shell",
+		names: []string{"org.gnome.Shell"},
+		// vblank_mode=0: Mesa's GLX does not wait for a vertical blank
+		// that Xvfb never gives, which left new windows undrawn.
+		env: []string{"GSETTINGS_BACKEND=dconf", "XDG_CURRENT_DESKTOP=GNOME", "XDG_SESSION_DESKTOP=gnome",
+			"DESKTOP_SESSION=gnome", "vblank_mode=0"},
 		settings:  []string{"dconf-service"},
 		systemBus: true,
-		ready:     leaveOverview,
+		// GNOME Shell tells a session of root that it runs as a
+		// privileged user, in a banner that stays until the user moves
+		// (GNOME holds banners while the user is idle): it is sent to the
+		// message tray without a banner, and the setting then reset.
+		before:  []string{"dconf write " + showBanners + " false"},
+		started: "GNOME Shell started at",
+		ready: func(ctx context.Context, d *Desktop, conn *dbus.Conn) error {
+			if err := leaveOverview(ctx, d, conn); err != nil {
+				return err
+			}
+			return d.runChecked(ctx, "dconf reset "+showBanners)
+		},
 	},
 }
 
-// leaveOverview waits for GNOME Shell's start to end in its overview
-// (where a session of GNOME 40 and later begins) and leaves it, so that
-// an episode starts on the desktop, as with the other sessions.
+// showBanners is GNOME's setting that shows notifications in banners.
+const showBanners = "/org/gnome/desktop/notifications/show-banners"
+
+// runChecked runs a command of the harness on the desktop and fails
+// unless it exits 0.
+func (d *Desktop) runChecked(ctx context.Context, cmd string) error {
+	res, err := d.Run(ctx, cmd, 30*time.Second)
+	if err != nil {
+		return err
+	}
+	if res.ExitCode != 0 {
+		return fmt.Errorf("%s: exit status %d: %s", cmd, res.ExitCode, strings.TrimSpace(res.Stderr))
+	}
+	return nil
+}
+
+// lineWatch passes a process's output on and closes seen once a line
+// holding want was written.
+type lineWatch struct {
+	out  io.Writer
+	want []byte
+	seen chan struct{}
+	buf  []byte
+	once sync.Once
+}
+
+func (w *lineWatch) Write(p []byte) (int, error) {
+	if w.out != nil {
+		w.out.Write(p)
+	}
+	w.buf = append(w.buf, p...)
+	if bytes.Contains(w.buf, w.want) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	if i := bytes.LastIndexByte(w.buf, '\n'); i >= 0 {
+		w.buf = w.buf[i+1:]
+	}
+	if len(w.buf) > 4096 {
+		w.buf = w.buf[len(w.buf)-4096:]
+	}
+	return len(p), nil
+}
+
+// leaveOverview leaves the overview where GNOME Shell (40 and later)
+// starts, so that an episode starts on the desktop, as with the other
+// sessions.
 func leaveOverview(ctx context.Context, d *Desktop, conn *dbus.Conn) error {
 	shell := conn.Object("org.gnome.Shell", "/org/gnome/Shell")
-	seen := false
-	return d.poll(ctx, 90*time.Second, "GNOME Shell's start", func() (bool, error) {
+	return d.poll(ctx, 30*time.Second, "GNOME Shell to leave its overview", func() (bool, error) {
 		if err := d.s.infraDown(); err != nil {
 			return false, err
 		}
@@ -88,16 +165,11 @@ func leaveOverview(ctx context.Context, d *Desktop, conn *dbus.Conn) error {
 		if err != nil {
 			return false, nil // not exported yet
 		}
-		active, _ := v.Value().(bool)
-		switch {
-		case active:
-			seen = true
-			// Refused while its start animation runs: asked again.
-			_ = shell.SetProperty("org.gnome.Shell.OverviewActive", dbus.MakeVariant(false))
-			return false, nil
-		case seen:
+		if active, _ := v.Value().(bool); !active {
 			return true, nil
 		}
+		// Left alone while an animation runs: asked again.
+		_ = shell.SetProperty("org.gnome.Shell.OverviewActive", dbus.MakeVariant(false))
 		return false, nil
 	})
 }
@@ -155,12 +227,21 @@ func (d *Desktop) startSession(ctx context.Context, name string) error {
 	}
 	ds := desktopSessions[name]
 	s := d.s
+	for rel, src := range ds.files {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return fmt.Errorf("the %s session's settings: %w", name, err)
+		}
+		if _, err := d.writeFile("~/"+rel, b, nil, true); err != nil {
+			return err
+		}
+	}
 	s.mu.Lock()
-	s.kind = name
+	s.kind, s.kindEnv = name, s.sessionEnv(ds)
 	s.mu.Unlock()
 	// Services the bus starts from now on (the settings daemons) get the
 	// session's environment too.
-	if err := s.activationEnv(ctx, s.sessionEnv(name)); err != nil {
+	if err := s.activationEnv(ctx, s.sessionEnv(ds)); err != nil {
 		return err
 	}
 	if ds.systemBus {
@@ -174,8 +255,19 @@ func (d *Desktop) startSession(ctx context.Context, name string) error {
 		s.infra = append(s.infra, p)
 		s.mu.Unlock()
 	}
+	for _, c := range ds.before {
+		if err := d.runChecked(ctx, c); err != nil {
+			return err
+		}
+	}
+	var watch *lineWatch
 	for i, argv := range ds.procs {
-		p, err := s.start(argv[0], argv, s.home, nil, nil, nil)
+		var stderr io.Writer
+		if i == 0 && ds.started != "" {
+			watch = &lineWatch{out: s.logFile(), want: []byte(ds.started), seen: make(chan struct{})}
+			stderr = watch
+		}
+		p, err := s.start(argv[0], argv, s.home, nil, nil, stderr)
 		if err != nil {
 			return err
 		}
@@ -218,8 +310,20 @@ func (d *Desktop) startSession(ctx context.Context, name string) error {
 		}
 		return true, nil
 	})
-	if err != nil || ds.ready == nil {
+	if err != nil {
 		return err
+	}
+	if watch != nil {
+		select {
+		case <-watch.seen:
+		case <-time.After(90 * time.Second):
+			return fmt.Errorf("%s did not say %q in 90s", ds.procs[0][0], ds.started)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if ds.ready == nil {
+		return nil
 	}
 	return ds.ready(ctx, d, conn)
 }
@@ -229,7 +333,7 @@ func (d *Desktop) stopSession() {
 	s := d.s
 	s.mu.Lock()
 	desk, kind := s.desk, s.kind
-	s.desk, s.kind = nil, ""
+	s.desk, s.kind, s.kindEnv = nil, "", nil
 	s.infra = slices.DeleteFunc(s.infra, func(p *proc) bool { return slices.Contains(desk, p) })
 	s.mu.Unlock()
 	for i := len(desk) - 1; i >= 0; i-- {

@@ -88,6 +88,13 @@ func TestSessionSettings(t *testing.T) {
 			}
 			started = append(started, d.s.id)
 			defer d.Close()
+			if tc.session == task.SessionGNOME {
+				// The banners kept off while the shell starts are on again,
+				// as GNOME's default has them.
+				if got := sh(t, d, "gsettings get org.gnome.desktop.notifications show-banners; dconf read "+showBanners); got != "true" {
+					t.Fatalf("show-banners at the start: %q, want true from the default", got)
+				}
+			}
 			for _, p := range tc.probes {
 				sh(t, d, p[0])
 				if got := sh(t, d, p[1]); got != p[2] {

@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
-	"github.com/proctor-eval/proctor/task"
 )
 
 // MarkerVar is set in the environment of every process a desktop starts,
@@ -71,21 +70,22 @@ type session struct {
 
 	watchdog     *exec.Cmd
 	watchdogPipe *os.File
-	infra        []*proc // X server, bus, a11y, the session's: kept across resets
-	kind         string  // the desktop session running (task.Sessions), "" when none
-	desk         []*proc // the session's processes, the window manager first
-	apps         []*proc // applications and setup commands: ended on reset
-	netns        *proc   // the holder of the desktop's network namespace, once made (netns.go)
+	infra        []*proc  // X server, bus, a11y, the session's: kept across resets
+	kind         string   // the desktop session running (task.Sessions), "" when none
+	kindEnv      []string // what it adds to the processes' environment (openbox's when none)
+	desk         []*proc  // the session's processes, the window manager first
+	apps         []*proc  // applications and setup commands: ended on reset
+	netns        *proc    // the holder of the desktop's network namespace, once made (netns.go)
 }
 
 // env is the environment of the session's processes: the desktop's, and
 // the desktop session's (openbox's when none runs).
 func (s *session) env() []string {
 	s.mu.Lock()
-	kind := s.kind
+	own := s.kindEnv
 	s.mu.Unlock()
-	if kind == "" {
-		kind = task.SessionOpenbox
+	if own == nil {
+		own = openboxEnv
 	}
 	return append([]string{
 		"DISPLAY=" + s.display,
@@ -111,12 +111,11 @@ func (s *session) env() []string {
 		"LIBGL_ALWAYS_SOFTWARE=1",
 		"SAL_USE_VCLPLUGIN=gtk3",
 		MarkerVar + "=" + s.id,
-	}, s.sessionEnv(kind)...)
+	}, own...)
 }
 
 // sessionEnv is what a desktop session adds to its processes' environment.
-func (s *session) sessionEnv(kind string) []string {
-	ds := desktopSessions[kind]
+func (s *session) sessionEnv(ds desktopSession) []string {
 	if !ds.systemBus {
 		return ds.env
 	}
