@@ -360,12 +360,19 @@ func (s *session) killCommands(names []string) {
 }
 
 // activationEnv sets variables in the environment of the services the
-// session bus starts from now on.
+// session bus starts from now on: a session's, in place of another's.
 func (s *session) activationEnv(ctx context.Context, vars []string) error {
 	if len(vars) == 0 {
 		return nil
 	}
+	// What another session set is emptied (the bus cannot unset it).
 	m := map[string]string{}
+	for _, ds := range desktopSessions {
+		for _, v := range ds.env {
+			k, _, _ := strings.Cut(v, "=")
+			m[k] = ""
+		}
+	}
 	for _, v := range vars {
 		k, val, _ := strings.Cut(v, "=")
 		m[k] = val
