@@ -153,6 +153,21 @@ func TestResetSwitchesSession(t *testing.T) {
 		if got := d.Session(); got != tc.want || !ok || err != nil || !strings.Contains(wm, tc.wm) {
 			t.Fatalf("asked %q: session %q with window manager %q (%v, %v), want %q with %s", tc.asked, got, wm, ok, err, tc.want, tc.wm)
 		}
+		if tc.want == task.SessionXFCE {
+			// The panel is on the screen, but no application window.
+			if err := d.poll(context.Background(), 20*time.Second, "XFCE's panel", func() (bool, error) {
+				w, ok, err := d.x.WindowAt(1, 1)
+				return ok && w.Title == "xfce4-panel", err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			ws, err := d.Windows(context.Background())
+			for _, w := range ws {
+				if w.Title == "xfce4-panel" || w.Title == "Desktop" || err != nil {
+					t.Fatalf("the windows %+v (%v) hold the session's own", ws, err)
+				}
+			}
+		}
 		backend := sh(t, d, "echo $GSETTINGS_BACKEND")
 		if want := map[string]string{task.SessionXFCE: "dconf", task.SessionOpenbox: "memory"}[tc.want]; backend != want {
 			t.Fatalf("the %s session's commands have GSETTINGS_BACKEND=%s, want %s", tc.want, backend, want)
