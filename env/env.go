@@ -246,6 +246,10 @@ type Setup struct {
 	// Everything else is refused (package browser).
 	Origins []string `json:"origins,omitempty"`
 	Web     bool     `json:"web,omitempty"`
+	// Session is the desktop session an x11 task runs in (task.Sessions):
+	// a desktop switches to it before the steps, and a fresh one is
+	// started at every reset. Empty: the desktop's own.
+	Session string `json:"session,omitempty"`
 }
 
 // App resolves an app name among the setup's apps and the built-in ones.

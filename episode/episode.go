@@ -187,6 +187,9 @@ func Start(ctx context.Context, e env.Env, svc *service.Instances, cfg Config, t
 	origins, web := Reach(cfg, t, svc)
 	ep.setup = env.Setup{Steps: ep.t.Setup, Apps: suiteApps(cfg.Suite), Assets: as, Type: t.Environment.TypeOrDefault(),
 		Origins: origins, Web: web}
+	if ep.setup.Type == "x11" {
+		ep.setup.Session = cfg.Suite.SessionOf(t)
+	}
 	err = e.Reset(rctx, ep.setup)
 	cancel()
 	if err != nil {

@@ -99,6 +99,9 @@ func (s *Suite) lint(f *fileCtx, t *Task) Problems {
 	if typ := t.Environment.TypeOrDefault(); typ != "browser" && (t.Environment.Network != "" || len(t.Environment.Allow) > 0) {
 		add([]any{"environment"}, "network and allow rule the pages of a browser (type: browser); the %s environment keeps its own network", typ)
 	}
+	if typ := t.Environment.TypeOrDefault(); typ != "x11" && t.Environment.Session != "" {
+		add([]any{"environment", "session"}, "a session is an x11 desktop's; the %s environment has its own", typ)
+	}
 	lintSteps := func(section string, steps []Step) {
 		for i, st := range steps {
 			spec := st.Spec()

@@ -104,6 +104,9 @@ type Suite struct {
 	// the suite may reach, as a task's environment says (Reach).
 	Network string   `json:"network,omitempty"`
 	Allow   []string `json:"allow,omitempty"`
+	// Session is the desktop session of the suite's x11 tasks that name
+	// none (Sessions).
+	Session string `json:"session,omitempty"`
 	// Changes is what every task of the suite may change, besides its
 	// own changes: section.
 	Changes *statediff.Allowed `json:"changes,omitempty"`

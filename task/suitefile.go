@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -118,6 +119,9 @@ func (s *Suite) parseSuiteFile(name string, src []byte) Problems {
 	}
 	if v, ok := obj["network"].(string); ok {
 		s.Network = v
+	}
+	if v, ok := obj["session"].(string); ok && slices.Contains(Sessions, v) {
+		s.Session = v
 	}
 	if v, ok := obj["allow"].([]any); ok {
 		for _, o := range v {

@@ -79,7 +79,7 @@ func TestSuiteFileSchemaErrorsHavePlaces(t *testing.T) {
 	for _, tc := range []struct{ name, suite, want string }{
 		{"missing command", "apps:\n  foo:\n    package: foo\n", `suite.yaml:2:3: apps.foo: missing required field "command"`},
 		{"wrong type", "name: [a, b]\n", `suite.yaml:1:1: name: got array, want string`},
-		{"top-level field", "name: x\ncolour: red\n", `suite.yaml:2:1: colour: unknown field "colour" (valid: name, description, apps, services, setup, network, allow, changes, personas)`},
+		{"top-level field", "name: x\ncolour: red\n", `suite.yaml:2:1: colour: unknown field "colour" (valid: name, description, apps, services, setup, network, allow, session, changes, personas)`},
 		{"env value", "apps:\n  foo:\n    command: foo\n    env:\n      N: 3\n", `suite.yaml:5:7: apps.foo.env.N: got number, want string`},
 		{"env name", "apps:\n  foo:\n    command: foo\n    env:\n      A-B: x\n", `suite.yaml:5:7: apps.foo.env.A-B: "A-B" is not a valid name here: 'A-B' does not match pattern`},
 		{"network", "network: open\n", `suite.yaml:1:1: network: value must be 'web'`},

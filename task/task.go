@@ -73,6 +73,9 @@ type Environment struct {
 	// (scheme://host[:port]). Everything else is refused.
 	Network string   `json:"network,omitempty"`
 	Allow   []string `json:"allow,omitempty"`
+	// Session is the desktop session of an x11 task (Sessions): openbox
+	// alone, XFCE or GNOME; empty, its suite's, else openbox.
+	Session string `json:"session,omitempty"`
 }
 
 // TypeOrDefault is the environment type, x11 when the task names none.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,8 +22,9 @@ func newSetupCommand() *cobra.Command {
 		Use:   "setup SUITE",
 		Short: "Install and prepare the applications a suite's tasks run on",
 		Long: `Setup installs and prepares what a suite declares under setup in its
-suite.yaml: the Debian packages (with apt-get, those not installed yet),
-then its script (run with bash from the suite's folder, as root), which
+suite.yaml: the Debian packages (with apt-get, those not installed yet;
+with them those of the desktop sessions, xfce or gnome, that the suite or
+its tasks name), then its script (run with bash from the suite's folder, as root), which
 prepares the applications' pristine data under the suite's data folder,
 $PROCTOR_DATA/NAME (/var/lib/proctor/NAME by default; the script finds it
 in PROCTOR_SUITE_DATA). A suite's command services start from that data.
@@ -59,21 +61,26 @@ func runSetup(ctx context.Context, suite string, dryRun bool, stdout, stderr io.
 	if len(own) > 0 {
 		return fmt.Errorf("%s has problems:\n%w", filepath.Join(suite, task.SuiteFile), own)
 	}
-	if s.Setup == nil {
+	packages := sessionPackages(s)
+	if s.Setup == nil && len(packages) == 0 {
 		fmt.Fprintf(stderr, "%s declares no setup in %s: nothing to do\n", suite, task.SuiteFile)
 		return nil
 	}
+	if s.Setup == nil {
+		s.Setup = &task.Setup{}
+	}
+	packages = append(slices.Clone(s.Setup.Packages), packages...)
 	data := s.DataDir()
 	start := time.Now()
 	var missing []string
-	for _, p := range s.Setup.Packages {
+	for _, p := range packages {
 		if !installed(ctx, p) {
 			missing = append(missing, p)
 		}
 	}
 	switch {
-	case len(missing) == 0 && len(s.Setup.Packages) > 0:
-		fmt.Fprintf(stderr, "packages: all %d installed\n", len(s.Setup.Packages))
+	case len(missing) == 0 && len(packages) > 0:
+		fmt.Fprintf(stderr, "packages: all %d installed\n", len(packages))
 	case len(missing) > 0 && dryRun:
 		fmt.Fprintf(stdout, "apt-get install -y --no-install-recommends %s\n", strings.Join(missing, " "))
 	case len(missing) > 0:
@@ -121,6 +128,27 @@ func runSetup(ctx context.Context, suite string, dryRun bool, stdout, stderr io.
 	size, _ := dirSize(data)
 	fmt.Fprintf(stderr, "%s set up in %s; its data folder %s holds %.1f MiB\n", s.Name, time.Since(start).Round(100*time.Millisecond), data, float64(size)/(1<<20))
 	return nil
+}
+
+// sessionPackages lists the Debian packages of the desktop sessions the
+// suite or its tasks name (task.SessionPackages), those the suite itself
+// declares left out.
+func sessionPackages(s *task.Suite) []string {
+	var out []string
+	add := func(name string) {
+		for _, p := range task.SessionPackages[name] {
+			if !slices.Contains(out, p) && (s.Setup == nil || !slices.Contains(s.Setup.Packages, p)) {
+				out = append(out, p)
+			}
+		}
+	}
+	add(s.Session)
+	for _, t := range s.Tasks {
+		if t.Environment.TypeOrDefault() == "x11" {
+			add(s.SessionOf(t))
+		}
+	}
+	return out
 }
 
 // installed reports whether the Debian package is installed.

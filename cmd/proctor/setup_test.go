@@ -3,8 +3,11 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/proctor-eval/proctor/task"
 )
 
 // TestSetup runs a suite's set-up: a package that is not installed is
@@ -36,5 +39,32 @@ func TestSetup(t *testing.T) {
 	_, errs, code = runCLI(t, "", "setup", dir)
 	if code == 0 || !strings.Contains(errs, "prepare.sh: exit status 4") || !strings.Contains(errs, "no disk") {
 		t.Fatalf("a failing script: exit %d\n%s", code, errs)
+	}
+}
+
+// TestSessionPackages: setup installs the packages of the desktop
+// sessions the suite and its x11 tasks name, once each, besides those
+// the suite declares.
+func TestSessionPackages(t *testing.T) {
+	x11 := func(session string) *task.Task { return &task.Task{Environment: task.Environment{Session: session}} }
+	browser := &task.Task{Environment: task.Environment{Type: "browser"}}
+	for _, tc := range []struct {
+		name  string
+		suite task.Suite
+		want  []string
+	}{
+		{"none", task.Suite{Tasks: []*task.Task{x11(""), browser}}, nil},
+		{"a task's", task.Suite{Tasks: []*task.Task{x11(""), x11(task.SessionGNOME)}}, task.SessionPackages[task.SessionGNOME]},
+		{"the suite's", task.Suite{Session: task.SessionXFCE, Tasks: []*task.Task{browser}}, task.SessionPackages[task.SessionXFCE]},
+		{"both, shared ones once", task.Suite{Session: task.SessionGNOME, Tasks: []*task.Task{x11(task.SessionXFCE), x11("")}},
+			[]string{"gnome-shell", "dconf-cli", "dconf-gsettings-backend", "xfwm4", "xfce4-panel", "xfdesktop4", "xfconf", "xfce4-settings"}},
+		{"declared ones left out", task.Suite{Setup: &task.Setup{Packages: []string{"dconf-cli"}}, Tasks: []*task.Task{x11(task.SessionGNOME)}},
+			[]string{"gnome-shell", "dconf-gsettings-backend"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := sessionPackages(&tc.suite); !slices.Equal(got, tc.want) {
+				t.Errorf("packages %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

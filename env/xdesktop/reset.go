@@ -29,8 +29,15 @@ func (d *Desktop) Reset(ctx context.Context, s env.Setup) error {
 	if err := d.alive(); err != nil {
 		return err
 	}
+	want := d.wantSession(s.Session)
+	if want != "" {
+		if why := sessionMissing(want); why != "" {
+			return fmt.Errorf("%s", why)
+		}
+	}
 	infra := d.s.stopApps()
 	d.endStrayClients(infra)
+	d.endSessionFor(want)
 	// The pointer waits in the bottom-right corner, not where the last
 	// episode left it or in the middle of the screen where new windows
 	// open: a window mapped under the pointer may never hear the pointer
@@ -51,6 +58,11 @@ func (d *Desktop) Reset(ctx context.Context, s env.Setup) error {
 	}
 	if err := os.MkdirAll(d.s.tmp, 0o700); err != nil {
 		return err
+	}
+	if want != "" && d.Session() == "" {
+		if err := d.startSession(ctx, want); err != nil {
+			return fmt.Errorf("start the %s session: %w", want, err)
+		}
 	}
 	return setup.Executor{Env: d, Hook: setupHook{d}, PollEvery: pollEvery}.Run(ctx, s)
 }

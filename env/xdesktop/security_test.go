@@ -26,7 +26,7 @@ import (
 // Helper modes of the test binary, run in a child process (see init).
 const (
 	probeVar = "PROCTOR_TEST_XPROBE" // try the display named by the value without credentials
-	ownerVar = "PROCTOR_TEST_XOWNER" // start a desktop, report it, and wait to be killed
+	ownerVar = "PROCTOR_TEST_XOWNER" // start a desktop (in the session named, if any), report it, and wait to be killed
 	nobody   = 65534                 // uid and gid of the unprivileged user
 	probeOK  = "accepted without credentials"
 )
@@ -36,12 +36,24 @@ func init() {
 		fmt.Println(probeDisplay(disp))
 		os.Exit(0)
 	}
-	if os.Getenv(ownerVar) != "" {
+	if owner := os.Getenv(ownerVar); owner != "" {
 		Watchdog()
-		d, err := Start(context.Background(), Config{NoWM: true})
+		cfg := Config{NoWM: true}
+		if owner != "none" {
+			cfg = Config{Session: owner, Width: 1024, Height: 768}
+		}
+		d, err := Start(context.Background(), cfg)
 		if err != nil {
 			fmt.Println("error", err)
 			os.Exit(1)
+		}
+		if owner != "none" {
+			// The session bus starts the settings daemons.
+			res, err := d.Run(context.Background(), "gsettings set org.gtk.Settings.FileChooser show-hidden true && (! command -v xfconf-query || xfconf-query -c proctor -p /a -n -t int -s 1)", time.Minute)
+			if err != nil || res.ExitCode != 0 {
+				fmt.Println("error", err, res.Stderr)
+				os.Exit(1)
+			}
 		}
 		fmt.Println(d.Display(), d.ID(), d.s.base)
 		select {} // until the test kills this process
@@ -150,13 +162,27 @@ func TestOtherUsersCannotUseTheDisplay(t *testing.T) {
 // TestKilledOwnerLeavesNoXFiles kills the process that owns a desktop and
 // checks that the watchdog removes the X server's socket with the rest.
 func TestKilledOwnerLeavesNoXFiles(t *testing.T) {
-	need(t)
+	for _, owner := range []string{"none", task.SessionXFCE, task.SessionGNOME} {
+		t.Run(owner, func(t *testing.T) {
+			if owner == "none" {
+				need(t)
+			} else {
+				needSession(t, owner)
+			}
+			killOwner(t, owner)
+		})
+	}
+}
+
+// killOwner starts a desktop in another process (ownerVar), kills that
+// process, and checks that nothing of the desktop is left.
+func killOwner(t *testing.T, owner string) {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), ownerVar+"=1")
+	cmd.Env = append(os.Environ(), ownerVar+"="+owner)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

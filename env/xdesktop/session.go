@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,21 +64,30 @@ type session struct {
 	width   int
 	height  int
 	log     io.Writer
-	wm      bool // a window manager was started
 
 	mu      sync.Mutex
 	devnull *os.File
 
 	watchdog     *exec.Cmd
 	watchdogPipe *os.File
-	infra        []*proc // X server, bus, a11y, window manager: kept across resets
-	apps         []*proc // applications and setup commands: ended on reset
-	netns        *proc   // the holder of the desktop's network namespace, once made (netns.go)
+	infra        []*proc  // X server, bus, a11y, the session's: kept across resets
+	kind         string   // the desktop session running (task.Sessions), "" when none
+	kindEnv      []string // what it adds to the processes' environment (openbox's when none)
+	desk         []*proc  // the session's processes, the window manager first
+	apps         []*proc  // applications and setup commands: ended on reset
+	netns        *proc    // the holder of the desktop's network namespace, once made (netns.go)
 }
 
-// env is the environment of the session's processes.
+// env is the environment of the session's processes: the desktop's, and
+// the desktop session's (openbox's when none runs).
 func (s *session) env() []string {
-	return []string{
+	s.mu.Lock()
+	own := s.kindEnv
+	s.mu.Unlock()
+	if own == nil {
+		own = openboxEnv
+	}
+	return append([]string{
 		"DISPLAY=" + s.display,
 		"XAUTHORITY=" + s.xauth,
 		"HOME=" + s.home,
@@ -99,10 +109,17 @@ func (s *session) env() []string {
 		"QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1",
 		"QTWEBENGINE_DISABLE_SANDBOX=1",
 		"LIBGL_ALWAYS_SOFTWARE=1",
-		"GSETTINGS_BACKEND=memory",
 		"SAL_USE_VCLPLUGIN=gtk3",
 		MarkerVar + "=" + s.id,
+	}, own...)
+}
+
+// sessionEnv is what a desktop session adds to its processes' environment.
+func (s *session) sessionEnv(ds desktopSession) []string {
+	if !ds.systemBus {
+		return ds.env
 	}
+	return append(slices.Clone(ds.env), "DBUS_SYSTEM_BUS_ADDRESS=unix:path="+filepath.Join(s.runtime, systemBusFile))
 }
 
 // logFile is where the session's processes write: the log when it is a
@@ -235,9 +252,10 @@ func (s *session) sweep(keep map[int]bool) {
 	}
 }
 
-// startInfra starts the X server, the session bus, AT-SPI and the window
-// manager, in that order, each only once the one before answers.
-func (s *session) startInfra(ctx context.Context, wm bool) error {
+// startInfra starts the X server, the session bus and AT-SPI, in that
+// order, each only once the one before answers (the desktop session comes
+// after: startSession).
+func (s *session) startInfra(ctx context.Context) error {
 	// The X server picks a free display and writes its number to fd 3
 	// once it accepts connections.
 	r, w, err := os.Pipe()
@@ -303,20 +321,7 @@ func (s *session) startInfra(ctx context.Context, wm bool) error {
 	if findLauncher() == "" {
 		return fmt.Errorf("AT-SPI is not installed (apt-get install at-spi2-core)")
 	}
-	if err := s.enableA11y(ctx); err != nil {
-		return err
-	}
-	if wm {
-		if _, err := exec.LookPath("openbox"); err == nil {
-			p, err := s.start("openbox", []string{"openbox", "--sm-disable"}, s.home, nil, nil, nil)
-			if err != nil {
-				return err
-			}
-			s.infra = append(s.infra, p)
-			s.wm = true
-		}
-	}
-	return nil
+	return s.enableA11y(ctx)
 }
 
 // makeXauth makes the desktop's X cookie and writes it to an Xauthority
@@ -555,7 +560,10 @@ func (s *session) close() error {
 // infraDown returns an error naming the first infrastructure process that
 // has exited.
 func (s *session) infraDown() error {
-	for _, p := range s.infra {
+	s.mu.Lock()
+	infra := slices.Clone(s.infra)
+	s.mu.Unlock()
+	for _, p := range infra {
 		if !p.alive() {
 			return fmt.Errorf("%s exited: %v", p.name, p.err)
 		}

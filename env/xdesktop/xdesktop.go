@@ -35,7 +35,10 @@ type Config struct {
 	HomeTemplate  string // folder copied into the home folder at every reset
 	Dir           string // where the desktop's folder is made; default the system temp dir
 	NoWM          bool   // run without a window manager
-	Log           io.Writer
+	// Session is the desktop session it starts with (task.Sessions),
+	// openbox when empty; a reset switches to the one its setup names.
+	Session string
+	Log     io.Writer
 	// Settle is how the desktop waits for its screen to settle after each
 	// turn; the zero value is DefaultSettle (off where PROCTOR_SETTLE=off).
 	Settle Settle
@@ -82,6 +85,11 @@ func Start(ctx context.Context, cfg Config) (*Desktop, error) {
 			return nil, fmt.Errorf("%s is not installed (apt-get install xvfb dbus openbox at-spi2-core)", bin)
 		}
 	}
+	if cfg.Session != "" && !cfg.NoWM {
+		if why := sessionMissing(cfg.Session); why != "" {
+			return nil, fmt.Errorf("%s", why)
+		}
+	}
 	base, err := os.MkdirTemp(cfg.Dir, "proctor-desktop-")
 	if err != nil {
 		return nil, err
@@ -110,7 +118,7 @@ func Start(ctx context.Context, cfg Config) (*Desktop, error) {
 		d.Close()
 		return nil, err
 	}
-	if err := s.startInfra(ctx, !cfg.NoWM); err != nil {
+	if err := s.startInfra(ctx); err != nil {
 		d.Close()
 		return nil, err
 	}
@@ -118,13 +126,8 @@ func Start(ctx context.Context, cfg Config) (*Desktop, error) {
 		d.Close()
 		return nil, err
 	}
-	if s.wm {
-		// Until the window manager has taken over the screen, a window an
-		// app maps stays unmanaged (no frame, not in the client list).
-		if err := d.poll(ctx, 15*time.Second, "the window manager", func() (bool, error) {
-			_, ok, err := d.x.WindowManager()
-			return ok, err
-		}); err != nil {
+	if want := d.wantSession(""); want != "" {
+		if err := d.startSession(ctx, want); err != nil {
 			d.Close()
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package x11
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/jezek/xgb/xproto"
 )
@@ -23,6 +24,9 @@ type Window struct {
 	// Hidden is set for a window that is not on the screen now: on
 	// another workspace, minimised, or withdrawn (not viewable).
 	Hidden bool `json:"hidden,omitempty"`
+	// shell is set for a window of the desktop session itself: a panel,
+	// a dock, the desktop.
+	shell bool
 }
 
 func (c *Conn) atom(name string) (xproto.Atom, error) {
@@ -58,8 +62,16 @@ func words(b []byte) []uint32 {
 }
 
 // Windows lists the top-level windows in the window manager's client
-// list (_NET_CLIENT_LIST), with titles, owning process and geometry.
-func (c *Conn) Windows() ([]Window, error) { return c.windows("_NET_CLIENT_LIST") }
+// list (_NET_CLIENT_LIST), with titles, owning process and geometry: the
+// applications' windows, without the desktop session's own panels, docks
+// and desktop (_NET_WM_WINDOW_TYPE_DOCK and _DESKTOP), which XFCE lists.
+func (c *Conn) Windows() ([]Window, error) {
+	ws, err := c.windows("_NET_CLIENT_LIST")
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(ws, func(w Window) bool { return w.shell }), nil
+}
 
 // WindowAt returns the topmost window containing (x, y). An open menu or
 // popover (an override-redirect window, which the window manager does not
@@ -129,10 +141,19 @@ func (c *Conn) windows(listProp string) ([]Window, error) {
 	if b, err := c.property(c.root, "_NET_ACTIVE_WINDOW"); err == nil && len(b) >= 4 {
 		active = binary.LittleEndian.Uint32(b)
 	}
+	var shell []uint32
+	for _, t := range []string{"_NET_WM_WINDOW_TYPE_DOCK", "_NET_WM_WINDOW_TYPE_DESKTOP"} {
+		if a, err := c.atom(t); err == nil {
+			shell = append(shell, uint32(a))
+		}
+	}
 	var out []Window
 	for _, id := range words(list) {
 		w := xproto.Window(id)
 		win := Window{ID: id, Active: id == active}
+		if b, err := c.property(w, "_NET_WM_WINDOW_TYPE"); err == nil {
+			win.shell = slices.ContainsFunc(words(b), func(t uint32) bool { return slices.Contains(shell, t) })
+		}
 		if b, err := c.property(w, "_NET_WM_NAME"); err == nil && len(b) > 0 {
 			win.Title = string(b)
 		} else if b, err := c.property(w, "WM_NAME"); err == nil {
