@@ -46,7 +46,7 @@ func TestImport(t *testing.T) {
 	}{
 		{"libreoffice_calc/read_cell", imports.Runnable, task.QATask, "answer", ""},
 		{"libreoffice_writer/title", imports.Runnable, task.StateTask, "judge:command_output,judge:returned_result", ""},
-		{"desktop/about", imports.Blocked, task.StateTask, "judge:returned_result", `desktop session: XFCE's desktop ("Applications >")`},
+		{"desktop/about", imports.Runnable, task.StateTask, "judge:returned_result", ""}, // in an XFCE session
 		{"browser/search", imports.Blocked, task.ProcessTask, "judge:expected_flow,judge:final_screenshot", "live web: setup_cmd opens https://www.example.org/"},
 		{"terminal/apk", imports.Blocked, task.StateTask, "judge:final_screenshot", "app not installable: the instruction installs with Alpine Linux's apk"},
 		{"terminal/listing", imports.Runnable, task.StateTask, "judge:command_output", ""},
@@ -82,6 +82,9 @@ func TestImport(t *testing.T) {
 		}
 		if it.Task.Kind != tc.kind || strings.Join(ks, ",") != tc.checks {
 			t.Errorf("%s: kind %s checks %v, want %s %s", tc.id, it.Task.Kind, ks, tc.kind, tc.checks)
+		}
+		if want := map[bool]string{true: task.SessionXFCE}[tc.id == "desktop/about"]; it.Task.Environment.Session != want {
+			t.Errorf("%s: session %q, want %q", tc.id, it.Task.Environment.Session, want)
 		}
 		o := it.Task.Origin
 		if o.Peer != Peer || o.ID != tc.id || o.File != "testcases/"+tc.id+".yaml" || len(o.SHA256) != 64 {
