@@ -83,7 +83,8 @@ func kubeBedPodman(t *testing.T) (string, string) {
 
 // TestKubeBedImage validates tasks on guest pods that are containers of
 // the guest image (the stand-in kubelet's podman runner), and shows an
-// image the node does not have failing to pull in podman's words.
+// image the node does not have failing to pull in podman's words, and a
+// container over its memory limit reported OOMKilled.
 func TestKubeBedImage(t *testing.T) {
 	kc, image := kubeBedPodman(t)
 	t.Setenv("KUBECONFIG", kc)
@@ -107,18 +108,28 @@ func TestKubeBedImage(t *testing.T) {
 		}
 	})
 
-	t.Run("an image the node does not have", func(t *testing.T) {
-		_, errOut, code := runCLI(t, "", "validate", "../../testdata/runner", "--env", "kube://default?pods=1&wait=60s&image=localhost/proctor-guest:nope",
-			"--filter", "^shell-write$")
-		if code == 0 {
-			t.Fatal("validate succeeded")
-		}
-		want := ": ErrImagePull: podman image: inspecting object: localhost/proctor-guest:nope: image not known"
-		if !strings.Contains(errOut, "pod default/proctor-") || !strings.Contains(errOut, want) {
-			t.Errorf("the error does not name the pod and say %q:\n%s", want, errOut)
-		}
-		if p, s := leftovers(t, c); p != 0 || s != 0 {
-			t.Errorf("the refused run left %d pods and %d secrets", p, s)
-		}
-	})
+	for _, tt := range []struct {
+		name, spec, want string
+	}{
+		{"an image the node does not have", "kube://default?pods=1&wait=60s&image=localhost/proctor-guest:nope",
+			": ErrImagePull: podman image: inspecting object: localhost/proctor-guest:nope: image not known"},
+		// The container's desktop does not fit in 16 MiB: the pod's
+		// cgroup, the container's parent, holds the limit.
+		{"a pod killed for memory", "kube://default?pods=1&memory=16Mi&wait=60s&image=" + image,
+			": OOMKilled: the container ended with exit code 137 after using all the memory its limit allows"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, code := runCLI(t, "", "validate", "../../testdata/runner", "--env", tt.spec, "--filter", "^shell-write$")
+			t.Logf("stderr:\n%s", errOut)
+			if code == 0 {
+				t.Fatal("validate succeeded")
+			}
+			if !strings.Contains(errOut, "pod default/proctor-") || !strings.Contains(errOut, tt.want) {
+				t.Errorf("the error does not name the pod and say %q", tt.want)
+			}
+			if p, s := leftovers(t, c); p != 0 || s != 0 {
+				t.Errorf("the refused run left %d pods and %d secrets", p, s)
+			}
+		})
+	}
 }
