@@ -7,7 +7,9 @@
 # desktop, takes a screenshot and reads the tree through the guest daemon,
 # lets it idle, and prints the proportional set size (PSS,
 # /proc/PID/smaps_rollup) of each process of the pod and the memory its
-# cgroup charges (usage, and usage less page cache).
+# cgroup charges (usage, and usage less page cache). With PODS=N the run
+# has N pods, and one of them is measured: pods of one image share its
+# files' pages.
 #
 #   tools/kubebed/pod-memory.sh DIR [IMAGE] [SIZE]
 #
@@ -21,7 +23,7 @@ tmp=$(mktemp -d)
 run=""
 trap '[ -n "$run" ] && { kill -CONT "$run"; kill "$run"; wait "$run"; } 2>/dev/null; rm -rf "$tmp"' EXIT
 bin/proctor run testdata/runner --agent replay --filter '^shell-write$' --repeat 1000 --out "$tmp/run" \
-	--env "kube://default?pods=1&size=$size&image=$image&wait=120s" >"$tmp/log" 2>&1 &
+	--env "kube://default?pods=${PODS:-1}&size=$size&image=$image&wait=120s" >"$tmp/log" 2>&1 &
 run=$!
 for _ in $(seq 1200); do grep -q 'pods Ready' "$tmp/log" && break; sleep 0.1; done
 grep 'pods Ready' "$tmp/log" || { cat "$tmp/log" >&2; exit 1; }
