@@ -178,6 +178,10 @@ func (r *processRunner) startContainer(_ context.Context, p *podProc) error {
 	}
 	cmd := exec.CommandContext(ctx, r.podman.bin, args...)
 	cmd.Env = env
+	// conmon, which podman starts, keeps podman's working folder and
+	// writes a file "oom" there when the container's first process is
+	// killed for memory: the pod's folder.
+	cmd.Dir = p.dir
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
