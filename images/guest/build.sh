@@ -10,6 +10,10 @@
 # Run from anywhere, as root (or with mmdebstrap's unshare mode), after
 # `go build -o bin/proctor ./cmd/proctor`. The Debian mirror is the
 # machine's apt source unless $DEBIAN_MIRROR is set.
+#
+# The base image, on a 2-core machine from a Debian mirror: 791 s for
+# mmdebstrap (a 750 MiB archive), 56 s for podman import (786 MB in
+# podman's store).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)

@@ -7,7 +7,10 @@
 //
 // Usage:
 //
-//	kubebed --dir DIR --bin BINDIR [--nodes 2] [--path PODPATH] [--images a,b]
+//	kubebed --dir DIR --bin BINDIR [--nodes 2] [--path PODPATH] [--images a,b] [--runner process|podman]
+//
+// With --runner podman the nodes run pods as podman containers of images
+// in podman's store (standin-kubelet --runner podman).
 //
 // It writes DIR/kubeconfig, then DIR/ready once the API server answers and
 // every node is Ready, and prints "ready KUBECONFIG=DIR/kubeconfig".
@@ -50,6 +53,7 @@ func main() {
 		images  = flag.String("images", "", "comma-separated images the nodes have (default: every image)")
 		cpu     = flag.String("node-cpu", "8", "CPU capacity of each node")
 		memory  = flag.String("node-memory", "16Gi", "memory capacity of each node")
+		runner  = flag.String("runner", "process", "how the nodes run pods: process or podman")
 	)
 	flag.Parse()
 	if *dir == "" || *bin == "" {
@@ -57,7 +61,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	b := &bed{dir: *dir, bin: *bin}
+	b := &bed{dir: *dir, bin: *bin, runner: *runner}
 	err := b.up(ctx, *nodes, *podPath, *images, *cpu, *memory)
 	if err == nil {
 		fmt.Printf("ready KUBECONFIG=%s\n", filepath.Join(*dir, "kubeconfig"))
@@ -71,6 +75,7 @@ func main() {
 
 type bed struct {
 	dir, bin string
+	runner   string      // the stand-in kubelets' --runner
 	procs    []*exec.Cmd // in start order
 	client   kubernetes.Interface
 	nodes    []string
@@ -150,7 +155,7 @@ func (b *bed) up(ctx context.Context, nodes int, podPath, images, cpu, memory st
 		b.nodes = append(b.nodes, name)
 		if err := b.start("standin-kubelet", "--kubeconfig="+kubeconfig, "--node-name="+name,
 			"--listen=127.0.0.1:"+strconv.Itoa(ports[3+i]), "--dir="+filepath.Join(b.dir, name),
-			"--path="+podPath, "--images="+images, "--cpu="+cpu, "--memory="+memory); err != nil {
+			"--path="+podPath, "--images="+images, "--cpu="+cpu, "--memory="+memory, "--runner="+b.runner); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // memCgroup is the memory cgroup of one pod, made under the stand-in
@@ -139,4 +142,94 @@ func (c *memCgroup) killAll() {
 func (c *memCgroup) remove() {
 	c.killAll()
 	os.Remove(c.dir)
+}
+
+// removeWait removes the cgroup once its processes have ended, and the
+// cgroups under it (a container runtime's), waiting up to a second for
+// the kernel to let them go.
+func (c *memCgroup) removeWait() {
+	for i := 0; i < 50; i++ {
+		subs, _ := filepath.Glob(filepath.Join(c.dir, "*", "cgroup.procs"))
+		for _, s := range subs {
+			os.Remove(filepath.Dir(s))
+		}
+		if err := os.Remove(c.dir); err == nil || os.IsNotExist(err) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// path is the cgroup's path in its hierarchy, as a container runtime's
+// --cgroup-parent names it.
+func (c *memCgroup) path() string {
+	root := cgroupRoot
+	if !c.v2 {
+		root = filepath.Join(cgroupRoot, "memory")
+	}
+	return strings.TrimPrefix(c.dir, root)
+}
+
+// watchOOM calls f when the OOM killer acts on the cgroup's limit, for
+// processes in cgroups under it too (a container's), until stop is
+// closed. cgroup v2 counts its sub-cgroups' kills in its own
+// memory.events; v1 counts a kill in the victim's cgroup, and tells of an
+// OOM in the cgroup or under it through an eventfd on memory.oom_control.
+func (c *memCgroup) watchOOM(stop <-chan struct{}, f func()) error {
+	if c.v2 {
+		go func() {
+			t := time.NewTicker(100 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-t.C:
+				}
+				if c.oomKills() > 0 {
+					f()
+					return
+				}
+			}
+		}()
+		return nil
+	}
+	efd, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
+	if err != nil {
+		return err
+	}
+	ctl, err := os.Open(filepath.Join(c.dir, "memory.oom_control"))
+	if err != nil {
+		unix.Close(efd)
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, "cgroup.event_control"), []byte(fmt.Sprintf("%d %d", efd, ctl.Fd())), 0o644); err != nil {
+		ctl.Close()
+		unix.Close(efd)
+		return fmt.Errorf("OOM notifications of %s: %w", c.dir, err)
+	}
+	events := make(chan struct{})
+	go func() {
+		// The read returns at an OOM, or when the cgroup is removed.
+		defer unix.Close(efd)
+		buf := make([]byte, 8)
+		if _, err := unix.Read(efd, buf); err == nil {
+			close(events)
+		}
+	}()
+	go func() {
+		defer ctl.Close()
+		select {
+		case <-stop:
+			// Closing the eventfd does not end a read blocked on it: the
+			// cgroup's removal, after this, does.
+		case <-events:
+			select {
+			case <-stop:
+			default:
+				f()
+			}
+		}
+	}()
+	return nil
 }

@@ -10,6 +10,12 @@
 // mounted; an image not listed in --images fails to pull (ErrImagePull,
 // then ImagePullBackOff), as on a node that cannot find it.
 //
+// With --runner podman each pod runs instead as a podman container (with
+// runc) of its image, which must be in podman's local store (nothing is
+// pulled; another image fails to pull with podman's message), with the
+// same volumes, environment, memory limit, readiness probe, pod IP and
+// port-forward.
+//
 // Usage:
 //
 //	standin-kubelet --kubeconfig admin.kubeconfig --node-name node-1 --listen 127.0.0.1:10250 --dir /tmp/node-1 --path /path/to/bin
@@ -58,6 +64,7 @@ func main() {
 		cpu        = flag.String("cpu", "8", "CPU capacity of the node")
 		memory     = flag.String("memory", "16Gi", "memory capacity of the node")
 		maxPods    = flag.Int("pods", 110, "pod capacity of the node")
+		runnerKind = flag.String("runner", "process", "how pods run: process (local processes; the image is only a name) or podman (containers of images in podman's store)")
 	)
 	flag.Parse()
 	if *dir == "" {
@@ -94,6 +101,17 @@ func main() {
 		images: splitList(*images),
 		pods:   map[string]*podProc{},
 		host:   host,
+	}
+	switch *runnerKind {
+	case "process":
+	case "podman":
+		pm, err := newPodman()
+		if err != nil {
+			log.Fatal(err)
+		}
+		runner.podman = pm
+	default:
+		log.Fatalf("--runner %s: want process or podman", *runnerKind)
 	}
 	capacity := corev1.ResourceList{
 		corev1.ResourceCPU:    resource.MustParse(*cpu),

@@ -25,13 +25,15 @@ import (
 	"k8s.io/kubernetes/third_party/forked/golang/expansion"
 )
 
-// processRunner runs each pod's first container as a local process.
+// processRunner runs each pod's first container as a local process, or
+// with podman set as a container of an image in podman's store.
 type processRunner struct {
 	client kubernetes.Interface
 	dir    string
 	path   string
 	images []string // empty: every image
 	host   string   // the node's address, the pods' host IP
+	podman *podman  // nil: pods run as processes
 
 	mu     sync.Mutex
 	pods   map[string]*podProc
@@ -48,6 +50,20 @@ type podProc struct {
 	stop context.CancelFunc
 	cg   *memCgroup // nil: no memory limit
 	oom  bool       // the OOM killer ended a process of the pod
+
+	ctr string // the pod's podman container; "" for a process pod
+	pid int    // the container's first process (its namespaces are the pod's)
+}
+
+// nsPid is the process whose namespaces are the pod's, 0 if none runs.
+func (p *podProc) nsPid() int {
+	switch {
+	case p.ctr != "":
+		return p.pid
+	case p.cmd != nil:
+		return p.cmd.Process.Pid
+	}
+	return 0
 }
 
 func key(ns, name string) string { return ns + "/" + name }
@@ -99,9 +115,20 @@ func (r *processRunner) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	run := r.probe
 	switch {
 	case len(r.images) > 0 && !slices.Contains(r.images, c.Image):
-		run = func(ctx context.Context, p *podProc) { r.failPull(ctx, p, c.Image) }
+		msg := fmt.Sprintf("failed to pull and unpack image %q: failed to resolve reference %q: not found", c.Image, c.Image)
+		run = func(ctx context.Context, p *podProc) { r.failPull(ctx, p, c.Image, msg) }
+	case r.podman != nil:
+		if msg := r.podman.missing(ctx, c.Image); msg != "" {
+			run = func(ctx context.Context, p *podProc) { r.failPull(ctx, p, c.Image, msg) }
+			break
+		}
+		fallthrough
 	default:
-		if err := r.start(ctx, p); err != nil {
+		start := r.start
+		if r.podman != nil {
+			start = r.startContainer
+		}
+		if err := start(ctx, p); err != nil {
 			pod.Status.Phase = corev1.PodFailed
 			pod.Status.ContainerStatuses[0].State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
 				ExitCode: 128, Reason: "StartError", Message: err.Error(), FinishedAt: metav1.Now()}}
@@ -118,9 +145,8 @@ func (r *processRunner) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 }
 
 // failPull plays a node that cannot pull the image: ErrImagePull, then
-// ImagePullBackOff, with the message a container runtime gives.
-func (r *processRunner) failPull(ctx context.Context, p *podProc, image string) {
-	msg := fmt.Sprintf("failed to pull and unpack image %q: failed to resolve reference %q: not found", image, image)
+// ImagePullBackOff, with the message of the container runtime, msg.
+func (r *processRunner) failPull(ctx context.Context, p *podProc, image, msg string) {
 	for i, reason := range []string{"ErrImagePull", "ImagePullBackOff"} {
 		if i > 0 {
 			msg = fmt.Sprintf("Back-off pulling image %q: ErrImagePull: %s", image, msg)
@@ -137,25 +163,25 @@ func (r *processRunner) failPull(ctx context.Context, p *podProc, image string) 
 	}
 }
 
-// start materialises the pod's volumes and starts its process.
-func (r *processRunner) start(ctx context.Context, p *podProc) error {
+// volumes materialises the pod's volumes under its folder and returns
+// their folders by name.
+func (r *processRunner) volumes(ctx context.Context, p *podProc) (map[string]string, error) {
 	pod := p.pod
-	c := pod.Spec.Containers[0]
 	if err := os.MkdirAll(filepath.Join(p.dir, "volumes"), 0o700); err != nil {
-		return err
+		return nil, err
 	}
 	vols := map[string]string{}
 	for _, v := range pod.Spec.Volumes {
 		d := filepath.Join(p.dir, "volumes", v.Name)
 		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
+			return nil, err
 		}
 		vols[v.Name] = d
 		switch {
 		case v.Secret != nil:
 			s, err := r.client.CoreV1().Secrets(pod.Namespace).Get(ctx, v.Secret.SecretName, metav1.GetOptions{})
 			if err != nil {
-				return fmt.Errorf("volume %s: secret %s: %w", v.Name, v.Secret.SecretName, err)
+				return nil, fmt.Errorf("volume %s: secret %s: %w", v.Name, v.Secret.SecretName, err)
 			}
 			mode := os.FileMode(0o644)
 			if v.Secret.DefaultMode != nil {
@@ -163,23 +189,34 @@ func (r *processRunner) start(ctx context.Context, p *podProc) error {
 			}
 			for k, b := range s.Data {
 				if err := os.WriteFile(filepath.Join(d, k), b, mode); err != nil {
-					return err
+					return nil, err
 				}
 			}
 		case v.ConfigMap != nil:
 			cm, err := r.client.CoreV1().ConfigMaps(pod.Namespace).Get(ctx, v.ConfigMap.Name, metav1.GetOptions{})
 			if err != nil {
-				return fmt.Errorf("volume %s: config map %s: %w", v.Name, v.ConfigMap.Name, err)
+				return nil, fmt.Errorf("volume %s: config map %s: %w", v.Name, v.ConfigMap.Name, err)
 			}
 			for k, s := range cm.Data {
 				if err := os.WriteFile(filepath.Join(d, k), []byte(s), 0o644); err != nil {
-					return err
+					return nil, err
 				}
 			}
 		case v.EmptyDir != nil:
 		default:
-			return fmt.Errorf("volume %s: only secret, configMap and emptyDir volumes are supported", v.Name)
+			return nil, fmt.Errorf("volume %s: only secret, configMap and emptyDir volumes are supported", v.Name)
 		}
+	}
+	return vols, nil
+}
+
+// start materialises the pod's volumes and starts its process.
+func (r *processRunner) start(ctx context.Context, p *podProc) error {
+	pod := p.pod
+	c := pod.Spec.Containers[0]
+	vols, err := r.volumes(ctx, p)
+	if err != nil {
+		return err
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -322,13 +359,14 @@ func (r *processRunner) wait(p *podProc) {
 	if p.cg != nil {
 		// Processes that left the pod's group are in its cgroup still.
 		p.cg.killAll()
-		for i := 0; i < 50; i++ {
-			if err := os.Remove(p.cg.dir); err == nil || os.IsNotExist(err) {
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		p.cg.removeWait()
 	}
+	r.finish(p, code, reason)
+}
+
+// finish records the end of the pod's container, with its exit code and
+// reason, and publishes it.
+func (r *processRunner) finish(p *podProc, code int, reason string) {
 	p.mu.Lock()
 	st := &p.pod.Status
 	started := metav1.Now()
@@ -384,7 +422,7 @@ func (r *processRunner) probe(ctx context.Context, p *podProc) {
 		ok := false
 		if port > 0 {
 			dctx, cancel := context.WithTimeout(ctx, time.Duration(max(pr.TimeoutSeconds, 1))*time.Second)
-			conn, err := dialIn(dctx, p.cmd.Process.Pid, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+			conn, err := dialIn(dctx, p.nsPid(), net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 			cancel()
 			if err == nil {
 				conn.Close()
@@ -495,6 +533,11 @@ func (r *processRunner) DeletePod(_ context.Context, pod *corev1.Pod) error {
 // kill ends a pod's process within grace.
 func (r *processRunner) kill(p *podProc, grace time.Duration) {
 	p.stop()
+	if p.ctr != "" {
+		r.podman.stop(p.ctr, grace)
+		<-p.done
+		return
+	}
 	if p.cmd == nil {
 		return
 	}
@@ -562,10 +605,13 @@ func (r *processRunner) GetPods(context.Context) ([]*corev1.Pod, error) {
 	return out, nil
 }
 
-func (r *processRunner) GetContainerLogs(_ context.Context, ns, name, _ string, _ api.ContainerLogOpts) (io.ReadCloser, error) {
+func (r *processRunner) GetContainerLogs(ctx context.Context, ns, name, _ string, _ api.ContainerLogOpts) (io.ReadCloser, error) {
 	p, err := r.get(ns, name)
 	if err != nil {
 		return nil, err
+	}
+	if p.ctr != "" {
+		return r.podman.logs(ctx, p.ctr)
 	}
 	return os.Open(filepath.Join(p.dir, "log"))
 }
@@ -575,6 +621,9 @@ func (r *processRunner) RunInContainer(ctx context.Context, ns, name, _ string, 
 	p, err := r.get(ns, name)
 	if err != nil {
 		return err
+	}
+	if p.ctr != "" {
+		return r.podman.exec(ctx, p.ctr, command, attach)
 	}
 	if p.cmd == nil {
 		return errdefs.InvalidInput("the pod's container is not running")
@@ -613,10 +662,10 @@ func (r *processRunner) PortForward(ctx context.Context, ns, name string, port i
 	if err != nil {
 		return err
 	}
-	if p.cmd == nil {
+	if p.nsPid() == 0 {
 		return errdefs.InvalidInput("the pod's container is not running")
 	}
-	conn, err := dialIn(ctx, p.cmd.Process.Pid, net.JoinHostPort("127.0.0.1", strconv.Itoa(int(port))))
+	conn, err := dialIn(ctx, p.nsPid(), net.JoinHostPort("127.0.0.1", strconv.Itoa(int(port))))
 	if err != nil {
 		return fmt.Errorf("port-forward to %s port %d: %w", key(ns, name), port, err)
 	}
