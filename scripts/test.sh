@@ -126,10 +126,10 @@ echo "== go test -race (every package but cmd/proctor and env/xdesktop), go test
 # TestTasksSetTheStateTheyNeed replays every Android task in every state
 # the others leave (some 50 episodes of phone screenshots): it skips itself
 # under the race detector, and runs here without it.
-(go test -count=1 -timeout 25m ./cmd/proctor &&
+(go test -count=1 -timeout 35m ./cmd/proctor &&
 	go test -count=1 -timeout 10m -run '^TestTasksSetTheStateTheyNeed$' ./env/android) >/tmp/proctor-cmd-test.log 2>&1 &
 cmdtest=$!
-go test -count=1 -timeout 15m ./env/xdesktop >/tmp/proctor-xdesktop-test.log 2>&1 &
+go test -count=1 -timeout 25m ./env/xdesktop >/tmp/proctor-xdesktop-test.log 2>&1 &
 xdesktop=$!
 race=0
 go test -race -count=1 -timeout 25m $(go list ./... | grep -v -e '/cmd/proctor$' -e '/env/xdesktop$') || race=$?
