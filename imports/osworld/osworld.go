@@ -803,6 +803,9 @@ func exactMatch(c *converter, result, expected *Getter, opts map[string]any) ([]
 	if len(opts) > 0 {
 		return nil, "options"
 	}
+	if p, x, ok := chromeValue(result); ok {
+		return exactChrome(p, x, expected)
+	}
 	p, why := c.probe(result)
 	if why != "" {
 		return nil, why
