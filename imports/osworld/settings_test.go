@@ -33,9 +33,20 @@ func verdicts(t *testing.T, name, evaluator string, cases []verdictCase) {
 		t.Fatalf("%s: %v", name, err)
 	}
 	for _, tc := range cases {
-		ev := &check.Recorded{Files: map[string][]byte{}, Commands: map[string]observe.CommandResult{}}
+		ev := &check.Recorded{Files: map[string][]byte{}, Commands: map[string]observe.CommandResult{}, AssetDir: t.TempDir()}
 		for p, s := range tc.files {
-			ev.Files[p] = []byte(s)
+			name, asset := strings.CutPrefix(p, assetKey)
+			if !asset {
+				ev.Files[p] = []byte(s)
+				continue
+			}
+			f := filepath.Join(ev.AssetDir, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 		for cmd, out := range tc.outputs {
 			ev.Commands[cmd] = observe.CommandResult{Stdout: out}
@@ -62,6 +73,10 @@ type verdictCase struct {
 	outputs map[string]string
 	pass    bool
 }
+
+// assetKey begins a case's file that is the suite's asset of the name
+// that follows, not the desktop's.
+const assetKey = "asset:"
 
 func TestVSCodeMetrics(t *testing.T) {
 	const settings = "~/.config/Code/User/settings.json"
