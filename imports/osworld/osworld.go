@@ -699,7 +699,6 @@ var metrics = map[string]metric{
 	"exact_match":             exactMatch,
 	"check_include_exclude":   includeExclude,
 	"file_contains":           fileContains,
-	"compare_text_file":       compareTextFile,
 	"compare_csv":             compareCSV,
 	"check_list":              checkList,
 	"check_config_status":     configStatus,
@@ -867,22 +866,6 @@ func fileContains(c *converter, result, expected *Getter, opts map[string]any) (
 		out = append(out, check.Spec{Kind: check.Contains, Probe: p, Value: str(v), CaseSense: true})
 	}
 	return out, ""
-}
-
-// compareTextFile: the file's text equals the expected file's (a file
-// to fetch), without options; ignore_blanks is not supported.
-func compareTextFile(c *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
-	if len(opts) > 0 {
-		return nil, "options"
-	}
-	if result == nil || result.Type != "vm_file" {
-		return nil, "a result that is not a file"
-	}
-	asset, why := c.expectedFile(expected)
-	if why != "" {
-		return nil, why
-	}
-	return []check.Spec{{Kind: check.FileEqual, File: home(str(result.Path)), Asset: asset, Mode: "text"}}, ""
 }
 
 // compareCSV: the file's lines equal the expected file's (a file to

@@ -52,9 +52,9 @@ func pdf(pages ...string) string {
 // copy in): the verdict must be the one OSWorld's function gives.
 func runVerdicts(t *testing.T, name, evaluator string, cases []verdictCase) {
 	t.Helper()
-	for _, tool := range []string{"pdftotext", "pdfinfo"} {
+	for _, tool := range []string{"pdftotext", "pdfinfo", "unzip"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed (Debian's poppler-utils)", tool)
+			t.Skipf("%s is not installed (Debian's poppler-utils, unzip)", tool)
 		}
 	}
 	var e Evaluator
