@@ -996,9 +996,10 @@ func configStatus(_ *converter, result, expected *Getter, opts map[string]any) (
 }
 
 // thunderbirdPrefs: Thunderbird's prefs.js sets each expected preference
-// to its value (eq: the value as the file writes it, JSON; re: a pattern
-// found in the value as written) and no unexpected one to its value.
-// Other methods and a pattern's flags are not supported.
+// to its value (eq: the value as the file writes it, JSON; re, with
+// re's flags: a pattern found in the string the last line of the
+// preference sets, decoded, as OSWorld decodes it) and no unexpected one
+// to its value. Other methods are not supported.
 func thunderbirdPrefs(c *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
 	if len(opts) > 0 {
 		return nil, "options"
@@ -1023,31 +1024,48 @@ func thunderbirdPrefs(c *converter, result, expected *Getter, opts map[string]an
 		sort.Strings(keys)
 		for _, k := range keys {
 			r, _ := prefs[k].(map[string]any)
-			var val string
-			switch r["method"] {
-			case "eq":
-				b, err := json.Marshal(r["ref"])
-				if err != nil {
-					return nil, fmt.Sprintf("preference %s: %v", k, err)
+			key, _ := json.Marshal(k)
+			method := str(r["method"])
+			if method == "re" || strings.HasPrefix(method, "re.") {
+				re, why := pythonPattern(str(r["ref"]), strings.Split(method, ".")[1:])
+				if why != "" {
+					return nil, fmt.Sprintf("preference %s: %s", k, why)
 				}
-				val = regexp.QuoteMeta(string(b))
-			case "re":
-				val = ".*(?:" + str(r["ref"]) + ").*"
-			default:
+				out = append(out, predicate(p, prefMatches(string(key), re, section == "unexpect")))
+				continue
+			}
+			if method != "eq" {
 				return nil, fmt.Sprintf("preference %s: method %v", k, r["method"])
+			}
+			b, err := json.Marshal(r["ref"])
+			if err != nil {
+				return nil, fmt.Sprintf("preference %s: %v", k, err)
 			}
 			kind := check.Contains
 			if section == "unexpect" {
 				kind = check.NotContains
 			}
-			key, _ := json.Marshal(k)
-			out = append(out, check.Spec{Kind: kind, Probe: p, Value: `(?m)^user_pref\(` + regexp.QuoteMeta(string(key)) + `, ` + val + `\);$`, Regex: true, CaseSense: true})
+			out = append(out, check.Spec{Kind: kind, Probe: p, Value: `(?m)^user_pref\(` + regexp.QuoteMeta(string(key)) + `, ` + regexp.QuoteMeta(string(b)) + `\);$`, Regex: true, CaseSense: true})
 		}
 	}
 	if len(out) == 0 {
 		return nil, "no preferences"
 	}
 	return out, ""
+}
+
+// prefMatches is the expression that the last line of prefs.js setting
+// the preference (key as the file writes it, quoted) sets it to a string
+// the pattern is found in; unexpected, that no line sets it, or the
+// last sets it to a value the pattern is not found in.
+func prefMatches(key, re string, unexpected bool) string {
+	prefix := "user_pref(" + key + ", "
+	lines := `filter(split(text, "\n"), trim(#) startsWith ` + exprString(prefix) + ` && trim(#) endsWith ");")`
+	found := `(let v = fromJSON(trimSuffix(trimPrefix(trim(last(ls)), ` + exprString(prefix) + `), ");")); type(v) == "string" && v matches ` + exprString(re) + `)`
+	if unexpected {
+		return "let ls = " + lines + "; len(ls) == 0 || !" + found
+	}
+	return "let ls = " + lines + "; len(ls) > 0 && " + found
 }
 
 // readsGSettings reports whether a step or a check of the task runs

@@ -264,3 +264,26 @@ func TestVLCMetrics(t *testing.T) {
 		{"no file", nil, nil, false},
 	})
 }
+
+func TestThunderbirdPrefs(t *testing.T) {
+	const prefs = "~/.thunderbird/p.default-release/prefs.js"
+	js := func(lines ...string) map[string]string {
+		return map[string]string{prefs: strings.Join(lines, "\n") + "\n"}
+	}
+	verdicts(t, "check_thunderbird_prefs, re.S", `{"func":"check_thunderbird_prefs","result":{"type":"vm_file","path":"/home/user/.thunderbird/p.default-release/prefs.js","dest":"prefs.js"},
+		"expected":{"type":"rule","rules":{"expect":{"mail.identity.id1.htmlSigText":{"method":"re.S","ref":"Anonym\\nXYZ Lab"}}}}}`, []verdictCase{
+		{"the signature on two lines", js(`user_pref("mail.identity.id1.fullName", "A");`, `user_pref("mail.identity.id1.htmlSigText", "Anonym\nXYZ Lab");`), nil, true},
+		{"on one line", js(`user_pref("mail.identity.id1.htmlSigText", "Anonym XYZ Lab");`), nil, false},
+		{"a later line decides", js(`user_pref("mail.identity.id1.htmlSigText", "Anonym\nXYZ Lab");`, `user_pref("mail.identity.id1.htmlSigText", "");`), nil, false},
+		{"not set", js(`user_pref("mail.identity.id1.fullName", "Anonym\nXYZ Lab");`), nil, false},
+	})
+	verdicts(t, "check_thunderbird_prefs, re and eq", `{"func":"check_thunderbird_prefs","result":{"type":"vm_file","path":"/home/user/.thunderbird/p.default-release/prefs.js","dest":"prefs.js"},
+		"expected":{"type":"rule","rules":{"expect":{"extensions.activeThemeID":{"method":"re","ref":"dark"},"mail.identity.id1.auto_quote":{"method":"eq","ref":false}},
+		"unexpect":{"mail.server.default.check_new_mail":{"method":"re","ref":"^t"}}}}}`, []verdictCase{
+		{"dark, no quoting", js(`user_pref("extensions.activeThemeID", "thunderbird-compact-dark@mozilla.org");`, `user_pref("mail.identity.id1.auto_quote", false);`), nil, true},
+		{"light", js(`user_pref("extensions.activeThemeID", "thunderbird-compact-light@mozilla.org");`, `user_pref("mail.identity.id1.auto_quote", false);`), nil, false},
+		{"quoting", js(`user_pref("extensions.activeThemeID", "dark");`, `user_pref("mail.identity.id1.auto_quote", true);`), nil, false},
+		{"the unexpected value", js(`user_pref("extensions.activeThemeID", "dark");`, `user_pref("mail.identity.id1.auto_quote", false);`, `user_pref("mail.server.default.check_new_mail", "true");`), nil, false},
+		{"another value of it", js(`user_pref("extensions.activeThemeID", "dark");`, `user_pref("mail.identity.id1.auto_quote", false);`, `user_pref("mail.server.default.check_new_mail", "false");`), nil, true},
+	})
+}
