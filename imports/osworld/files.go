@@ -166,3 +166,43 @@ func init() {
 	metrics["compare_archive"] = compareArchive
 	metrics["compare_text_file"] = compareTextFile
 }
+
+// imageSize: check_image_size without ignore_transparent, the picture
+// (PNG, JPEG or BMP, read as image) has the rule's height and width,
+// those given. OSWorld measures a picture whose format keeps one
+// transparent colour (a PNG's tRNS) by its opaque part, and this reads
+// it whole; ignore_transparent, the opaque part's size, is not supported.
+func imageSize(c *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
+	if len(opts) > 0 {
+		return nil, "options"
+	}
+	p, why := c.vmFile(result)
+	if why != "" {
+		return nil, why
+	}
+	if expected == nil || expected.Type != "rule" {
+		return nil, "expected that is not a rule"
+	}
+	if v, ok := expected.Rules["ignore_transparent"]; ok && v != false {
+		return nil, "ignore_transparent"
+	}
+	var parts []string
+	for _, k := range []string{"height", "width"} {
+		v, ok := expected.Rules[k]
+		if !ok || v == nil {
+			continue
+		}
+		n, isNum := v.(float64)
+		if !isNum || n != math.Trunc(n) {
+			return nil, "a " + k + " that is not a whole number"
+		}
+		parts = append(parts, "value."+k+" == "+str(n))
+	}
+	if len(parts) == 0 {
+		return nil, "no height or width"
+	}
+	p.Read = "image"
+	return []check.Spec{predicate(p, strings.Join(parts, " && "))}, ""
+}
+
+func init() { metrics["check_image_size"] = imageSize }

@@ -1,9 +1,12 @@
 package osworld
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
+	"image"
+	gopng "image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -285,5 +288,25 @@ func TestThunderbirdPrefs(t *testing.T) {
 		{"quoting", js(`user_pref("extensions.activeThemeID", "dark");`, `user_pref("mail.identity.id1.auto_quote", true);`), nil, false},
 		{"the unexpected value", js(`user_pref("extensions.activeThemeID", "dark");`, `user_pref("mail.identity.id1.auto_quote", false);`, `user_pref("mail.server.default.check_new_mail", "true");`), nil, false},
 		{"another value of it", js(`user_pref("extensions.activeThemeID", "dark");`, `user_pref("mail.identity.id1.auto_quote", false);`, `user_pref("mail.server.default.check_new_mail", "false");`), nil, true},
+	})
+}
+
+func TestImageSize(t *testing.T) {
+	png := func(w, h int) string {
+		var buf bytes.Buffer
+		if err := gopng.Encode(&buf, image.NewRGBA(image.Rect(0, 0, w, h))); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	verdicts(t, "check_image_size", `{"func":"check_image_size","result":{"type":"vm_file","path":"/home/user/Desktop/r.png","dest":"r.png"},"expected":{"type":"rule","rules":{"height":128,"width":128}}}`, []verdictCase{
+		{"128 square", map[string]string{"~/Desktop/r.png": png(128, 128)}, nil, true},
+		{"129 wide", map[string]string{"~/Desktop/r.png": png(129, 128)}, nil, false},
+		{"127 high", map[string]string{"~/Desktop/r.png": png(128, 127)}, nil, false},
+		{"not a picture", map[string]string{"~/Desktop/r.png": "png"}, nil, false},
+	})
+	verdicts(t, "check_image_size of the height", `{"func":"check_image_size","result":{"type":"vm_file","path":"/home/user/Desktop/r.png","dest":"r.png"},"expected":{"type":"rule","rules":{"height":512}}}`, []verdictCase{
+		{"any width", map[string]string{"~/Desktop/r.png": png(30, 512)}, nil, true},
+		{"another height", map[string]string{"~/Desktop/r.png": png(512, 30)}, nil, false},
 	})
 }
