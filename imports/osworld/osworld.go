@@ -20,7 +20,12 @@
 //     with the task's options; several functions joined by "and" are
 //     several checks, joined by "or" one any check.
 //     A converted check that does not compile (an option document_equal
-//     does not know) leaves the task out, with the compiler's words.
+//     does not know) leaves the task out, with the compiler's words;
+//   - settings files (VS Code's, Chromium's profile, VLC's vlcrc, JSON
+//     files, a SQLite database, a picture's size, a docx document's
+//     single properties) as predicate checks (settings.go, writer.go),
+//     and PDFs, archives and text compared in the desktop with its tools
+//     as command checks (pdf.go, files.go).
 //
 // Everything else is named as not supported. The paths of OSWorld's
 // user, /home/user, are the desktop's home, ~.
