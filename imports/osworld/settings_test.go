@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"image"
 	gopng "image/png"
 	"os"
@@ -308,5 +309,19 @@ func TestImageSize(t *testing.T) {
 	verdicts(t, "check_image_size of the height", `{"func":"check_image_size","result":{"type":"vm_file","path":"/home/user/Desktop/r.png","dest":"r.png"},"expected":{"type":"rule","rules":{"height":512}}}`, []verdictCase{
 		{"any width", map[string]string{"~/Desktop/r.png": png(30, 512)}, nil, true},
 		{"another height", map[string]string{"~/Desktop/r.png": png(512, 30)}, nil, false},
+	})
+}
+
+// VLC writes a vlcrc of some 6,000 lines, every setting with its
+// comment: the predicates read one within the expressions' limits.
+func TestVLCMetricsOnAFullVlcrc(t *testing.T) {
+	var lines []string
+	for i := range 3000 {
+		lines = append(lines, fmt.Sprintf("# Setting number %d of a module, described at some length (integer)", i), fmt.Sprintf("#module-setting-%d=%d", i, i))
+	}
+	full := strings.Join(append(lines, "qt-max-volume=200"), "\n") + "\n"
+	verdicts(t, "check_qt_max_volume on a full vlcrc", `{"func":"check_qt_max_volume","expected":{"type":"rule","rules":{"expected_qt_max_volume":200}},"result":{"type":"vlc_config","dest":"vlcrc"}}`, []verdictCase{
+		{"set at the end", map[string]string{vlcrc: full}, nil, true},
+		{"not set", map[string]string{vlcrc: strings.Join(lines, "\n")}, nil, false},
 	})
 }
