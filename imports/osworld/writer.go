@@ -61,3 +61,15 @@ func init() {
 	// expected one and every run of its last paragraph is struck through.
 	metrics["evaluate_strike_through_last_paragraph"] = docxPredicate(`len(value.paragraphs) > 0 && all(last(value.paragraphs).runs, #.strike == true)`, true)
 }
+
+// lineSpacing: compare_line_spacing, the document equals the expected
+// one (compare_docx_files) with as many paragraphs, each of the same line
+// spacing: document_equal's line_spacing option.
+func lineSpacing(c *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
+	if len(opts) > 0 {
+		return nil, "options"
+	}
+	return documentEqual("docx")(c, result, expected, map[string]any{"line_spacing": true})
+}
+
+func init() { metrics["compare_line_spacing"] = lineSpacing }

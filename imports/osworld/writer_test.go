@@ -79,3 +79,16 @@ func TestWriterMetrics(t *testing.T) {
 		{"struck off", map[string]string{doc: docx(t, para("", [2]string{`<w:strike w:val="0"/>`, "gone"})), assetKey + asset: docx(t, para("", [2]string{`<w:strike w:val="0"/>`, "gone"}))}, nil, false},
 	})
 }
+
+func TestLineSpacingMetric(t *testing.T) {
+	const doc = "~/Desktop/d.docx"
+	const asset = assetKey + "osworld/t/expected/gold.docx"
+	double := `<w:spacing w:line="480" w:lineRule="auto"/>`
+	gold := docx(t, para(double, [2]string{"", "One"}), para("", [2]string{"", "Two"}))
+	verdicts(t, "compare_line_spacing", `{"func":"compare_line_spacing","result":{"type":"vm_file","path":"/home/user/Desktop/d.docx","dest":"d.docx"},
+		"expected":{"type":"cloud_file","path":"https://files.example/gold.docx","dest":"gold.docx"}}`, []verdictCase{
+		{"double, as expected", map[string]string{doc: gold, asset: gold}, nil, true},
+		{"single", map[string]string{doc: docx(t, para("", [2]string{"", "One"}), para("", [2]string{"", "Two"})), asset: gold}, nil, false},
+		{"another text", map[string]string{doc: docx(t, para(double, [2]string{"", "Uno"}), para("", [2]string{"", "Two"})), asset: gold}, nil, false},
+	})
+}
