@@ -9,6 +9,7 @@ import (
 	"github.com/proctor-eval/proctor/imports/osuniverse"
 	"github.com/proctor-eval/proctor/imports/osworld"
 	"github.com/proctor-eval/proctor/imports/scienceboard"
+	"github.com/proctor-eval/proctor/task"
 	"github.com/spf13/cobra"
 )
 
@@ -69,7 +70,7 @@ missing.`,
 				if tasks, err = osworld.Read(args[1], re); err != nil {
 					return err
 				}
-				suite = imports.Suite{Name: "osworld", Description: "OSWorld's tasks, imported by proctor import from " + args[1]}
+				suite = imports.Suite{Name: "osworld", Description: "OSWorld's tasks, imported by proctor import from " + args[1], Setup: &task.Setup{Packages: osworld.Packages}}
 			case osuniverse.Peer:
 				var err error
 				if tasks, suite, err = osuniverse.Read(args[1], re); err != nil {

@@ -20,7 +20,12 @@
 //     with the task's options; several functions joined by "and" are
 //     several checks, joined by "or" one any check.
 //     A converted check that does not compile (an option document_equal
-//     does not know) leaves the task out, with the compiler's words.
+//     does not know) leaves the task out, with the compiler's words;
+//   - settings files (VS Code's, Chromium's profile, VLC's vlcrc, JSON
+//     files, a SQLite database, a picture's size, a docx document's
+//     single properties) as predicate checks (settings.go, writer.go),
+//     and PDFs, archives and text compared in the desktop with its tools
+//     as command checks (pdf.go, files.go).
 //
 // Everything else is named as not supported. The paths of OSWorld's
 // user, /home/user, are the desktop's home, ~.
@@ -699,7 +704,6 @@ var metrics = map[string]metric{
 	"exact_match":             exactMatch,
 	"check_include_exclude":   includeExclude,
 	"file_contains":           fileContains,
-	"compare_text_file":       compareTextFile,
 	"compare_csv":             compareCSV,
 	"check_list":              checkList,
 	"check_config_status":     configStatus,
@@ -803,6 +807,9 @@ func exactMatch(c *converter, result, expected *Getter, opts map[string]any) ([]
 	if len(opts) > 0 {
 		return nil, "options"
 	}
+	if p, x, ok := chromeValue(result); ok {
+		return exactChrome(p, x, expected)
+	}
 	p, why := c.probe(result)
 	if why != "" {
 		return nil, why
@@ -864,22 +871,6 @@ func fileContains(c *converter, result, expected *Getter, opts map[string]any) (
 		out = append(out, check.Spec{Kind: check.Contains, Probe: p, Value: str(v), CaseSense: true})
 	}
 	return out, ""
-}
-
-// compareTextFile: the file's text equals the expected file's (a file
-// to fetch), without options; ignore_blanks is not supported.
-func compareTextFile(c *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
-	if len(opts) > 0 {
-		return nil, "options"
-	}
-	if result == nil || result.Type != "vm_file" {
-		return nil, "a result that is not a file"
-	}
-	asset, why := c.expectedFile(expected)
-	if why != "" {
-		return nil, why
-	}
-	return []check.Spec{{Kind: check.FileEqual, File: home(str(result.Path)), Asset: asset, Mode: "text"}}, ""
 }
 
 // compareCSV: the file's lines equal the expected file's (a file to
@@ -1010,9 +1001,10 @@ func configStatus(_ *converter, result, expected *Getter, opts map[string]any) (
 }
 
 // thunderbirdPrefs: Thunderbird's prefs.js sets each expected preference
-// to its value (eq: the value as the file writes it, JSON; re: a pattern
-// found in the value as written) and no unexpected one to its value.
-// Other methods and a pattern's flags are not supported.
+// to its value (eq: the value as the file writes it, JSON; re, with
+// re's flags: a pattern found in the string the last line of the
+// preference sets, decoded, as OSWorld decodes it) and no unexpected one
+// to its value. Other methods are not supported.
 func thunderbirdPrefs(c *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
 	if len(opts) > 0 {
 		return nil, "options"
@@ -1037,31 +1029,48 @@ func thunderbirdPrefs(c *converter, result, expected *Getter, opts map[string]an
 		sort.Strings(keys)
 		for _, k := range keys {
 			r, _ := prefs[k].(map[string]any)
-			var val string
-			switch r["method"] {
-			case "eq":
-				b, err := json.Marshal(r["ref"])
-				if err != nil {
-					return nil, fmt.Sprintf("preference %s: %v", k, err)
+			key, _ := json.Marshal(k)
+			method := str(r["method"])
+			if method == "re" || strings.HasPrefix(method, "re.") {
+				re, why := pythonPattern(str(r["ref"]), strings.Split(method, ".")[1:])
+				if why != "" {
+					return nil, fmt.Sprintf("preference %s: %s", k, why)
 				}
-				val = regexp.QuoteMeta(string(b))
-			case "re":
-				val = ".*(?:" + str(r["ref"]) + ").*"
-			default:
+				out = append(out, predicate(p, prefMatches(string(key), re, section == "unexpect")))
+				continue
+			}
+			if method != "eq" {
 				return nil, fmt.Sprintf("preference %s: method %v", k, r["method"])
+			}
+			b, err := json.Marshal(r["ref"])
+			if err != nil {
+				return nil, fmt.Sprintf("preference %s: %v", k, err)
 			}
 			kind := check.Contains
 			if section == "unexpect" {
 				kind = check.NotContains
 			}
-			key, _ := json.Marshal(k)
-			out = append(out, check.Spec{Kind: kind, Probe: p, Value: `(?m)^user_pref\(` + regexp.QuoteMeta(string(key)) + `, ` + val + `\);$`, Regex: true, CaseSense: true})
+			out = append(out, check.Spec{Kind: kind, Probe: p, Value: `(?m)^user_pref\(` + regexp.QuoteMeta(string(key)) + `, ` + regexp.QuoteMeta(string(b)) + `\);$`, Regex: true, CaseSense: true})
 		}
 	}
 	if len(out) == 0 {
 		return nil, "no preferences"
 	}
 	return out, ""
+}
+
+// prefMatches is the expression that the last line of prefs.js setting
+// the preference (key as the file writes it, quoted) sets it to a string
+// the pattern is found in; unexpected, that no line sets it, or the
+// last sets it to a value the pattern is not found in.
+func prefMatches(key, re string, unexpected bool) string {
+	prefix := "user_pref(" + key + ", "
+	lines := `filter(split(text, "\n"), trim(#) startsWith ` + exprString(prefix) + ` && trim(#) endsWith ");")`
+	found := `(let v = fromJSON(trimSuffix(trimPrefix(trim(last(ls)), ` + exprString(prefix) + `), ");")); type(v) == "string" && v matches ` + exprString(re) + `)`
+	if unexpected {
+		return "let ls = " + lines + "; len(ls) == 0 || !" + found
+	}
+	return "let ls = " + lines + "; len(ls) > 0 && " + found
 }
 
 // readsGSettings reports whether a step or a check of the task runs

@@ -111,7 +111,7 @@ func TestCompareTables(t *testing.T) {
 
 func TestTableRuleErrors(t *testing.T) {
 	for js, want := range map[string]string{
-		`{"type":"pivot_table","sheet_idx0":0,"sheet_idx1":"EI0"}`:                                    "rule pivot_table is not supported",
+		`{"type":"sparkline","sheet_idx0":0,"sheet_idx1":"EI0"}`:                                      "rule sparkline is not supported",
 		`{"type":"sheet_data","sheet_idx0":"XX0","sheet_idx1":"EI0"}`:                                 "not a number, RI<n>",
 		`{"type":"check_cell","sheet_idx":0,"coordinate":"B2","props":{"hyperlink":{"method":"eq"}}}`: `property "hyperlink" is not supported`,
 		`{"type":"check_cell","sheet_idx":0,"coordinate":"B2","props":{"value":{"method":"near"}}}`:   `unknown method "near"`,

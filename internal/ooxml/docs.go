@@ -16,6 +16,10 @@ type DocOptions struct {
 	ContentOnly      bool  `json:"content_only,omitempty"`
 	FuzzyMatch       bool  `json:"fuzzy_match,omitempty"`
 	DeleteEmptyLines bool  `json:"delete_empty_lines,omitempty"`
+	// LineSpacing also compares the paragraphs' own line spacing, one by
+	// one, as OSWorld's compare_line_spacing does after the texts: the
+	// same number of paragraphs, each with the same spacing.
+	LineSpacing bool `json:"line_spacing,omitempty"`
 }
 
 var blanks = regexp.MustCompile(`\s+`)
@@ -24,6 +28,24 @@ var blanks = regexp.MustCompile(`\s+`)
 // compare_docx_files does: 1 or 0, or a similarity in between with
 // content_only or fuzzy_match.
 func CompareDocuments(result, expected *Document, o DocOptions) (float64, string) {
+	score, why := compareTexts(result, expected, o)
+	if !o.LineSpacing || score < 1 {
+		return score, why
+	}
+	pa, pb := result.Paragraphs, expected.Paragraphs
+	if len(pa) != len(pb) {
+		return 0, fmt.Sprintf("%d paragraphs, expected %d", len(pa), len(pb))
+	}
+	for i := range pa {
+		if pa[i].LineSpacing != pb[i].LineSpacing {
+			return 0, fmt.Sprintf("paragraph %d's line spacing is %q, expected %q", i+1, pa[i].LineSpacing, pb[i].LineSpacing)
+		}
+	}
+	return 1, why + ", and their line spacing"
+}
+
+// compareTexts is compare_docx_files' score of the texts.
+func compareTexts(result, expected *Document, o DocOptions) (float64, string) {
 	a, b := result.Lines(), expected.Lines()
 	if o.IgnoreOrder {
 		slices.Sort(a)

@@ -29,6 +29,11 @@ type Paragraph struct {
 	Text  string `json:"text"`
 	Style string `json:"style,omitempty"` // the paragraph style's name ("Heading 1")
 	Align string `json:"align,omitempty"` // left, center, right, both, ... as written
+	// LineSpacing is the paragraph's own line spacing as python-docx
+	// reads it: "auto" rules as a multiple of a line (1.5), other rules
+	// (exact, atLeast, none written) as the twips written ("360tw");
+	// empty when the paragraph sets none.
+	LineSpacing string `json:"line_spacing,omitempty"`
 	// Bold, Italic and Underline hold when every run with non-blank text
 	// has the formatting.
 	Bold      bool  `json:"bold"`
@@ -347,9 +352,29 @@ func readPPr(d *decoder, p *Paragraph, styles map[string]string) error {
 			}
 		case "jc":
 			p.Align, _ = attr(t, "val")
+		case "spacing":
+			p.LineSpacing = lineSpacing(t)
 		}
 	}
 	return nil
+}
+
+// lineSpacing reads a w:spacing's line spacing: its line as a multiple of
+// 240 twips (a line of 12 points) when its rule is auto, else its twips;
+// empty without a line.
+func lineSpacing(t xml.StartElement) string {
+	line, ok := attr(t, "line")
+	if !ok {
+		return ""
+	}
+	n, err := strconv.ParseFloat(line, 64)
+	if err != nil {
+		return line // a measure with its unit, compared as written
+	}
+	if rule, _ := attr(t, "lineRule"); rule == "auto" {
+		return strconv.FormatFloat(n/240, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(n, 'f', -1, 64) + "tw"
 }
 
 // readRun reads a w:r just started: its text (w:t; tabs, breaks and

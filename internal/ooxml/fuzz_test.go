@@ -2,17 +2,34 @@ package ooxml
 
 import (
 	"testing"
+
+	"github.com/xuri/excelize/v2"
 )
 
 func FuzzReadWorkbook(f *testing.F) {
 	f.Add(book(f, nil))
 	f.Add([]byte("PK\x03\x04"))
+	// a chart and a pivot table, whose parts the sheet's relationships name
+	f.Add(partsBook(f, func(x *excelize.File) {
+		if err := x.AddChart("Sheet1", "E2", &excelize.Chart{Type: excelize.Col, Series: []excelize.ChartSeries{{Categories: "Sheet1!$A$2:$A$5", Values: "Sheet1!$C$2:$C$5"}}}); err != nil {
+			f.Fatal(err)
+		}
+		if err := x.AddPivotTable(&excelize.PivotTableOptions{DataRange: "Sheet1!A1:C5", PivotTableRange: "Sheet2!A3:E12",
+			Rows: []excelize.PivotTableField{{Data: "Region"}}, Data: []excelize.PivotTableField{{Data: "Sales"}}}); err != nil {
+			f.Fatal(err)
+		}
+	}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		w, err := ReadWorkbook(b)
 		if err != nil {
 			return
 		}
 		for _, sh := range w.Sheets {
+			// what the chart and pivot_table rules read of any sheet
+			if _, err := chartSet(&sh, ChartProps); err != nil && sh.partsErr == nil {
+				t.Fatalf("charts: %v", err)
+			}
+			_, _ = pivotSet(&sh, PivotProps)
 			if len(sh.Cells) > maxCells || sh.Rows > MaxRows || sh.Cols > MaxCols {
 				t.Fatalf("sheet %q kept %d cells in %dx%d", sh.Name, len(sh.Cells), sh.Rows, sh.Cols)
 			}

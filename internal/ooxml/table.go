@@ -24,11 +24,13 @@ type TableRule struct {
 	// Props is, for check_cell, the properties of the cell with the match
 	// each must pass; for style and row_props, a list of property names.
 	Props      json.RawMessage    `json:"props,omitempty"`
-	Coordinate string             `json:"coordinate,omitempty"` // check_cell
-	Rules      []FuzzyRule        `json:"rules,omitempty"`      // sheet_fuzzy
-	DVProps    []map[string]Match `json:"dv_props,omitempty"`   // data_validation
-	Method     string             `json:"method,omitempty"`     // zoom
-	Ref        any                `json:"ref,omitempty"`        // zoom
+	Coordinate string             `json:"coordinate,omitempty"`  // check_cell
+	Rules      []FuzzyRule        `json:"rules,omitempty"`       // sheet_fuzzy
+	DVProps    []map[string]Match `json:"dv_props,omitempty"`    // data_validation
+	Method     string             `json:"method,omitempty"`      // zoom
+	Ref        any                `json:"ref,omitempty"`         // zoom
+	ChartProps []string           `json:"chart_props,omitempty"` // chart: the properties compared (ChartProps)
+	PivotProps []string           `json:"pivot_props,omitempty"` // pivot_table: the properties compared (PivotProps)
 
 	cellProps  map[string]Match
 	styleProps []string
@@ -49,8 +51,8 @@ type FuzzyRule struct {
 // TableRuleTypes are the rule types compared; TableRulesUnsupported those
 // of OSWorld's compare_table that are not.
 var (
-	TableRuleTypes        = []string{"sheet_name", "sheet_data", "sheet_print", "sheet_fuzzy", "check_cell", "style", "freeze", "zoom", "data_validation", "row_props"}
-	TableRulesUnsupported = []string{"chart", "pivot_table", "sparkline", "filter", "col_props"}
+	TableRuleTypes        = []string{"sheet_name", "sheet_data", "sheet_print", "sheet_fuzzy", "check_cell", "style", "freeze", "zoom", "data_validation", "row_props", "chart", "pivot_table"}
+	TableRulesUnsupported = []string{"sparkline", "filter", "col_props"}
 	cellStyleProps        = []string{"number_format", "font_name", "font_color", "font_bold", "font_italic", "font_underline", "font_size", "fill_type", "bgcolor", "fgcolor", "merge"}
 )
 
@@ -117,6 +119,16 @@ func (r *TableRule) Prepare(hasExpected bool) error {
 	case "zoom":
 		if err := (Match{Method: r.Method, Ref: r.Ref}).Validate(); err != nil {
 			return fmt.Errorf("rule zoom: %w", err)
+		}
+	case "chart", "pivot_table":
+		props, known := r.ChartProps, ChartProps
+		if r.Type == "pivot_table" {
+			props, known = r.PivotProps, PivotProps
+		}
+		for _, p := range props {
+			if !slices.Contains(known, p) {
+				return fmt.Errorf("rule %s: property %q is not supported (supported: %s)", r.Type, p, strings.Join(known, ", "))
+			}
 		}
 	case "data_validation":
 		for _, props := range r.DVProps {
@@ -309,6 +321,21 @@ func (t tables) apply(r *TableRule) (bool, string) {
 			return true, ""
 		}
 		return false, fmt.Sprintf("panes %s, expected %s", ka, kb)
+	case "chart", "pivot_table":
+		read := chartSet
+		props := r.ChartProps
+		if r.Type == "pivot_table" {
+			read, props = pivotSet, r.PivotProps
+		}
+		sa, err := read(a, props)
+		if err != nil {
+			return false, err.Error()
+		}
+		sb, err := read(b, props)
+		if err != nil {
+			return false, err.Error()
+		}
+		return sameSets(sa, sb)
 	case "row_props":
 		if slices.Equal(a.HiddenRows, b.HiddenRows) {
 			return true, ""

@@ -101,6 +101,11 @@ type Sheet struct {
 	base             Style // the style of a cell not written: the first format
 	// sharedRefs are the cells of shared formulas written once for all.
 	sharedRefs []string
+	// charts and pivots are the sheet's charts and pivot tables, and
+	// partsErr why they could not be read.
+	charts   []Chart
+	pivots   []Pivot
+	partsErr error
 }
 
 // Cell returns the cell at ref ("B7"); an empty cell reads as the zero Cell.
@@ -260,6 +265,7 @@ func ReadWorkbook(data []byte) (*Workbook, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s (sheet %q): %w", r.Target, s.Name, err)
 		}
+		sh.charts, sh.pivots, sh.partsErr = sheetParts(p, r.Target)
 		for ref, c := range sh.Cells {
 			if v, err := f.GetCellValue(s.Name, ref); err == nil {
 				c.Text = v
