@@ -17,7 +17,8 @@ need_desktop
 need_suite_apps
 need_pkgs gnome-calculator:gnome-calculator kalgebra:kalgebra xdotool:xdotool xwd:x11-apps /usr/bin/convert:imagemagick python3:python3 \
 	/usr/lib/python3/dist-packages/pyatspi/__init__.py:python3-pyatspi \
-	x11vnc:x11vnc Xvnc:tigervnc-standalone-server vncpasswd:tigervnc-tools adb:adb
+	x11vnc:x11vnc Xvnc:tigervnc-standalone-server vncpasswd:tigervnc-tools adb:adb \
+	pdftotext:poppler-utils unzip:unzip
 # The XFCE and GNOME desktop sessions (task.SessionPackages; about 370 MB
 # on disk, GNOME Shell most of it).
 need_pkgs xfwm4:xfwm4 xfce4-panel:xfce4-panel xfdesktop:xfdesktop4 xfconf-query:xfconf xfsettingsd:xfce4-settings \
