@@ -78,7 +78,7 @@ func TestImport(t *testing.T) {
 		{"mirror", imports.Runnable, ""},
 		{"prefs", imports.Runnable, ""},
 		{"list", imports.Runnable, ""},
-		{"gsettings", imports.Blocked, "desktop session: gsettings"},
+		{"gsettings", imports.Runnable, ""}, // in a GNOME session
 		{"broken", imports.NotImported, "examples/multi_apps/broken.json: "},
 		{"escape", imports.NotImported, `examples/os/escape.json: id "../../escape" is not a plain name`},
 	}
@@ -105,6 +105,9 @@ func TestImport(t *testing.T) {
 		}
 	}
 
+	if got["gsettings"].Task.Environment.Session != task.SessionGNOME || got["volume"].Task.Environment.Session != "" {
+		t.Errorf("sessions: gsettings %q, volume %q; want gnome, none", got["gsettings"].Task.Environment.Session, got["volume"].Task.Environment.Session)
+	}
 	vol := got["volume"].Task
 	if vol.Setup[0].Run == nil || vol.Setup[0].Run.Command != homeFolders {
 		t.Errorf("volume's setup does not begin with the home's folders: %+v", vol.Setup[0])
@@ -230,7 +233,7 @@ func TestWrite(t *testing.T) {
 				t.Errorf("warnings: %v", s.Warnings)
 			}
 		}
-		if c.Tasks != 17 || c.Mapped != c.Runnable+c.Blocked || c.NotImported != 4 || fetch && c.Runnable != 10 || !fetch && c.Runnable != 6 {
+		if c.Tasks != 17 || c.Mapped != c.Runnable+c.Blocked || c.NotImported != 4 || fetch && c.Runnable != 11 || !fetch && c.Runnable != 7 {
 			t.Errorf("fetch %v: counts %+v", fetch, c)
 		}
 		table, err := os.ReadFile(filepath.Join(out, imports.TableFile))
