@@ -34,6 +34,7 @@ import (
 
 // netnsPath is the namespace's file, making the namespace first if need be.
 func (s *session) netnsPath() (string, error) {
+	env := s.env() // before s.mu, which env takes
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.netns != nil && s.netns.alive() {
@@ -44,7 +45,7 @@ func (s *session) netnsPath() (string, error) {
 		return "", fmt.Errorf("the desktop's network namespace: %w", err)
 	}
 	cmd := exec.Command(sleep, "infinity")
-	cmd.Env = s.env()
+	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: syscall.CLONE_NEWNET}
 	if err := cmd.Start(); err != nil {
 		return "", fmt.Errorf("make the desktop's network namespace (it needs root): %w", err)
