@@ -450,7 +450,7 @@ func (c *converter) launch(where string, p map[string]any) []task.Step {
 			case "--impress":
 				app = "libreoffice-impress"
 			default:
-				rest = append(rest, home(a))
+				rest = append(rest, launchArg(a))
 			}
 		}
 		return []task.Step{{Launch: &task.Launch{App: app, Args: rest}}}
@@ -465,9 +465,18 @@ func (c *converter) launch(where string, p map[string]any) []task.Step {
 		if strings.HasPrefix(a, "--remote-debugging-port") {
 			continue
 		}
-		rest = append(rest, home(a))
+		rest = append(rest, launchArg(a))
 	}
 	return []task.Step{{Launch: &task.Launch{App: app, Args: rest}}}
+}
+
+// launchArg is a launched program's argument: an option (-x, --x) as it
+// is, anything else a path of the home.
+func launchArg(a string) string {
+	if strings.HasPrefix(a, "-") {
+		return a
+	}
+	return home(a)
 }
 
 var (
