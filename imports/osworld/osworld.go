@@ -504,6 +504,10 @@ func (c *converter) execute(where string, p map[string]any) []task.Step {
 	// OSWorld's user is not root and types its password to sudo; the
 	// desktop's user here is root, and runs the command itself.
 	cmd = strings.TrimPrefix(cmd, sudoPrefix)
+	// OSWorld's python is Python 3, which Debian names python3 alone.
+	if rest, ok := strings.CutPrefix(cmd, "python "); ok {
+		cmd = "python3 " + rest
+	}
 	if strings.Contains(cmd, "{CLIENT_PASSWORD}") || cmd == "su" || strings.HasPrefix(cmd, "su ") {
 		c.unsupported("%s: a command that signs in as another user (%s)", where, cmd)
 		return nil
