@@ -68,6 +68,11 @@ const chromiumFlags = " --no-sandbox --no-first-run --no-default-browser-check -
 var chromiumFiles = map[string]string{".config/chromium/Default/Preferences": `{"credentials_enable_service":false,` +
 	`"profile":{"password_manager_enabled":false,"default_content_setting_values":{"notifications":1}}}`}
 
+// vlcCommand starts VLC, which refuses to run as root (the desktop's
+// user), as an unprivileged user of a user namespace of its own: root's
+// files, the home's among them, are that user's there.
+const vlcCommand = "unshare --user --map-user=1000 --map-group=1000 vlc"
+
 // BuiltinApps are the applications Proctor knows without a suite declaring
 // them.
 var BuiltinApps = map[string]AppSpec{
@@ -82,7 +87,7 @@ var BuiltinApps = map[string]AppSpec{
 	"libreoffice-writer":  {Command: "libreoffice --writer", Package: "libreoffice-writer", Window: "LibreOffice Writer", Files: libreofficeFiles},
 	"libreoffice-impress": {Command: "libreoffice --impress", Package: "libreoffice-impress", Window: "LibreOffice Impress", Files: libreofficeFiles},
 	"gimp":                {Command: "gimp", Package: "gimp", Window: "GIMP"},
-	"vlc":                 {Command: "vlc", Package: "vlc", Window: "VLC media player"},
+	"vlc":                 {Command: vlcCommand, Package: "vlc", Window: "VLC media player"},
 	"thunderbird":         {Command: "thunderbird", Package: "thunderbird", Window: "Thunderbird"},
 	"nautilus":            {Command: "nautilus", Package: "nautilus"},
 	"chromium":            {Command: "chromium" + chromiumFlags, Package: "chromium", Window: "Chromium", Files: chromiumFiles},

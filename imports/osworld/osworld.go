@@ -457,7 +457,7 @@ func (c *converter) launch(where string, p map[string]any) []task.Step {
 			case "--impress":
 				app = "libreoffice-impress"
 			default:
-				rest = append(rest, home(a))
+				rest = append(rest, launchArg(a))
 			}
 		}
 		return []task.Step{{Launch: &task.Launch{App: app, Args: rest}}}
@@ -472,9 +472,18 @@ func (c *converter) launch(where string, p map[string]any) []task.Step {
 		if strings.HasPrefix(a, "--remote-debugging-port") {
 			continue
 		}
-		rest = append(rest, home(a))
+		rest = append(rest, launchArg(a))
 	}
 	return []task.Step{{Launch: &task.Launch{App: app, Args: rest}}}
+}
+
+// launchArg is a launched program's argument: an option (-x, --x) as it
+// is, anything else a path of the home.
+func launchArg(a string) string {
+	if strings.HasPrefix(a, "-") {
+		return a
+	}
+	return home(a)
 }
 
 var (
@@ -502,6 +511,10 @@ func (c *converter) execute(where string, p map[string]any) []task.Step {
 	// OSWorld's user is not root and types its password to sudo; the
 	// desktop's user here is root, and runs the command itself.
 	cmd = strings.TrimPrefix(cmd, sudoPrefix)
+	// OSWorld's python is Python 3, which Debian names python3 alone.
+	if rest, ok := strings.CutPrefix(cmd, "python "); ok {
+		cmd = "python3 " + rest
+	}
 	if strings.Contains(cmd, "{CLIENT_PASSWORD}") || cmd == "su" || strings.HasPrefix(cmd, "su ") {
 		c.unsupported("%s: a command that signs in as another user (%s)", where, cmd)
 		return nil
