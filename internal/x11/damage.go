@@ -3,7 +3,6 @@ package x11
 import (
 	"context"
 	"fmt"
-	"net"
 	"sync"
 	"time"
 
@@ -63,22 +62,9 @@ func caretSized(r xproto.Rectangle) bool {
 // WatchDamage connects to the local display (":5") with cookie as its
 // MIT-MAGIC-COOKIE-1 (nil: no credentials) and starts watching the screen.
 func WatchDamage(display string, cookie []byte) (*Damage, error) {
-	path, err := socketPath(display)
+	x, err := dialOwn(display, cookie)
 	if err != nil {
 		return nil, err
-	}
-	nc, err := net.DialTimeout("unix", path, 10*time.Second)
-	if err != nil {
-		return nil, fmt.Errorf("connect to X display %s: %w", display, err)
-	}
-	cc := &cookieConn{Conn: nc}
-	if cookie != nil {
-		cc.name, cc.data = "MIT-MAGIC-COOKIE-1", cookie
-	}
-	x, err := xgb.NewConnNet(cc)
-	if err != nil {
-		nc.Close()
-		return nil, fmt.Errorf("connect to X display %s: %w", display, err)
 	}
 	m, err := watch(x)
 	if err != nil {

@@ -38,22 +38,9 @@ func (e Error) Error() string { return string(e) }
 // DialSelections connects to the local display (":5") with cookie as its
 // MIT-MAGIC-COOKIE-1 (nil: no credentials), for reading selections.
 func DialSelections(display string, cookie []byte) (*Selections, error) {
-	path, err := socketPath(display)
+	x, err := dialOwn(display, cookie)
 	if err != nil {
 		return nil, err
-	}
-	nc, err := net.DialTimeout("unix", path, 10*time.Second)
-	if err != nil {
-		return nil, fmt.Errorf("connect to X display %s: %w", display, err)
-	}
-	cc := &cookieConn{Conn: nc}
-	if cookie != nil {
-		cc.name, cc.data = "MIT-MAGIC-COOKIE-1", cookie
-	}
-	x, err := xgb.NewConnNet(cc)
-	if err != nil {
-		nc.Close()
-		return nil, fmt.Errorf("connect to X display %s: %w", display, err)
 	}
 	root := xproto.Setup(x).DefaultScreen(x).Root
 	win, err := xproto.NewWindowId(x)
@@ -226,4 +213,28 @@ func cutTo(b []byte, limit int, more bool) (string, bool, error) {
 		return string(b[:limit]), true, nil
 	}
 	return string(b), more, nil
+}
+
+// dialOwn connects to the local display (":5") with cookie as its
+// MIT-MAGIC-COOKIE-1 (nil: no credentials): a connection of a watcher's
+// or a reader's own, beside the Conn of the desktop's input and screen.
+func dialOwn(display string, cookie []byte) (*xgb.Conn, error) {
+	path, err := socketPath(display)
+	if err != nil {
+		return nil, err
+	}
+	nc, err := net.DialTimeout("unix", path, 10*time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("connect to X display %s: %w", display, err)
+	}
+	cc := &cookieConn{Conn: nc}
+	if cookie != nil {
+		cc.name, cc.data = "MIT-MAGIC-COOKIE-1", cookie
+	}
+	x, err := xgb.NewConnNet(cc)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("connect to X display %s: %w", display, err)
+	}
+	return x, nil
 }

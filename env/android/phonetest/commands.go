@@ -268,39 +268,13 @@ var settingsTables = []string{"system", "secure", "global"}
 // [--projection COL:COL] [--where "name='NAME'"]` from the phone's
 // settings, in the content tool's format: "Row: 0 _id=3, name=wifi_on,
 // value=1", or "No result found." Like Android's SettingsProvider, it
-// takes a where clause of the form name='NAME' only.
-func (ph *Phone) contentQuery(args []string) (observe.CommandResult, bool) {
-	var uri, where string
-	var projection []string
-	for i := 0; i < len(args); i++ {
-		if i+1 >= len(args) {
-			return observe.CommandResult{Stderr: "Error: No value for " + args[i] + "\n", ExitCode: 1}, true
-		}
-		switch args[i] {
-		case "--uri":
-			uri = args[i+1]
-		case "--where":
-			where = args[i+1]
-		case "--projection":
-			projection = strings.Split(args[i+1], ":")
-		case "--user", "--sort":
-		default:
-			return observe.CommandResult{Stderr: "Error: Unknown argument: " + args[i] + "\n", ExitCode: 1}, true
-		}
-		i++
-	}
+// takes a where clause of the form name='NAME' only. content reads the
+// arguments and passes the settings' addresses here.
+func (ph *Phone) contentQuery(uri, where string, projection []string) (observe.CommandResult, bool) {
 	providerErr := func(msg string) (observe.CommandResult, bool) {
 		return observe.CommandResult{Stderr: "Error while accessing provider:settings\njava.lang.IllegalArgumentException: " + msg + "\n", ExitCode: 1}, true
 	}
-	if uri == "" {
-		return observe.CommandResult{Stderr: "Error: Content provider URI not specified\n", ExitCode: 1}, true
-	}
-	rest, ok := strings.CutPrefix(uri, "content://settings/")
-	if !ok {
-		return observe.CommandResult{Stderr: "Error while accessing provider:" + strings.TrimPrefix(uri, "content://") +
-			"\njava.lang.IllegalArgumentException: Unknown authority\n", ExitCode: 1}, true
-	}
-	table, name, _ := strings.Cut(rest, "/")
+	table, name, _ := strings.Cut(strings.TrimPrefix(uri, "content://settings/"), "/")
 	if !slices.Contains(settingsTables, table) || strings.Contains(name, "/") {
 		return providerErr("Invalid Uri path:" + uri)
 	}

@@ -89,7 +89,7 @@ func (ph *Phone) content(args []string) (observe.CommandResult, bool) {
 		if op != "query" {
 			return contentErr(uri, "the stand-in changes settings through `settings put` only")
 		}
-		return ph.contentQuery(args[1:])
+		return ph.contentQuery(uri, where, projection)
 	}
 	base, id := uri, ""
 	p := ph.Providers[base]
