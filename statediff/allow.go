@@ -114,8 +114,8 @@ func (a Allowed) Problems() []string {
 	}
 	watch := func(p string) string {
 		if rest, ok := strings.CutPrefix(p, "content://"); ok {
-			if rest == "" || strings.ContainsAny(rest, "*?[{ \t'\"") {
-				return fmt.Sprintf("%q is not a content provider's address (content://AUTHORITY[/PATH], no globs)", p)
+			if rest == "" || strings.ContainsAny(rest, "*?[{ \t'\"\\;&|$`()<>") {
+				return fmt.Sprintf("%q is not a content provider's address (content://AUTHORITY[/PATH], no globs or shell characters)", p)
 			}
 			return ""
 		}

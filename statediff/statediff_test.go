@@ -165,10 +165,11 @@ func TestWalk(t *testing.T) {
 }
 
 func TestProblems(t *testing.T) {
-	a := Allowed{Paths: []string{"~/ok/**", "rel/x", "~/[bad"}, Origins: []string{"http://x:*", "x.test"}, Watch: []string{"/etc/*", "content://sms", "content://*"}}
+	a := Allowed{Paths: []string{"~/ok/**", "rel/x", "~/[bad"}, Origins: []string{"http://x:*", "x.test"}, Watch: []string{"/etc/*", "content://sms", "content://*", "content://sms;reboot"}}
 	want := []string{`paths[1]: "rel/x" is not a path of the home folder (~/...) or an absolute one`, `paths[2]: "~/[bad" is not a valid glob`,
 		`origins[1]: "x.test" is not an origin (scheme://host[:port], globs allowed)`, `watch[0]: "/etc/*" is not a folder's path (~/... or absolute, no globs)`,
-		`watch[2]: "content://*" is not a content provider's address (content://AUTHORITY[/PATH], no globs)`}
+		`watch[2]: "content://*" is not a content provider's address (content://AUTHORITY[/PATH], no globs or shell characters)`,
+		`watch[3]: "content://sms;reboot" is not a content provider's address (content://AUTHORITY[/PATH], no globs or shell characters)`}
 	if got := a.Problems(); !slices.Equal(got, want) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
