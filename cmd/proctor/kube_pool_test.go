@@ -44,12 +44,7 @@ func poolState(t *testing.T, pool string) (head string, rows []string) {
 // that claim at once never share a pod; pool down leaves nothing with
 // the pool's label.
 func TestKubeBedPool(t *testing.T) {
-	kc := kubeBed(t)
-	t.Setenv("KUBECONFIG", kc)
-	c, err := kube.Connect("", "default")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, c := bedClient(t)
 	ctx := context.Background()
 	out, errOut, code := runCLI(t, "", "kube", "pool", "up", "warm", "--pods", "3", "--wait", "90s", "--namespace", "default")
 	t.Logf("kube pool up:\n%s%s", out, errOut)
@@ -234,12 +229,7 @@ func waitFor(limit time.Duration, ok func() bool) error {
 // pods and for a warm pool's: the run succeeds with the Role's rules,
 // and fails, Forbidden on the resource, with any one of them taken away.
 func TestKubeBedJobRBAC(t *testing.T) {
-	kc := kubeBed(t)
-	t.Setenv("KUBECONFIG", kc)
-	c, err := kube.Connect("", "default")
-	if err != nil {
-		t.Fatal(err)
-	}
+	kc, c := bedClient(t)
 	ctx := context.Background()
 	if out, errOut, code := runCLI(t, "", "kube", "pool", "up", "jobs", "--pods", "2", "--wait", "90s", "--namespace", "default"); code != 0 {
 		t.Fatalf("kube pool up exited %d: %s%s", code, out, errOut)

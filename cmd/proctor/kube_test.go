@@ -152,12 +152,7 @@ func leftovers(t *testing.T, c *kube.Cluster) (pods, secrets int) {
 // through port-forward, the failures come back in Kubernetes' words, and
 // nothing is left behind.
 func TestKubeBed(t *testing.T) {
-	kc := kubeBed(t)
-	t.Setenv("KUBECONFIG", kc)
-	c, err := kube.Connect("", "default")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, c := bedClient(t)
 
 	t.Run("validate", func(t *testing.T) {
 		out, errOut, code := runCLI(t, "", "validate", "../../testdata/runner", "--env", "kube://default?pods=2&wait=90s",
@@ -293,12 +288,7 @@ func readyRun(t *testing.T, sc *bufio.Scanner, lines *[]string) string {
 // Then a run killed with SIGKILL leaves its pods and secret, and proctor
 // kube clean --run removes them all.
 func TestKubeBedRunLosesPods(t *testing.T) {
-	kc := kubeBed(t)
-	t.Setenv("KUBECONFIG", kc)
-	c, err := kube.Connect("", "default")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, c := bedClient(t)
 	ctx := context.Background()
 
 	t.Run("a pod deleted mid-run", func(t *testing.T) {
@@ -364,4 +354,17 @@ func TestKubeBedRunLosesPods(t *testing.T) {
 			t.Errorf("kube clean left %d pods and %d secrets of run %s", p, s, id)
 		}
 	})
+}
+
+// bedClient starts or reuses the test bed, points $KUBECONFIG at it for
+// the test, and connects to its default namespace.
+func bedClient(t *testing.T) (kubeconfig string, c *kube.Cluster) {
+	t.Helper()
+	kc := kubeBed(t)
+	t.Setenv("KUBECONFIG", kc)
+	c, err := kube.Connect("", "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kc, c
 }

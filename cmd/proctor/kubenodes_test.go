@@ -33,12 +33,7 @@ import (
 // one on a sound pod); replacements keep off the stopped node; nothing
 // is left.
 func TestKubeBedTwoNodes(t *testing.T) {
-	kc := kubeBed(t)
-	t.Setenv("KUBECONFIG", kc)
-	c, err := kube.Connect("", "default")
-	if err != nil {
-		t.Fatal(err)
-	}
+	kc, c := bedClient(t)
 	ctx := context.Background()
 	out := filepath.Join(t.TempDir(), "run")
 	// 2 tasks x 100 repeats; 512 MiB requests, so that the 8 pods and
@@ -108,7 +103,7 @@ func TestKubeBedTwoNodes(t *testing.T) {
 			t.Logf("after %d episodes: stopped node-2 with pods %v", results, stopped)
 		}
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	log := strings.Join(lines, "\n")
 	t.Logf("proctor run:\n%s", log)
 	if err != nil || len(deleted) != 2 || len(stopped) == 0 {
