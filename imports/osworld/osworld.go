@@ -34,6 +34,7 @@ package osworld
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"path"
 	"regexp"
 	"sort"
@@ -225,6 +226,10 @@ func Import(f *File, group, file, hash, revision string) *imports.Task {
 	if f.Proxy {
 		it.Block(imports.LiveWeb, "the task runs behind OSWorld's proxy to websites")
 	}
+	if u := webAddress(f.Instruction); u != "" {
+		// The agent is told to fetch it: offline, it cannot.
+		it.Block(imports.LiveWeb, "the instruction names %s", u)
+	}
 	if readsGSettings(t) {
 		// GNOME's settings kept between processes, in dconf, as on
 		// OSWorld's Ubuntu desktop.
@@ -283,8 +288,18 @@ func home(p string) string {
 	return p
 }
 
-// homeCommand does the same in a shell command.
-func homeCommand(s string) string { return strings.ReplaceAll(s, "/home/user", "$HOME") }
+// homeCommand does the same in a shell command, and leaves out the
+// session bus of OSWorld's user (DBUS_SESSION_BUS_ADDRESS set to
+// /run/user/1000/bus): commands run with the desktop's own.
+func homeCommand(s string) string {
+	s = osworldBus.ReplaceAllString(s, "")
+	return strings.ReplaceAll(s, "/home/user", "$HOME")
+}
+
+// osworldBus is an export of OSWorld's session bus address, as a line
+// or a command of its own (ended by a newline, ; or &&), or the variable
+// set before one command.
+var osworldBus = regexp.MustCompile(`(?m)(^[ \t]*export DBUS_SESSION_BUS_ADDRESS=('[^']*'|"[^"]*"|\S+)[ \t]*(\n|;|&&)?[ \t]*|DBUS_SESSION_BUS_ADDRESS=('[^']*'|"[^"]*"|\S+)[ \t]+)`)
 
 func str(v any) string {
 	switch x := v.(type) {
@@ -692,8 +707,11 @@ func (c *converter) evaluator() {
 				why = err.Error()
 			}
 		}
-		if why == "" && or && len(specs) != 1 {
-			why = fmt.Sprintf("%d checks for one alternative of an or", len(specs))
+		if why == "" && or && len(specs) > 1 {
+			var one check.Spec
+			if one, why = allOfOneProbe(specs); why == "" {
+				specs = []check.Spec{one}
+			}
 		}
 		if why != "" {
 			c.unsupported("evaluator %s: %s", fn, why)
@@ -709,6 +727,48 @@ func (c *converter) evaluator() {
 		c.t.Checks = append(c.t.Checks, check.Spec{Kind: check.AnyOf, Any: alts})
 	}
 }
+
+// allOfOneProbe is one alternative of an or that needs several checks of
+// one probe's text (check_include_exclude's strings) as one predicate
+// check that every one of them passes.
+func allOfOneProbe(specs []check.Spec) (check.Spec, string) {
+	why := fmt.Sprintf("%d checks for one alternative of an or", len(specs))
+	p := specs[0].Probe
+	var terms []string
+	for _, s := range specs {
+		if s.Probe == nil || p == nil || *s.Probe != *p || !s.CaseSense || s.Regex {
+			return check.Spec{}, why
+		}
+		switch s.Kind {
+		case check.Contains:
+			terms = append(terms, "(text contains "+exprString(s.Value)+")")
+		case check.NotContains:
+			terms = append(terms, "!(text contains "+exprString(s.Value)+")")
+		default:
+			return check.Spec{}, why
+		}
+	}
+	return predicate(p, strings.Join(terms, " && ")), ""
+}
+
+// webAddress is the first address on the web (http or https, not this
+// machine's) that an instruction names, else "".
+func webAddress(instruction string) string {
+	for _, m := range webURL.FindAllString(instruction, -1) {
+		u, err := url.Parse(strings.TrimRight(m, ".,;:)\"'"))
+		if err != nil || u.Hostname() == "" {
+			continue
+		}
+		switch h := u.Hostname(); {
+		case h == "localhost", strings.HasPrefix(h, "127."), h == "::1":
+			continue
+		}
+		return u.String()
+	}
+	return ""
+}
+
+var webURL = regexp.MustCompile(`https?://[^\s"'<>]+`)
 
 // metric converts one metric function with its getters and options into
 // checks, or says why it cannot.

@@ -79,6 +79,8 @@ func TestImport(t *testing.T) {
 		{"prefs", imports.Runnable, ""},
 		{"list", imports.Runnable, ""},
 		{"gsettings", imports.Runnable, ""}, // in a GNOME session
+		{"download", imports.Blocked, "live web: the instruction names https://images.example/bird.jpeg"},
+		{"local-page", imports.Runnable, ""}, // this machine's address is not the web
 		{"broken", imports.NotImported, "examples/multi_apps/broken.json: "},
 		{"escape", imports.NotImported, `examples/os/escape.json: id "../../escape" is not a plain name`},
 	}
@@ -237,7 +239,7 @@ func TestWrite(t *testing.T) {
 				t.Errorf("warnings: %v", s.Warnings)
 			}
 		}
-		if c.Tasks != 17 || c.Mapped != c.Runnable+c.Blocked || c.NotImported != 4 || fetch && c.Runnable != 11 || !fetch && c.Runnable != 7 {
+		if c.Tasks != 19 || c.Mapped != c.Runnable+c.Blocked || c.NotImported != 4 || fetch && c.Runnable != 12 || !fetch && c.Runnable != 8 {
 			t.Errorf("fetch %v: counts %+v", fetch, c)
 		}
 		table, err := os.ReadFile(filepath.Join(out, imports.TableFile))
@@ -311,5 +313,21 @@ func TestOverrides(t *testing.T) {
 	infeasible := &task.Task{ID: id, Kind: task.InfeasibleTask, Gold: []action.Action{{Kind: action.Fail}}}
 	if err := applyOverride(infeasible); err != nil || len(infeasible.Gold) != 1 || infeasible.Gold[0].Kind != action.Fail {
 		t.Errorf("an infeasible task took an override: %+v", infeasible)
+	}
+}
+
+func TestHomeCommand(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"cat /home/user/a.txt", "cat $HOME/a.txt"},
+		{"export DBUS_SESSION_BUS_ADDRESS='unix:path=/run/user/1000/bus'\ngsettings get org.gnome.shell favorite-apps", "gsettings get org.gnome.shell favorite-apps"},
+		{"export DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus; gsettings get a b", "gsettings get a b"},
+		{"export DBUS_SESSION_BUS_ADDRESS=\"unix:path=/run/user/1000/bus\" && xdg-open /home/user/project", "xdg-open $HOME/project"},
+		{"DBUS_SESSION_BUS_ADDRESS='unix:path=/run/user/1000/bus' gsettings set a b c", "gsettings set a b c"},
+		{"echo $DBUS_SESSION_BUS_ADDRESS", "echo $DBUS_SESSION_BUS_ADDRESS"},
+	}
+	for _, tc := range tests {
+		if got := homeCommand(tc.in); got != tc.want {
+			t.Errorf("homeCommand(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }

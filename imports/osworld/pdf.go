@@ -12,8 +12,9 @@ import (
 
 // Packages are the Debian packages the imported checks run in the
 // desktop beyond the tasks' applications: poppler-utils' pdftotext and
-// pdfinfo read PDF files, unzip unpacks archives.
-var Packages = []string{"poppler-utils", "unzip"}
+// pdfinfo read PDF files, unzip unpacks archives, bc compares the
+// numbers of OSWorld's shell checks (a GNOME text scaling factor).
+var Packages = []string{"poppler-utils", "unzip", "bc"}
 
 // expectedDir is where a step after the agent copies an expected file
 // that a check compares in the desktop: after the agent, so that it

@@ -251,6 +251,14 @@ var chromeValues = map[string]string{
 	// default_search_provider_data.template_url_data.short_name, else
 	// "Google".
 	"default_search_engine": exprGet("value", []string{"default_search_provider_data", "template_url_data", "short_name"}, `"Google"`),
+	// "true" when sites' data is deleted on close (the cookies content
+	// setting 4, session only), else "false"; a profile without
+	// "profile" is "Google", the getter's fallback. OSWorld's getter
+	// tests only that profile.default_content_setting_values is there,
+	// which Debian's Chromium writes in every profile (a migration mark):
+	// the setting itself is what its test stood for.
+	"data_delete_automacally": `(` + exprHas("value", "profile") + ` ? (` +
+		exprGet("value", []string{"profile", "default_content_setting_values", "cookies"}, "nil") + ` == 4 ? "true" : "false") : "Google")`,
 }
 
 // chromeValue is a Chromium profile getter's probe and expression.
@@ -276,6 +284,77 @@ func exactChrome(p *check.Probe, x string, expected *Getter) ([]check.Spec, stri
 		return nil, "an expected value that is not a string"
 	}
 	return []check.Spec{predicate(p, x+" == "+exprString(s))}, ""
+}
+
+// fontSize: check_font_size of chrome_font_size, Chromium's default font
+// size (webkit.webprefs.default_font_size, 16 where the profile has no
+// webprefs) equal to the rule's value, or strictly between its min and
+// max.
+func fontSize(_ *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
+	if len(opts) > 0 {
+		return nil, "options"
+	}
+	if result == nil || result.Type != "chrome_font_size" {
+		return nil, "a result that is not chrome_font_size"
+	}
+	typ, why := ruleValue(expected, "type")
+	if why != "" {
+		return nil, why
+	}
+	prefs := exprGet("value", []string{"webkit", "webprefs"}, "nil")
+	size := `(` + prefs + ` == nil ? 16 : ` + exprGet("value", []string{"webkit", "webprefs", "default_font_size"}, "nil") + `)`
+	var e string
+	switch typ {
+	case "value":
+		v, ok := expected.Rules["value"].(float64)
+		if !ok {
+			return nil, "a value rule without a number"
+		}
+		e = size + " == " + strconv.FormatFloat(v, 'g', -1, 64)
+	case "range":
+		lo, ok1 := expected.Rules["min"].(float64)
+		hi, ok2 := expected.Rules["max"].(float64)
+		if !ok1 || !ok2 {
+			return nil, "a range rule without min and max numbers"
+		}
+		e = "let s = " + size + "; s != nil && " + strconv.FormatFloat(lo, 'g', -1, 64) + " < s && s < " + strconv.FormatFloat(hi, 'g', -1, 64)
+	default:
+		return nil, fmt.Sprintf("rule type %v", typ)
+	}
+	return []check.Spec{predicate(&check.Probe{File: chromiumProfile + "Preferences"}, e)}, ""
+}
+
+// favoriteApps: check_gnome_favorite_apps, the list gsettings prints
+// (Python's literal, as OSWorld evaluates it) holds the expected apps, as
+// many as expected, in any order.
+func favoriteApps(c *converter, result, expected *Getter, opts map[string]any) ([]check.Spec, string) {
+	if len(opts) > 0 {
+		return nil, "options"
+	}
+	p, why := c.probe(result)
+	if why != "" {
+		return nil, why
+	}
+	if p.Command == "" {
+		return nil, "a result that is not a command's output"
+	}
+	want, why := ruleValue(expected, "expected")
+	if why != "" {
+		return nil, why
+	}
+	list, ok := want.([]any)
+	if !ok {
+		return nil, "an expected value that is not a list"
+	}
+	lit, why := exprJSON(list)
+	if why != "" {
+		return nil, why
+	}
+	// gsettings prints strings in single quotes (an empty list as
+	// "@as []", which Python cannot read: no pass).
+	e := `let t = trim(text); let apps = hasPrefix(t, "[") ? fromJSON(replace(t, "'", "\"")) : nil; let want = ` + lit +
+		`; type(apps) == "array" && len(apps) == len(want) && all(apps, # in want) && all(want, # in apps)`
+	return []check.Spec{predicate(p, e)}, ""
 }
 
 // matchInList: match_in_list, the result is one of the expected values
@@ -542,6 +621,8 @@ func init() {
 		"compare_config":              compareConfig,
 		"is_extension_installed":      extensionInstalled,
 		"match_in_list":               matchInList,
+		"check_font_size":             fontSize,
+		"check_gnome_favorite_apps":   favoriteApps,
 		"is_expected_bookmarks":       expectedBookmarks,
 		"run_sqlite3":                 runSQLite,
 		"check_json":                  checkJSON,

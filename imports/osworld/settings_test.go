@@ -160,6 +160,29 @@ func TestChromeProfileMetrics(t *testing.T) {
 	verdicts(t, "match_in_list of the default, Google", `{"func":"match_in_list","result":{"type":"default_search_engine"},"expected":{"type":"rule","rules":{"expected":["Google"]}}}`, []verdictCase{
 		{"none set", map[string]string{prefs: `{"default_search_provider_data": {}}`}, nil, true},
 	})
+	verdicts(t, "exact_match of data_delete_automacally", `{"func":"exact_match","result":{"type":"data_delete_automacally"},"expected":{"type":"rule","rules":{"expected":"true"}}}`, []verdictCase{
+		{"cookies kept for the session", map[string]string{prefs: `{"profile": {"default_content_setting_values": {"cookies": 4}}}`}, nil, true},
+		// OSWorld's getter passes any content setting; Chromium writes
+		// this one in every profile, so the setting itself is tested.
+		{"Chromium's migration mark alone", map[string]string{prefs: `{"profile": {"default_content_setting_values": {"has_migrated_local_network_access": true}}}`}, nil, false},
+		{"cookies allowed", map[string]string{prefs: `{"profile": {"default_content_setting_values": {"cookies": 1}}}`}, nil, false},
+		{"none set", map[string]string{prefs: `{"profile": {"name": "Person 1"}}`}, nil, false},
+		{"no profile gives Google", map[string]string{prefs: `{}`}, nil, false},
+	})
+	verdicts(t, "exact_match of data_delete_automacally, false", `{"func":"exact_match","result":{"type":"data_delete_automacally"},"expected":{"type":"rule","rules":{"expected":"false"}}}`, []verdictCase{
+		{"none set", map[string]string{prefs: `{"profile": {}}`}, nil, true},
+		{"no profile is not false", map[string]string{prefs: `{}`}, nil, false},
+	})
+	verdicts(t, "check_font_size, a range", `{"func":"check_font_size","result":{"type":"chrome_font_size"},"expected":{"type":"rule","rules":{"type":"range","min":16,"max":99999}}}`, []verdictCase{
+		{"very large", map[string]string{prefs: `{"webkit": {"webprefs": {"default_font_size": 24}}}`}, nil, true},
+		{"medium, the default", map[string]string{prefs: `{"webkit": {"webprefs": {"default_font_size": 16}}}`}, nil, false},
+		{"no webprefs is 16", map[string]string{prefs: `{"profile": {}}`}, nil, false},
+		{"webprefs without the size", map[string]string{prefs: `{"webkit": {"webprefs": {"minimum_font_size": 20}}}`}, nil, false},
+	})
+	verdicts(t, "check_font_size, a value", `{"func":"check_font_size","result":{"type":"chrome_font_size"},"expected":{"type":"rule","rules":{"type":"value","value":20}}}`, []verdictCase{
+		{"equal", map[string]string{prefs: `{"webkit": {"webprefs": {"default_font_size": 20}}}`}, nil, true},
+		{"other", map[string]string{prefs: `{"webkit": {"webprefs": {"default_font_size": 24}}}`}, nil, false},
+	})
 	const marks = chromiumProfile + "Bookmarks"
 	bar := func(children string) string {
 		return `{"roots": {"bookmark_bar": {"children": [` + children + `], "type": "folder"}, "other": {"children": []}}}`
@@ -323,5 +346,28 @@ func TestVLCMetricsOnAFullVlcrc(t *testing.T) {
 	verdicts(t, "check_qt_max_volume on a full vlcrc", `{"func":"check_qt_max_volume","expected":{"type":"rule","rules":{"expected_qt_max_volume":200}},"result":{"type":"vlc_config","dest":"vlcrc"}}`, []verdictCase{
 		{"set at the end", map[string]string{vlcrc: full}, nil, true},
 		{"not set", map[string]string{vlcrc: strings.Join(lines, "\n")}, nil, false},
+	})
+}
+
+func TestGNOMEMetrics(t *testing.T) {
+	const fav = "gsettings get org.gnome.shell favorite-apps"
+	verdicts(t, "check_gnome_favorite_apps", `{"func":"check_gnome_favorite_apps","result":{"type":"vm_command_line","command":"`+fav+`","shell":true},"expected":{"type":"rule","rules":{"expected":["google-chrome.desktop","thunderbird.desktop"]}}}`, []verdictCase{
+		{"the two", nil, map[string]string{fav: "['google-chrome.desktop', 'thunderbird.desktop']\n"}, true},
+		{"in another order", nil, map[string]string{fav: "['thunderbird.desktop', 'google-chrome.desktop']\n"}, true},
+		{"vim still there", nil, map[string]string{fav: "['thunderbird.desktop', 'vim.desktop', 'google-chrome.desktop']\n"}, false},
+		{"one removed too many", nil, map[string]string{fav: "['thunderbird.desktop']\n"}, false},
+		{"a repeat of one", nil, map[string]string{fav: "['thunderbird.desktop', 'thunderbird.desktop']\n"}, false},
+		{"empty, as gsettings prints it", nil, map[string]string{fav: "@as []\n"}, false},
+	})
+	const scale = "scale"
+	const zoom = "zoom"
+	verdicts(t, "check_include_exclude, an or of two with three strings each", `{"func":["check_include_exclude","check_include_exclude"],"conj":"or",
+		"result":[{"type":"vm_command_line","command":"`+scale+`","shell":true},{"type":"vm_command_line","command":"`+zoom+`","shell":true}],
+		"expected":[{"type":"rule","rules":{"include":["Large text enabled"],"exclude":["No text scaling enabled","error"]}},
+		            {"type":"rule","rules":{"include":["Zoom enabled with magnification"],"exclude":["No zoom magnification enabled","error"]}}]}`, []verdictCase{
+		{"large text", nil, map[string]string{scale: "Large text enabled (factor: 1.5)\n", zoom: "No zoom magnification enabled\n"}, true},
+		{"zoom", nil, map[string]string{scale: "No text scaling enabled\n", zoom: "Zoom enabled with magnification (factor: 2.0)\n"}, true},
+		{"neither", nil, map[string]string{scale: "No text scaling enabled\n", zoom: "No zoom magnification enabled\n"}, false},
+		{"an error beside the include", nil, map[string]string{scale: "Large text enabled, error\n", zoom: "No zoom magnification enabled\n"}, false},
 	})
 }
