@@ -115,8 +115,18 @@ var BasePackages = []string{"xvfb", "chromium"}
 // app and apps, and those their setup launches or opens), with
 // BasePackages, sorted.
 func PackageNames(s *task.Suite, tasks []*task.Task) []string {
+	return packageNames(s, tasks, BasePackages)
+}
+
+// AppPackages lists the Debian packages of the apps tasks use, sorted:
+// PackageNames without the base.
+func AppPackages(s *task.Suite, tasks []*task.Task) []string {
+	return packageNames(s, tasks, nil)
+}
+
+func packageNames(s *task.Suite, tasks []*task.Task, base []string) []string {
 	seen := map[string]bool{}
-	for _, p := range BasePackages {
+	for _, p := range base {
 		seen[p] = true
 	}
 	add := func(app string) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/proctor-eval/proctor/receipt"
 	"github.com/proctor-eval/proctor/task"
 	"github.com/spf13/cobra"
 )
@@ -23,7 +24,8 @@ func newSetupCommand() *cobra.Command {
 		Short: "Install and prepare the applications a suite's tasks run on",
 		Long: `Setup installs and prepares what a suite declares under setup in its
 suite.yaml: the Debian packages (with apt-get, those not installed yet;
-with them those of the desktop sessions, xfce or gnome, that the suite or
+with them those of the applications its tasks use, built-in or declared
+under apps, and of the desktop sessions, xfce or gnome, that the suite or
 its tasks name), then its script (run with bash from the suite's folder, as root), which
 prepares the applications' pristine data under the suite's data folder,
 $PROCTOR_DATA/NAME (/var/lib/proctor/NAME by default; the script finds it
@@ -62,7 +64,8 @@ func runSetup(ctx context.Context, suite string, dryRun bool, stdout, stderr io.
 		return fmt.Errorf("%s has problems:\n%w", filepath.Join(suite, task.SuiteFile), own)
 	}
 	packages := sessionPackages(s)
-	if s.Setup == nil && len(packages) == 0 {
+	apps := receipt.AppPackages(s, s.Tasks)
+	if s.Setup == nil && len(packages) == 0 && len(apps) == 0 {
 		fmt.Fprintf(stderr, "%s declares no setup in %s: nothing to do\n", suite, task.SuiteFile)
 		return nil
 	}
@@ -70,6 +73,11 @@ func runSetup(ctx context.Context, suite string, dryRun bool, stdout, stderr io.
 		s.Setup = &task.Setup{}
 	}
 	packages = append(slices.Clone(s.Setup.Packages), packages...)
+	for _, p := range apps {
+		if !slices.Contains(packages, p) {
+			packages = append(packages, p)
+		}
+	}
 	data := s.DataDir()
 	start := time.Now()
 	var missing []string

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,6 +25,16 @@ func TestSetup(t *testing.T) {
 	if code != 0 || out != "apt-get install -y --no-install-recommends proctor-test-absent\nPROCTOR_SUITE_DATA="+want+" bash "+filepath.Join(dir, "prepare.sh")+"\n" {
 		t.Fatalf("dry run: exit %d\n%s\n%s", code, out, errs)
 	}
+	// The packages of the apps its tasks use, built-in or declared, come
+	// with them.
+	os.WriteFile(filepath.Join(dir, "suite.yaml"), []byte("name: apps\napps:\n  absent-app: {command: proctor-test-app, package: proctor-test-app}\nsetup:\n  packages: [bash]\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "one.yaml"), []byte("id: one\ninstruction: Open it.\nlevel: bronze\nkind: state\napp: absent-app\nsetup:\n- launch: {app: thunar}\nchecks:\n- {kind: exists, file: /tmp/x}\ngold:\n- {kind: done}\n"), 0o644)
+	out, errs, code = runCLI(t, "", "setup", dir, "--dry-run")
+	if code != 0 || !strings.HasPrefix(out, "apt-get install -y --no-install-recommends ") || !strings.Contains(out, " proctor-test-app") ||
+		strings.Contains(out, "thunar") == installedHere("thunar") || strings.Contains(out, "bash") {
+		t.Fatalf("dry run with apps: exit %d\n%s\n%s", code, out, errs)
+	}
+	os.Remove(filepath.Join(dir, "one.yaml"))
 	// Without the absent package, the set-up runs.
 	os.WriteFile(filepath.Join(dir, "suite.yaml"), []byte("name: apps\nsetup:\n  packages: [bash]\n  script: prepare.sh\n"), 0o644)
 	out, errs, code = runCLI(t, "", "setup", dir)
@@ -68,3 +79,6 @@ func TestSessionPackages(t *testing.T) {
 		})
 	}
 }
+
+// installedHere reports whether dpkg knows the package as installed.
+func installedHere(pkg string) bool { return installed(context.Background(), pkg) }
