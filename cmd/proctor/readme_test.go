@@ -56,6 +56,7 @@ var readmeNotRun = map[string]string{
 	"bin/proctor validate suites/enterprise --env browser --parallel 2":                                      "runs 68 tasks (about 400 trajectories) for over an hour; scripts/test.sh (CI) validates a subset",
 	"bin/proctor run suites/enterprise --agent replay --env browser --filter '^tryton-' --out runs/tryton":   "runs 11 tasks; CI's validation of the suite runs them the same way",
 	"bin/proctor guest --local --token-file token":                                                           "serves until stopped; TestGuestToken and the remote tests start the daemon",
+	"bin/proctor setup suites/osworld":                                                                       "installs packages as root into an imported suite's machine; bench/suite-setup.sh measures it in containers",
 	"bin/proctor import osworld ../OSWorld --out suites/osworld --fetch":                                     "needs a checkout of OSWorld and the internet; TestWrite (imports/osworld) imports the sample files with --fetch from a local server",
 	"bin/proctor import osuniverse ../osuniverse --out suites/osuniverse --fetch":                            "needs a checkout of OSUniverse and the internet; the docs import the sample files (imports/osuniverse/testdata)",
 	"bin/proctor import scienceboard ../ScienceBoard --out suites/scienceboard":                              "needs a checkout of ScienceBoard; the docs import the sample files (imports/scienceboard/testdata)",

@@ -40,6 +40,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/check"
@@ -475,7 +476,7 @@ func (c *converter) launch(where string, p map[string]any) []task.Step {
 				rest = append(rest, launchArg(a))
 			}
 		}
-		return []task.Step{{Launch: &task.Launch{App: app, Args: rest}}}
+		return []task.Step{launchStep(app, rest)}
 	}
 	app, ok := launchers[prog]
 	if !ok {
@@ -489,7 +490,18 @@ func (c *converter) launch(where string, p map[string]any) []task.Step {
 		}
 		rest = append(rest, launchArg(a))
 	}
-	return []task.Step{{Launch: &task.Launch{App: app, Args: rest}}}
+	return []task.Step{launchStep(app, rest)}
+}
+
+// launchStep launches a built-in app and waits, at most a minute, for its
+// window (its title holds the app's window name), so that the agent's
+// first screen, and a solution's first key, find the application there.
+func launchStep(app string, args []string) task.Step {
+	l := &task.Launch{App: app, Args: args}
+	if spec, ok := task.BuiltinApps[app]; ok && spec.Window != "" {
+		l.WaitWindow, l.Timeout = spec.Window, duration.Duration(time.Minute)
+	}
+	return task.Step{Launch: l}
 }
 
 // launchArg is a launched program's argument: an option (-x, --x) as it

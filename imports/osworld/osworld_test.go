@@ -110,6 +110,11 @@ func TestImport(t *testing.T) {
 	if got["gsettings"].Task.Environment.Session != task.SessionGNOME || got["volume"].Task.Environment.Session != "" {
 		t.Errorf("sessions: gsettings %q, volume %q; want gnome, none", got["gsettings"].Task.Environment.Session, got["volume"].Task.Environment.Session)
 	}
+	// A launched app is waited for, its window shown before the agent's
+	// first screen.
+	if l := got["tabs"].Task.Setup[1].Launch; l == nil || l.App != "chromium" || l.WaitWindow != "Chromium" || l.Timeout == 0 || len(l.Args) != 0 {
+		t.Errorf("tabs' launch: %+v; want chromium, its window waited for", l)
+	}
 	vol := got["volume"].Task
 	if vol.Setup[0].Run == nil || vol.Setup[0].Run.Command != homeFolders {
 		t.Errorf("volume's setup does not begin with the home's folders: %+v", vol.Setup[0])
