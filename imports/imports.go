@@ -54,15 +54,12 @@ const (
 	// NotFetched: a file the task needs was not fetched (proctor import
 	// --fetch).
 	NotFetched Blocker = "file not fetched"
-	// Session: the task needs a desktop session Proctor's desktop does
-	// not give (XFCE's or GNOME's menus, panel, icons and settings).
-	Session Blocker = "desktop session"
 )
 
 // blocks reports whether b leaves the task imported (blocked) rather
 // than not imported.
 func (b Blocker) blocks() bool {
-	return b == AppMissing || b == LiveWeb || b == NotFetched || b == Session
+	return b == AppMissing || b == LiveWeb || b == NotFetched
 }
 
 // Reason is why a task is blocked or not imported.
