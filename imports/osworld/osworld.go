@@ -435,9 +435,10 @@ func (c *converter) fetch(url, asset string) {
 	c.t.Origin.Fetch = append(c.t.Origin.Fetch, task.OriginFile{URL: url, Asset: asset})
 }
 
-// launchers are the programs OSWorld launches, as Proctor's apps.
+// launchers are the programs OSWorld launches (or kills), as Proctor's
+// apps.
 var launchers = map[string]string{
-	"google-chrome": "chromium", "thunderbird": "thunderbird", "/usr/bin/thunderbird": "thunderbird",
+	"google-chrome": "chromium", "chrome": "chromium", "thunderbird": "thunderbird", "/usr/bin/thunderbird": "thunderbird",
 	"vlc": "vlc", "gimp": "gimp", "nautilus": "nautilus",
 }
 
@@ -459,6 +460,16 @@ func (c *converter) launch(where string, p map[string]any) []task.Step {
 		c.it.Block(imports.AppMissing, "%s: VS Code is not in Debian", where)
 		return nil
 	case "pkill", "killall":
+		// pkill chrome, pkill vlc: the application's windows of this
+		// desktop closed (as the signal would, it saves its settings),
+		// killed if they outlive ten seconds. A pattern run as it is
+		// would end other desktops' processes too (pkill chrome matches
+		// every Chromium's crash handler on the machine).
+		if len(args) == 1 {
+			if spec := task.BuiltinApps[launchers[args[0]]]; spec.Window != "" {
+				return []task.Step{{Close: &task.Close{Title: spec.Window, Timeout: duration.Duration(10 * time.Second), Kill: true}}}
+			}
+		}
 		cmd, _ := command(p["command"])
 		return []task.Step{{Run: &task.Run{Command: cmd}}}
 	case "libreoffice", "soffice":

@@ -115,6 +115,12 @@ func TestImport(t *testing.T) {
 	if l := got["tabs"].Task.Setup[1].Launch; l == nil || l.App != "chromium" || l.WaitWindow != "Chromium" || l.Timeout == 0 || len(l.Args) != 0 {
 		t.Errorf("tabs' launch: %+v; want chromium, its window waited for", l)
 	}
+	// pkill chrome closes this desktop's Chromium (killed if it stays);
+	// another pattern runs as it is.
+	if a := got["tabs"].Task.After; len(a) != 2 || a[0].Close == nil || a[0].Close.Title != "Chromium" || !a[0].Close.Kill || a[0].Close.Timeout == 0 ||
+		a[1].Run == nil || a[1].Run.Command != "pkill -f socat" {
+		t.Errorf("tabs' steps after the agent: %+v; want Chromium closed, then pkill -f socat", a)
+	}
 	vol := got["volume"].Task
 	if vol.Setup[0].Run == nil || vol.Setup[0].Run.Command != homeFolders {
 		t.Errorf("volume's setup does not begin with the home's folders: %+v", vol.Setup[0])
