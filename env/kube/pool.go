@@ -61,12 +61,13 @@ func PoolSelector(pool string) string { return labels.SelectorFromSet(PoolLabels
 func PoolSecretName(pool string) string { return poolPrefix + pool }
 
 // PoolSpecQuery is the part of the query of --env kube:// that a pool's
-// pods are made from: q without pods, wait, connect and pool, encoded.
+// pods are made from: q without pods, wait, connect, pool and ttl
+// (the run's), encoded.
 func PoolSpecQuery(q url.Values) string {
 	o := url.Values{}
 	for k, v := range q {
 		switch k {
-		case "pods", "wait", "connect", "pool":
+		case "pods", "wait", "connect", "pool", "ttl":
 		default:
 			o[k] = v
 		}

@@ -433,7 +433,7 @@ func TestPoolSpecQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := PoolSpecQuery(map[string][]string{"pods": {"3"}, "wait": {"9s"}, "connect": {"ip"}, "image": {"reg.example/g:1"}, "memory": {"2Gi"}, "node": {"a=b"}})
+	q := PoolSpecQuery(map[string][]string{"pods": {"3"}, "wait": {"9s"}, "connect": {"ip"}, "ttl": {"1m"}, "image": {"reg.example/g:1"}, "memory": {"2Gi"}, "node": {"a=b"}})
 	if q != "image=reg.example%2Fg%3A1&memory=2Gi&node=a%3Db" {
 		t.Errorf("PoolSpecQuery = %q", q)
 	}
