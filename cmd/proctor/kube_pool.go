@@ -25,7 +25,9 @@ with --env 'kube://NAMESPACE?pool=NAME&pods=N' claims N of its Ready pods
 (label proctor.dev/claim=RUN), resets them between episodes as any guest,
 and gives them back when it ends. A pod lost under a run is deleted and
 another made in the pool in its place. "proctor kube clean --run ID" gives
-back the pods of a run that was killed.`,
+back the pods of a run that was killed; its claims' lease lapses after the
+run's ttl (10m by default) without renewal, and then "proctor kube clean
+--expired", the next run on a pool, and pool up and status give them back.`,
 		Args: cobra.NoArgs,
 	}
 	c.AddCommand(newKubePoolUpCommand(), newKubePoolStatusCommand(), newKubePoolDownCommand())
@@ -90,6 +92,7 @@ down first.`,
 				return err
 			}
 			start := time.Now()
+			c.SweepExpired(cmd.Context(), kube.Sweep{Runs: true, Claims: true}, cmd.ErrOrStderr())
 			made, deleted, err := c.PoolUp(cmd.Context(), args[0], s, query)
 			if err != nil {
 				return fmt.Errorf("pool %s: %w", args[0], err)
@@ -123,7 +126,8 @@ func newKubePoolStatusCommand() *cobra.Command {
 		Short: "List the pods of a warm pool: Ready or not, claimed by which run, age",
 		Long: `Status lists the pods of the pool NAME, each with its state (Ready, or what
 Kubernetes says it waits for or why it failed), the run that claimed it
-(- when free) and since when, its age and its node.`,
+(- when free) and since when, its age and its node. It first gives back
+the claims that lapsed (their runs were killed), and says so on stderr.`,
 		Example: `  proctor kube pool status default`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -131,6 +135,7 @@ Kubernetes says it waits for or why it failed), the run that claimed it
 			if err != nil {
 				return err
 			}
+			c.SweepExpired(cmd.Context(), kube.Sweep{Runs: true, Claims: true}, cmd.ErrOrStderr())
 			pods, query, err := c.PoolStatus(cmd.Context(), args[0])
 			if err != nil {
 				return err

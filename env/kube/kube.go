@@ -76,6 +76,7 @@ func (kubeProvider) Sources(ctx context.Context, arg string, o provider.Options)
 // nodes the run found gone.
 func (c *Cluster) Sources(ctx context.Context, s Spec, log io.Writer) (_ []env.Source, err error) {
 	start := time.Now()
+	c.SweepExpired(ctx, Sweep{Runs: true}, log)
 	r, err := NewRun()
 	if err != nil {
 		return nil, err
@@ -86,12 +87,14 @@ func (c *Cluster) Sources(ctx context.Context, s Spec, log io.Writer) (_ []env.S
 	}
 	st := &runState{c: c, run: r, spec: s, log: log, live: len(pods), next: len(pods),
 		byIP: s.Connect == "ip" || s.Connect == "" && c.InCluster}
+	st.lease = startLease(func(ctx context.Context, now time.Time) error { return c.renewRun(ctx, r.ID, s.TTL, now) }, s.TTL, log)
 	var made []*podEnv
 	defer func() {
 		if err != nil {
 			for _, e := range made {
 				e.closeConn()
 			}
+			st.lease.stop()
 			c.Remove(context.WithoutCancel(ctx), r.ID)
 			err = fmt.Errorf("%w (the run's pods were removed)", err)
 		}
@@ -101,8 +104,8 @@ func (c *Cluster) Sources(ctx context.Context, s Spec, log io.Writer) (_ []env.S
 		return nil, err
 	}
 	if log != nil {
-		fmt.Fprintf(log, "kube: run %s: %d pods Ready in namespace %s in %s (if this run is killed, proctor kube clean --run %s removes them)\n",
-			r.ID, len(pods), c.Namespace, time.Since(start).Round(100*time.Millisecond), r.ID)
+		fmt.Fprintf(log, "kube: run %s: %d pods Ready in namespace %s in %s (if this run is killed, proctor kube clean --run %s removes them, and so does the next run once its lease of %s lapses)\n",
+			r.ID, len(pods), c.Namespace, time.Since(start).Round(100*time.Millisecond), r.ID, s.TTL)
 	}
 	var out []env.Source
 	for _, p := range pods {
@@ -165,20 +168,23 @@ type runState struct {
 	spec Spec
 	log  io.Writer // nil: nowhere
 	byIP bool
-	mu   sync.Mutex
-	live int      // places not released
-	next int      // the index of the last pod made
-	gone []string // nodes found gone, which later pods avoid
+	// lease renews the run's secret's lease; nil for a pool's run.
+	lease *lease
+	mu    sync.Mutex
+	live  int      // places not released
+	next  int      // the index of the last pod made
+	gone  []string // nodes found gone, which later pods avoid
 }
 
-// placeDone counts a released place; with the last the run's remaining
-// objects (its secret) are removed.
+// placeDone counts a released place; with the last the lease's renewals
+// end and the run's remaining objects (its secret) are removed.
 func (st *runState) placeDone() {
 	st.mu.Lock()
 	st.live--
 	last := st.live == 0
 	st.mu.Unlock()
 	if last {
+		st.lease.stop()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		st.c.Remove(ctx, st.run.ID)

@@ -17,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
-	"k8s.io/client-go/util/retry"
 
 	"github.com/proctor-eval/proctor/env/kube/kubespec"
 	"github.com/proctor-eval/proctor/env/remote"
@@ -344,8 +343,15 @@ func (c *Cluster) PoolStatus(ctx context.Context, pool string) ([]PoolPod, strin
 // with an update that carries the resource version the pod was listed
 // at, so that of two runs that claim a pod at once the API server takes
 // one and refuses the other (a conflict: that run tries the next pod).
-// It returns the pods it claimed.
+// It returns the pods it claimed. Each claim carries a lease of the
+// default TTL (ClaimFor: of another).
 func (c *Cluster) Claim(ctx context.Context, pool, id string, n int) ([]*corev1.Pod, error) {
+	return c.ClaimFor(ctx, pool, id, n, DefaultTTL)
+}
+
+// ClaimFor is Claim with claims whose lease lapses ttl from now unless
+// the run renews it.
+func (c *Cluster) ClaimFor(ctx context.Context, pool, id string, n int, ttl time.Duration) ([]*corev1.Pod, error) {
 	free, err := labels.NewRequirement(LabelClaim, selection.DoesNotExist, nil)
 	if err != nil {
 		return nil, err
@@ -371,7 +377,9 @@ func (c *Cluster) Claim(ctx context.Context, pool, id string, n int) ([]*corev1.
 		if q.Annotations == nil {
 			q.Annotations = map[string]string{}
 		}
-		q.Annotations[annotationClaimed] = time.Now().UTC().Format(time.RFC3339)
+		now := time.Now()
+		q.Annotations[annotationClaimed] = now.UTC().Format(time.RFC3339)
+		q.Annotations[annotationExpires] = expiry(now, ttl)
 		u, err := c.Client.CoreV1().Pods(c.Namespace).Update(ctx, q, metav1.UpdateOptions{})
 		switch {
 		case apierrors.IsConflict(err) || apierrors.IsNotFound(err):
@@ -384,29 +392,14 @@ func (c *Cluster) Claim(ctx context.Context, pool, id string, n int) ([]*corev1.
 	return claimed, nil
 }
 
-// GiveBack frees a pod that the run id claimed: it takes the claim off
-// (again on a conflict), and does nothing to a pod that is gone or that
-// another run holds. It reports whether it freed the pod.
+// GiveBack frees a pod that the run id claimed: it takes the claim and
+// its lease off (again on a conflict), and does nothing to a pod that is
+// gone or that another run holds. It reports whether it freed the pod.
 func (c *Cluster) GiveBack(ctx context.Context, pod, id string) (bool, error) {
-	freed := false
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		p, err := c.Client.CoreV1().Pods(c.Namespace).Get(ctx, pod, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if p.Labels[LabelClaim] != id {
-			return nil
-		}
+	freed, err := c.updateClaimed(ctx, pod, id, func(p *corev1.Pod) {
 		delete(p.Labels, LabelClaim)
 		delete(p.Annotations, annotationClaimed)
-		if _, err := c.Client.CoreV1().Pods(c.Namespace).Update(ctx, p, metav1.UpdateOptions{}); err != nil {
-			return err
-		}
-		freed = true
-		return nil
+		delete(p.Annotations, annotationExpires)
 	})
 	if err != nil {
 		return false, fmt.Errorf("give back pod %s/%s: %w", c.Namespace, pod, err)
@@ -418,15 +411,7 @@ func (c *Cluster) GiveBack(ctx context.Context, pod, id string) (bool, error) {
 // claimed pool pod), as proctor kube clean does for a run that was
 // killed, and returns how many it freed.
 func (c *Cluster) GiveBackAll(ctx context.Context, id string) (int, error) {
-	req, err := labels.NewRequirement(LabelClaim, selection.Exists, nil)
-	if id != "" {
-		req, err = labels.NewRequirement(LabelClaim, selection.Equals, []string{id})
-	}
-	if err != nil {
-		return 0, err
-	}
-	sel := labels.SelectorFromSet(map[string]string{LabelManagedBy: managedBy, LabelName: guestName}).Add(*req)
-	pl, err := c.Client.CoreV1().Pods(c.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	pl, err := c.Client.CoreV1().Pods(c.Namespace).List(ctx, metav1.ListOptions{LabelSelector: claimSelector(id)})
 	if err != nil {
 		return 0, fmt.Errorf("list the claimed pool pods in namespace %s: %w", c.Namespace, err)
 	}

@@ -27,6 +27,7 @@ import (
 // answers), deletes it and makes another in the pool in its place.
 func (c *Cluster) PoolSources(ctx context.Context, s Spec, log io.Writer) (_ []env.Source, err error) {
 	start := time.Now()
+	c.SweepExpired(ctx, Sweep{Claims: true}, log)
 	r, err := NewRun()
 	if err != nil {
 		return nil, err
@@ -36,6 +37,7 @@ func (c *Cluster) PoolSources(ctx context.Context, s Spec, log io.Writer) (_ []e
 		return nil, err
 	}
 	pr := &poolRun{c: c, pool: s.Pool, id: r.ID}
+	pr.lease = startLease(func(ctx context.Context, now time.Time) error { return c.renewClaims(ctx, r.ID, s.TTL, now) }, s.TTL, log)
 	var claimed []*corev1.Pod
 	var made []*poolEnv
 	defer func() {
@@ -43,6 +45,7 @@ func (c *Cluster) PoolSources(ctx context.Context, s Spec, log io.Writer) (_ []e
 			for _, e := range made {
 				e.closeConn()
 			}
+			pr.lease.stop()
 			if len(claimed) > 0 {
 				for _, p := range claimed {
 					c.GiveBack(context.WithoutCancel(ctx), p.Name, r.ID)
@@ -53,7 +56,7 @@ func (c *Cluster) PoolSources(ctx context.Context, s Spec, log io.Writer) (_ []e
 	}()
 	deadline := time.Now().Add(s.Wait)
 	for len(claimed) < s.Pods {
-		got, err := c.Claim(ctx, s.Pool, r.ID, s.Pods-len(claimed))
+		got, err := c.ClaimFor(ctx, s.Pool, r.ID, s.Pods-len(claimed), s.TTL)
 		claimed = append(claimed, got...)
 		if err != nil {
 			return nil, err
@@ -79,9 +82,10 @@ func (c *Cluster) PoolSources(ctx context.Context, s Spec, log io.Writer) (_ []e
 		if len(claimed) < s.Pods {
 			short = fmt.Sprintf(" (of the %d asked for: the others were not free within %s)", s.Pods, s.Wait)
 		}
-		fmt.Fprintf(log, "kube: run %s: claimed %d Ready pods of pool %s in namespace %s%s in %s (if this run is killed, proctor kube clean --run %s gives them back)\n",
-			r.ID, len(claimed), s.Pool, c.Namespace, short, time.Since(start).Round(100*time.Millisecond), r.ID)
+		fmt.Fprintf(log, "kube: run %s: claimed %d Ready pods of pool %s in namespace %s%s in %s (if this run is killed, proctor kube clean --run %s gives them back, and so does the next run on a pool once its lease of %s lapses)\n",
+			r.ID, len(claimed), s.Pool, c.Namespace, short, time.Since(start).Round(100*time.Millisecond), r.ID, s.TTL)
 	}
+	pr.live = len(claimed)
 	byIP := s.Connect == "ip" || s.Connect == "" && c.InCluster
 	st := &runState{c: c, run: &Run{ID: r.ID, Token: cred.token, Fingerprint: cred.fingerprint}}
 	var out []env.Source
@@ -156,11 +160,27 @@ func describePool(pods []PoolPod) string {
 	return msg
 }
 
-// poolRun is what a run's pool places share.
+// poolRun is what a run's pool places share: the lease of its claims,
+// renewed until the last place is closed.
 type poolRun struct {
-	c    *Cluster
-	pool string
-	id   string
+	c     *Cluster
+	pool  string
+	id    string
+	lease *lease
+	mu    sync.Mutex
+	live  int // places not closed
+}
+
+// placeDone counts a closed place; with the last the claims' renewals
+// end.
+func (pr *poolRun) placeDone() {
+	pr.mu.Lock()
+	pr.live--
+	last := pr.live == 0
+	pr.mu.Unlock()
+	if last {
+		pr.lease.stop()
+	}
 }
 
 // poolEnv is a claimed pool pod's environment: a guest pod's, whose
@@ -180,6 +200,7 @@ const giveBackProbe = 5 * time.Second
 // its daemon does not answer.
 func (e *poolEnv) Close() error {
 	e.done.Do(func() {
+		defer e.pr.placeDone()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		lost := e.Client == nil
