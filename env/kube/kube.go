@@ -168,12 +168,13 @@ type runState struct {
 	spec Spec
 	log  io.Writer // nil: nowhere
 	byIP bool
+	mu   sync.Mutex
+	live int      // places not released
+	next int      // the index of the last pod made
+	gone []string // nodes found gone, which later pods avoid
+
 	// lease renews the run's secret's lease; nil for a pool's run.
 	lease *lease
-	mu    sync.Mutex
-	live  int      // places not released
-	next  int      // the index of the last pod made
-	gone  []string // nodes found gone, which later pods avoid
 }
 
 // placeDone counts a released place; with the last the lease's renewals
