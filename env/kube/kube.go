@@ -178,7 +178,9 @@ type runState struct {
 }
 
 // placeDone counts a released place; with the last the lease's renewals
-// end and the run's remaining objects (its secret) are removed.
+// end, the run's remaining objects (its secret) are removed, and its
+// pods are waited for until they are gone, those of a lost node
+// force-deleted (settle).
 func (st *runState) placeDone() {
 	st.mu.Lock()
 	st.live--
@@ -189,6 +191,9 @@ func (st *runState) placeDone() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		st.c.Remove(ctx, st.run.ID)
+		sctx, scancel := context.WithTimeout(context.Background(), maxNodeWait+30*time.Second)
+		defer scancel()
+		st.c.settleRun(sctx, st.run.ID, st.log)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,7 +37,7 @@ func (c *Cluster) PoolSources(ctx context.Context, s Spec, log io.Writer) (_ []e
 	if err != nil {
 		return nil, err
 	}
-	pr := &poolRun{c: c, pool: s.Pool, id: r.ID}
+	pr := &poolRun{c: c, pool: s.Pool, id: r.ID, log: log}
 	pr.lease = startLease(func(ctx context.Context, now time.Time) error { return c.renewClaims(ctx, r.ID, s.TTL, now) }, s.TTL, log)
 	var claimed []*corev1.Pod
 	var made []*poolEnv
@@ -167,19 +168,33 @@ type poolRun struct {
 	pool  string
 	id    string
 	lease *lease
+	log   io.Writer // nil: nowhere
 	mu    sync.Mutex
-	live  int // places not closed
+	live  int      // places not closed
+	gone  []string // the pods it deleted
+}
+
+// deleted records a pod the run deleted, for settle.
+func (pr *poolRun) deleted(pod string) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	pr.gone = append(pr.gone, pod)
 }
 
 // placeDone counts a closed place; with the last the claims' renewals
-// end.
+// end, and the pods the run deleted are waited for until they are gone,
+// those of a lost node force-deleted (settle).
 func (pr *poolRun) placeDone() {
 	pr.mu.Lock()
 	pr.live--
 	last := pr.live == 0
+	gone := slices.Clone(pr.gone)
 	pr.mu.Unlock()
 	if last {
 		pr.lease.stop()
+		ctx, cancel := context.WithTimeout(context.Background(), maxNodeWait+30*time.Second)
+		defer cancel()
+		pr.c.settle(ctx, gone, pr.log)
 	}
 }
 
@@ -220,6 +235,7 @@ func (e *poolEnv) Close() error {
 		if err == nil && p.Labels[LabelClaim] != e.pr.id {
 			return // not this run's any more (given back by kube clean)
 		}
+		e.pr.deleted(e.pod)
 		c.Replace(ctx, e.pr.pool, e.pod)
 	})
 	return nil
