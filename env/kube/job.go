@@ -25,9 +25,9 @@ import (
 // answering, and deletes both (listing them) when it ends. A pool's
 // pods: it lists the claimed pool pods and gives back (reads and
 // updates) those whose claim lapsed, reads the pool's secret, lists its
-// pods and claims, renews and gives them back by updating them, reads a
-// pod that stops answering, and deletes a lost one and creates its
-// replacement. Through
+// pods and claims, renews and gives them back by updating them, grows
+// the pool with pods it creates and deletes, reads a pod that stops
+// answering, and deletes a lost one and creates its replacement. Through
 // the API server's port-forward (forward: not in the cluster, or
 // connect=forward) it gets pods/portforward, or creates it where the
 // server takes SPDY only.

@@ -88,13 +88,14 @@ func TestRulesAreTheCalls(t *testing.T) {
 	})
 	t.Run("a pool's pods", func(t *testing.T) {
 		c, cs := poolCluster(t, nil)
-		if _, _, err := c.PoolUp(ctx, "warm", poolSpec(t, "pods=2&wait=2s"), ""); err != nil {
+		if _, _, err := c.PoolUp(ctx, "warm", poolSpec(t, "pods=2&wait=2s"), "", 0); err != nil {
 			t.Fatal(err)
 		}
 		cs.ClearActions()
 		s := poolSpec(t, "pool=warm&pods=2")
 		// PoolSources: the sweep of lapsed claims, the pool's secret,
-		// Claim, the lease's renewal, the pool's state when none is free,
+		// Claim, growing the pool, the lease's renewal, the pool's state
+		// when none is free,
 		// explain, and each place's Close: Pod, then GiveBack, or Replace
 		// when the pod was lost.
 		if _, err := c.ClaimFor(ctx, "warm", "killed", 1, time.Minute); err != nil {
@@ -103,12 +104,21 @@ func TestRulesAreTheCalls(t *testing.T) {
 		if n, err := c.GiveBackExpired(ctx, time.Now().Add(time.Hour)); n != 1 || err != nil {
 			t.Fatal(n, err)
 		}
-		if _, _, err := c.poolSecret(ctx, "warm"); err != nil {
+		sec, cred, err := c.poolSecret(ctx, "warm")
+		if err != nil {
 			t.Fatal(err)
 		}
 		pods, err := c.ClaimFor(ctx, "warm", "run1", 2, s.TTL)
 		if err != nil || len(pods) != 2 {
 			t.Fatal(pods, err)
+		}
+		cred.max = 3
+		grown, err := c.grow(ctx, "warm", "run1", 1, s.TTL, time.Second, sec, cred)
+		if err != nil || len(grown) != 1 {
+			t.Fatal(grown, err)
+		}
+		if _, err := c.GiveBack(ctx, grown[0].Name, "run1"); err != nil {
+			t.Fatal(err)
 		}
 		if err := c.renewClaims(ctx, "run1", s.TTL, time.Now()); err != nil {
 			t.Fatal(err)

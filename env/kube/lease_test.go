@@ -43,7 +43,7 @@ func runObjects(t *testing.T, c *Cluster) []string {
 func TestRemoveExpired(t *testing.T) {
 	c, cs := poolCluster(t, nil)
 	ctx := context.Background()
-	if _, _, err := c.PoolUp(ctx, "warm", poolSpec(t, "pods=1&wait=2s"), ""); err != nil {
+	if _, _, err := c.PoolUp(ctx, "warm", poolSpec(t, "pods=1&wait=2s"), "", 0); err != nil {
 		t.Fatal(err)
 	}
 	s := poolSpec(t, "pods=2&ttl=1m")
@@ -106,7 +106,7 @@ func TestRemoveExpired(t *testing.T) {
 func TestGiveBackExpired(t *testing.T) {
 	c, cs := poolCluster(t, nil)
 	ctx := context.Background()
-	if _, _, err := c.PoolUp(ctx, "warm", poolSpec(t, "pods=4&wait=2s"), ""); err != nil {
+	if _, _, err := c.PoolUp(ctx, "warm", poolSpec(t, "pods=4&wait=2s"), "", 0); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()

@@ -20,8 +20,10 @@ import (
 )
 
 // PoolSources claims up to s.Pods Ready pods of the pool s.Pool for a new
-// run, waiting at most s.Wait for them (with fewer it goes on with those
-// it has; with none it fails, saying what holds the pool), dials each
+// run; with fewer free, it grows the pool up to its max with pods made
+// for the run (deleted when the run is done with them), then waits at
+// most s.Wait for more (with fewer it goes on with those it has; with
+// none it fails, saying what holds the pool), dials each
 // daemon with the pool's token, pinning the pool's certificate, and
 // returns their places. A place's release gives its pod back to the
 // pool, or, when the pod was lost (it failed, or its daemon no longer
@@ -33,7 +35,7 @@ func (c *Cluster) PoolSources(ctx context.Context, s Spec, log io.Writer) (_ []e
 	if err != nil {
 		return nil, err
 	}
-	_, cred, err := c.poolSecret(ctx, s.Pool)
+	sec, cred, err := c.poolSecret(ctx, s.Pool)
 	if err != nil {
 		return nil, err
 	}
@@ -56,11 +58,29 @@ func (c *Cluster) PoolSources(ctx context.Context, s Spec, log io.Writer) (_ []e
 		}
 	}()
 	deadline := time.Now().Add(s.Wait)
-	for len(claimed) < s.Pods {
+	grew := 0
+	for tried := false; len(claimed) < s.Pods; {
 		got, err := c.ClaimFor(ctx, s.Pool, r.ID, s.Pods-len(claimed), s.TTL)
 		claimed = append(claimed, got...)
 		if err != nil {
 			return nil, err
+		}
+		if len(claimed) < s.Pods && !tried {
+			// Fewer free pods than the run can use: the pool grows, up
+			// to its max, with pods of the run's own.
+			tried = true
+			more, err := c.grow(ctx, s.Pool, r.ID, s.Pods-len(claimed), s.TTL, s.Wait, sec, cred)
+			claimed = append(claimed, more...)
+			grew = len(more)
+			if err != nil {
+				if len(claimed) == 0 {
+					return nil, fmt.Errorf("pool %s: no pod free, and a pod made for the run did not start: %w", s.Pool, err)
+				}
+				if log != nil {
+					fmt.Fprintf(log, "kube: pool %s: a pod made for run %s did not start (it was deleted): %s\n", s.Pool, r.ID, oneLine(err))
+				}
+			}
+			continue
 		}
 		if len(claimed) == s.Pods || time.Now().After(deadline) {
 			break
@@ -80,8 +100,11 @@ func (c *Cluster) PoolSources(ctx context.Context, s Spec, log io.Writer) (_ []e
 	}
 	if log != nil {
 		short := ""
+		if grew > 0 {
+			short = fmt.Sprintf(" (%d of them made for it: pool %s grew to at most %d pods; they are deleted when the run is done with them)", grew, s.Pool, cred.max)
+		}
 		if len(claimed) < s.Pods {
-			short = fmt.Sprintf(" (of the %d asked for: the others were not free within %s)", s.Pods, s.Wait)
+			short += fmt.Sprintf(" (of the %d asked for: the others were not free within %s)", s.Pods, s.Wait)
 		}
 		fmt.Fprintf(log, "kube: run %s: claimed %d Ready pods of pool %s in namespace %s%s in %s (if this run is killed, proctor kube clean --run %s gives them back, and so does the next run on a pool once its lease of %s lapses)\n",
 			r.ID, len(claimed), s.Pool, c.Namespace, short, time.Since(start).Round(100*time.Millisecond), r.ID, s.TTL)
@@ -212,7 +235,8 @@ const giveBackProbe = 5 * time.Second
 
 // Close ends the connection and gives the pod back, or replaces it in
 // the pool when it was lost: Kubernetes says it failed or is gone, or
-// its daemon does not answer.
+// its daemon does not answer. A pod made for the run beyond the pool's
+// size is deleted.
 func (e *poolEnv) Close() error {
 	e.done.Do(func() {
 		defer e.pr.placeDone()
@@ -228,6 +252,13 @@ func (e *poolEnv) Close() error {
 		e.closeConn()
 		c := e.pr.c
 		p, err := c.Pod(ctx, e.pod)
+		if err == nil && p.Annotations[annotationGrown] != "" && p.Labels[LabelClaim] == e.pr.id {
+			// Made for this run beyond the pool's size: the pool
+			// shrinks back.
+			e.pr.deleted(e.pod)
+			c.DeletePod(ctx, e.pod)
+			return
+		}
 		if err == nil && PodFailure(p) == nil && !lost {
 			c.GiveBack(ctx, e.pod, e.pr.id)
 			return
