@@ -15,8 +15,8 @@ func newKubeJobCommand() *cobra.Command {
 as a Job in the cluster: a ServiceAccount, a Role and a RoleBinding in each
 namespace that an --env kube:// value of the arguments names, and the Job,
 all named --name. The Role grants what the provider does there and no more:
-on pods create, delete, get and list, and on secrets create, delete and list
-(a run's own pods); with pool=NAME, on pods create, delete, get, list and
+on pods create, delete, get and list, and on secrets create, delete, list and
+patch (a run's own pods, and its secret's lease); with pool=NAME, on pods create, delete, get, list and
 update, and on secrets get; and get and create on pods/portforward (over a
 WebSocket, or SPDY) only where the value says connect=forward (in the
 cluster the run reaches its pods by their addresses). Apply them with kubectl apply -f -. The Job does not

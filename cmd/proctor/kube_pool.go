@@ -25,7 +25,9 @@ with --env 'kube://NAMESPACE?pool=NAME&pods=N' claims N of its Ready pods
 (label proctor.dev/claim=RUN), resets them between episodes as any guest,
 and gives them back when it ends. A pod lost under a run is deleted and
 another made in the pool in its place. "proctor kube clean --run ID" gives
-back the pods of a run that was killed.`,
+back the pods of a run that was killed; its claims' lease lapses after the
+run's ttl (10m by default) without renewal, and then "proctor kube clean
+--expired", the next run on a pool, and pool up and status give them back.`,
 		Args: cobra.NoArgs,
 	}
 	c.AddCommand(newKubePoolUpCommand(), newKubePoolStatusCommand(), newKubePoolDownCommand())
@@ -42,7 +44,7 @@ func (w *kubeWhere) flags(c *cobra.Command) {
 
 func newKubePoolUpCommand() *cobra.Command {
 	var where kubeWhere
-	var pods int
+	var pods, max int
 	var wait time.Duration
 	var image, pull, cpu, memory, cpuLimit, memoryLimit, runtimeClass, size string
 	var nodes, tolerations []string
@@ -56,8 +58,12 @@ that failed and no run holds, makes the missing ones, or deletes free ones
 (the last first) down to --pods. It waits, at most --wait, until --pods pods
 are Ready, and fails, in Kubernetes' words, when one cannot become Ready. A
 pool keeps the pods' parameters it was made with: to change them, take it
-down first.`,
+down first. With --max M, a run that finds fewer pods free than it can use
+(pods= of --env kube://, and no more than its episodes) grows the pool up to
+M pods with pods made for it, which it deletes when it is done with each, so
+that the pool shrinks back to --pods as the run's queue drains.`,
 		Example: `  proctor kube pool up default --pods 4
+  proctor kube pool up burst --pods 2 --max 8
   proctor kube pool up evals --namespace evals --pods 8 --image registry.example/proctor-guest:1 --memory 2Gi`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -90,7 +96,8 @@ down first.`,
 				return err
 			}
 			start := time.Now()
-			made, deleted, err := c.PoolUp(cmd.Context(), args[0], s, query)
+			c.SweepExpired(cmd.Context(), kube.Sweep{Runs: true, Claims: true}, cmd.ErrOrStderr())
+			made, deleted, err := c.PoolUp(cmd.Context(), args[0], s, query, max)
 			if err != nil {
 				return fmt.Errorf("pool %s: %w", args[0], err)
 			}
@@ -102,6 +109,7 @@ down first.`,
 	where.flags(c)
 	f := c.Flags()
 	f.IntVar(&pods, "pods", 1, "how many guest pods the pool keeps, 1 to 256")
+	f.IntVar(&max, "max", 0, "how many pods runs may grow the pool to while they need more than are free (default: --pods, no growth)")
 	f.DurationVar(&wait, "wait", kube.DefaultWait, "how long to wait for the pods to be Ready")
 	f.StringVar(&image, "image", kube.DefaultImage, "the guest image")
 	f.StringVar(&pull, "pull", "", "the image's pull policy: Always, IfNotPresent or Never (default: the cluster's)")
@@ -123,7 +131,9 @@ func newKubePoolStatusCommand() *cobra.Command {
 		Short: "List the pods of a warm pool: Ready or not, claimed by which run, age",
 		Long: `Status lists the pods of the pool NAME, each with its state (Ready, or what
 Kubernetes says it waits for or why it failed), the run that claimed it
-(- when free) and since when, its age and its node.`,
+(- when free) and since when, its age and its node; its first line says how
+many pods the pool keeps (size) and may grow to (at most). It first gives back
+the claims that lapsed (their runs were killed), and says so on stderr.`,
 		Example: `  proctor kube pool status default`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -131,11 +141,16 @@ Kubernetes says it waits for or why it failed), the run that claimed it
 			if err != nil {
 				return err
 			}
+			c.SweepExpired(cmd.Context(), kube.Sweep{Runs: true, Claims: true}, cmd.ErrOrStderr())
 			pods, query, err := c.PoolStatus(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
-			writePoolStatus(cmd, args[0], c.Namespace, query, pods, time.Now())
+			size, max, err := c.PoolBounds(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			writePoolStatus(cmd, args[0], c.Namespace, query, size, max, pods, time.Now())
 			return nil
 		},
 	}
@@ -144,7 +159,7 @@ Kubernetes says it waits for or why it failed), the run that claimed it
 }
 
 // writePoolStatus writes what proctor kube pool status shows.
-func writePoolStatus(cmd *cobra.Command, pool, ns, query string, pods []kube.PoolPod, now time.Time) {
+func writePoolStatus(cmd *cobra.Command, pool, ns, query string, size, max int, pods []kube.PoolPod, now time.Time) {
 	ready, claimed := 0, 0
 	for _, p := range pods {
 		if p.State == "Ready" {
@@ -162,8 +177,12 @@ func writePoolStatus(cmd *cobra.Command, pool, ns, query string, pods []kube.Poo
 		made = "the defaults"
 	}
 	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "pool %s in namespace %s: %d pods, %d Ready, %d free, %d claimed (pods made from %s)\n",
-		pool, ns, len(pods), ready, countFree(pods), claimed, made)
+	bounds := ""
+	if size > 0 {
+		bounds = fmt.Sprintf(", size %d, at most %d", size, max)
+	}
+	fmt.Fprintf(out, "pool %s in namespace %s: %d pods, %d Ready, %d free, %d claimed%s (pods made from %s)\n",
+		pool, ns, len(pods), ready, countFree(pods), claimed, bounds, made)
 	if len(pods) == 0 {
 		return
 	}

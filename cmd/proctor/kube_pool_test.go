@@ -242,7 +242,7 @@ func TestKubeBedJobRBAC(t *testing.T) {
 		granted   []string
 	}{
 		{"proctor-run", "kube://default?pods=2&connect=forward&wait=90s",
-			[]string{"pods: create,delete,get,list", "pods/portforward: create,get", "secrets: create,delete,list"}},
+			[]string{"pods: create,delete,get,list", "pods/portforward: create,get", "secrets: create,delete,list,patch"}},
 		{"proctor-pool-run", "kube://default?pool=jobs&pods=2&connect=forward&wait=5s",
 			[]string{"pods: create,delete,get,list,update", "pods/portforward: create,get", "secrets: get"}},
 	} {

@@ -81,10 +81,12 @@ func kubeconfigExists(rules *clientcmd.ClientConfigLoadingRules) bool {
 	return false
 }
 
-// Make creates the run's secret and n pods as spec asks. On an error it
-// removes what it made.
+// Make creates the run's secret, with a lease of the spec's TTL, and n
+// pods as spec asks. On an error it removes what it made.
 func (c *Cluster) Make(ctx context.Context, r *Run, s Spec) ([]*corev1.Pod, error) {
-	sec, err := c.Client.CoreV1().Secrets(c.Namespace).Create(ctx, r.Secret(c.Namespace), metav1.CreateOptions{})
+	def := r.Secret(c.Namespace)
+	def.Annotations = map[string]string{annotationExpires: expiry(time.Now(), s.TTL)}
+	sec, err := c.Client.CoreV1().Secrets(c.Namespace).Create(ctx, def, metav1.CreateOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("create the run's secret in namespace %s: %w", c.Namespace, err)
 	}

@@ -19,10 +19,14 @@ import (
 
 // Rules are the permissions a run with spec needs in its namespace, and
 // no more: the API calls of this package, by what the run does. Its own
-// pods: it creates its secret and pods, lists them while they start,
-// reads a pod that stops answering, and deletes both (listing them) when
-// it ends. A pool's pods: it reads the pool's secret, lists its pods and
-// claims and gives them back by updating them, reads a pod that stops
+// pods: it lists the pods and secrets of killed runs whose lease lapsed
+// and deletes them, creates its secret and pods, lists them while they
+// start, patches its secret to renew its lease, reads a pod that stops
+// answering, and deletes both (listing them) when it ends. A pool's
+// pods: it lists the claimed pool pods and gives back (reads and
+// updates) those whose claim lapsed, reads the pool's secret, lists its
+// pods and claims, renews and gives them back by updating them, grows
+// the pool with pods it creates and deletes, reads a pod that stops
 // answering, and deletes a lost one and creates its replacement. Through
 // the API server's port-forward (forward: not in the cluster, or
 // connect=forward) it gets pods/portforward, or creates it where the
@@ -31,7 +35,7 @@ func Rules(s Spec, inCluster bool) []rbacv1.PolicyRule {
 	var pods, secrets []string
 	if s.Pool == "" {
 		pods = []string{"create", "delete", "get", "list"}
-		secrets = []string{"create", "delete", "list"}
+		secrets = []string{"create", "delete", "list", "patch"}
 	} else {
 		pods = []string{"create", "delete", "get", "list", "update"}
 		secrets = []string{"get"}

@@ -57,10 +57,17 @@ func TestRulesAreTheCalls(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Sources: Make, WaitReady, a pod that stops answering (explain),
-		// each place's release (DeletePod), the last one's Remove.
+		// Sources: the sweep of killed runs, Make, WaitReady, the lease's
+		// renewal, a pod that stops answering (explain), each place's
+		// release (DeletePod), the last one's Remove.
+		if _, err := c.RemoveExpired(ctx, time.Now().Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
 		pods, err := c.Make(ctx, r, s)
 		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.renewRun(ctx, r.ID, s.TTL, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := c.WaitReady(ctx, r, 2, time.Second, time.Millisecond); err != nil {
@@ -81,20 +88,40 @@ func TestRulesAreTheCalls(t *testing.T) {
 	})
 	t.Run("a pool's pods", func(t *testing.T) {
 		c, cs := poolCluster(t, nil)
-		if _, _, err := c.PoolUp(ctx, "warm", poolSpec(t, "pods=2&wait=2s"), ""); err != nil {
+		if _, _, err := c.PoolUp(ctx, "warm", poolSpec(t, "pods=2&wait=2s"), "", 0); err != nil {
 			t.Fatal(err)
 		}
 		cs.ClearActions()
 		s := poolSpec(t, "pool=warm&pods=2")
-		// PoolSources: the pool's secret, Claim, the pool's state when none
-		// is free, explain, and each place's Close: Pod, then GiveBack, or
-		// Replace when the pod was lost.
-		if _, _, err := c.poolSecret(ctx, "warm"); err != nil {
+		// PoolSources: the sweep of lapsed claims, the pool's secret,
+		// Claim, growing the pool, the lease's renewal, the pool's state
+		// when none is free,
+		// explain, and each place's Close: Pod, then GiveBack, or Replace
+		// when the pod was lost.
+		if _, err := c.ClaimFor(ctx, "warm", "killed", 1, time.Minute); err != nil {
 			t.Fatal(err)
 		}
-		pods, err := c.Claim(ctx, "warm", "run1", 2)
+		if n, err := c.GiveBackExpired(ctx, time.Now().Add(time.Hour)); n != 1 || err != nil {
+			t.Fatal(n, err)
+		}
+		sec, cred, err := c.poolSecret(ctx, "warm")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pods, err := c.ClaimFor(ctx, "warm", "run1", 2, s.TTL)
 		if err != nil || len(pods) != 2 {
 			t.Fatal(pods, err)
+		}
+		cred.max = 3
+		grown, err := c.grow(ctx, "warm", "run1", 1, s.TTL, time.Second, sec, cred)
+		if err != nil || len(grown) != 1 {
+			t.Fatal(grown, err)
+		}
+		if _, err := c.GiveBack(ctx, grown[0].Name, "run1"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.renewClaims(ctx, "run1", s.TTL, time.Now()); err != nil {
+			t.Fatal(err)
 		}
 		if _, _, err := c.PoolStatus(ctx, "warm"); err != nil {
 			t.Fatal(err)
@@ -163,7 +190,7 @@ func TestJobManifests(t *testing.T) {
 	}
 	want := []string{
 		"ServiceAccount evals/evalrun",
-		"Role evals/evalrun: pods create, pods delete, pods get, pods list, secrets create, secrets delete, secrets list",
+		"Role evals/evalrun: pods create, pods delete, pods get, pods list, secrets create, secrets delete, secrets list, secrets patch",
 		"RoleBinding evals/evalrun: evals/evalrun -> evalrun",
 		"Role warm/evalrun: pods create, pods delete, pods get, pods list, pods update, secrets get",
 		"RoleBinding warm/evalrun: evals/evalrun -> evalrun",

@@ -76,6 +76,7 @@ func (kubeProvider) Sources(ctx context.Context, arg string, o provider.Options)
 // nodes the run found gone.
 func (c *Cluster) Sources(ctx context.Context, s Spec, log io.Writer) (_ []env.Source, err error) {
 	start := time.Now()
+	c.SweepExpired(ctx, Sweep{Runs: true}, log)
 	r, err := NewRun()
 	if err != nil {
 		return nil, err
@@ -86,12 +87,14 @@ func (c *Cluster) Sources(ctx context.Context, s Spec, log io.Writer) (_ []env.S
 	}
 	st := &runState{c: c, run: r, spec: s, log: log, live: len(pods), next: len(pods),
 		byIP: s.Connect == "ip" || s.Connect == "" && c.InCluster}
+	st.lease = startLease(func(ctx context.Context, now time.Time) error { return c.renewRun(ctx, r.ID, s.TTL, now) }, s.TTL, log)
 	var made []*podEnv
 	defer func() {
 		if err != nil {
 			for _, e := range made {
 				e.closeConn()
 			}
+			st.lease.stop()
 			c.Remove(context.WithoutCancel(ctx), r.ID)
 			err = fmt.Errorf("%w (the run's pods were removed)", err)
 		}
@@ -101,8 +104,8 @@ func (c *Cluster) Sources(ctx context.Context, s Spec, log io.Writer) (_ []env.S
 		return nil, err
 	}
 	if log != nil {
-		fmt.Fprintf(log, "kube: run %s: %d pods Ready in namespace %s in %s (if this run is killed, proctor kube clean --run %s removes them)\n",
-			r.ID, len(pods), c.Namespace, time.Since(start).Round(100*time.Millisecond), r.ID)
+		fmt.Fprintf(log, "kube: run %s: %d pods Ready in namespace %s in %s (if this run is killed, proctor kube clean --run %s removes them, and so does the next run once its lease of %s lapses)\n",
+			r.ID, len(pods), c.Namespace, time.Since(start).Round(100*time.Millisecond), r.ID, s.TTL)
 	}
 	var out []env.Source
 	for _, p := range pods {
@@ -169,19 +172,28 @@ type runState struct {
 	live int      // places not released
 	next int      // the index of the last pod made
 	gone []string // nodes found gone, which later pods avoid
+
+	// lease renews the run's secret's lease; nil for a pool's run.
+	lease *lease
 }
 
-// placeDone counts a released place; with the last the run's remaining
-// objects (its secret) are removed.
+// placeDone counts a released place; with the last the lease's renewals
+// end, the run's remaining objects (its secret) are removed, and its
+// pods are waited for until they are gone, those of a lost node
+// force-deleted (settle).
 func (st *runState) placeDone() {
 	st.mu.Lock()
 	st.live--
 	last := st.live == 0
 	st.mu.Unlock()
 	if last {
+		st.lease.stop()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		st.c.Remove(ctx, st.run.ID)
+		sctx, scancel := context.WithTimeout(context.Background(), maxNodeWait+30*time.Second)
+		defer scancel()
+		st.c.settleRun(sctx, st.run.ID, st.log)
 	}
 }
 

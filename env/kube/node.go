@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"time"
 
@@ -173,4 +174,75 @@ func (c *Cluster) waitPod(ctx context.Context, name string, limit time.Duration)
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
+}
+
+// settleMargin is how long past its grace period a deleted pod may take
+// to go before settle asks whether its node is gone.
+const settleMargin = 3 * time.Second
+
+// settle waits, at the end of a run, until the named pods, which the run
+// deleted, are gone. A pod still there on a node that is lost (its lease
+// expired unrenewed, its Node gone or not Ready) is force-deleted, as no
+// kubelet is left to confirm its end and it would stay Terminating for
+// good; log (nil: nowhere) says so. A pod that outlives its grace period
+// on a node that still looks well is waited for until the node's lease
+// tells (at most maxNodeWait); one on a node that renews its lease, or
+// whose state the run may not read, is left to its kubelet.
+func (c *Cluster) settle(ctx context.Context, names []string, log io.Writer) {
+	begin := time.Now()
+	watches := map[string]*nodeWatch{}
+	left := names
+	for len(left) > 0 && ctx.Err() == nil {
+		type look struct {
+			lost string
+			wait time.Duration
+		}
+		looked := map[string]look{}
+		var still []string
+		for _, name := range left {
+			p, err := c.Pod(ctx, name)
+			if err != nil || p.DeletionTimestamp == nil || p.Spec.NodeName == "" {
+				continue // gone, unreadable, or not deleted: nothing to wait for
+			}
+			n := p.Spec.NodeName
+			l, ok := looked[n]
+			if !ok {
+				if watches[n] == nil {
+					watches[n] = &nodeWatch{}
+				}
+				l.lost, l.wait = watches[n].look(ctx, c, n, time.Now())
+				looked[n] = l
+			}
+			switch {
+			case l.lost != "":
+				if err := c.ForceDeletePod(ctx, name); err == nil && log != nil {
+					fmt.Fprintf(log, "kube: pod %s/%s force-deleted at the run's end: %s\n", c.Namespace, name, l.lost)
+				}
+			case time.Since(begin) < gracePeriod*time.Second+settleMargin || l.wait > 0:
+				still = append(still, name)
+			}
+		}
+		left = still
+		if len(left) == 0 || time.Since(begin) > maxNodeWait {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// settleRun lists the pods of the run id that are left (deleted, not
+// yet gone) and settles them.
+func (c *Cluster) settleRun(ctx context.Context, id string, log io.Writer) {
+	pl, err := c.Client.CoreV1().Pods(c.Namespace).List(ctx, metav1.ListOptions{LabelSelector: (&Run{ID: id}).Selector()})
+	if err != nil {
+		return
+	}
+	var names []string
+	for _, p := range pl.Items {
+		names = append(names, p.Name)
+	}
+	c.settle(ctx, names, log)
 }

@@ -12,6 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 func readyNode(name string, ready corev1.ConditionStatus, reason, msg string) *corev1.Node {
@@ -140,5 +142,69 @@ func TestAvoidNodes(t *testing.T) {
 		if len(term.MatchExpressions) != 1 || len(term.MatchFields) != 1 || !slices.Equal(term.MatchFields[0].Values, []string{"node-2", "node-3"}) {
 			t.Errorf("term %d: %+v", i, term)
 		}
+	}
+}
+
+// TestSettle: at a run's end, a deleted pod that stays Terminating on a
+// lost node (its lease expired, or its Node gone) is force-deleted; one
+// on a node that renews its lease is left to its kubelet.
+func TestSettle(t *testing.T) {
+	now := time.Now()
+	c := fakeCluster(readyNode("dead", corev1.ConditionTrue, "", ""), nodeLease("dead", now.Add(-time.Minute), 40),
+		readyNode("well", corev1.ConditionTrue, "", ""), nodeLease("well", now, 40))
+	cs := c.Client.(*fake.Clientset)
+	ctx := context.Background()
+	// Pods with a grace period stay, Terminating, as on a node whose
+	// kubelet never confirms their end; a grace of 0 removes them.
+	var forced []string
+	cs.PrependReactor("delete", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		d := a.(k8stesting.DeleteActionImpl)
+		if g := d.DeleteOptions.GracePeriodSeconds; g != nil && *g == 0 {
+			forced = append(forced, d.Name)
+			return false, nil, nil
+		}
+		o, err := cs.Tracker().Get(podsGVR, d.Namespace, d.Name)
+		if err != nil {
+			return true, nil, err
+		}
+		p := o.(*corev1.Pod).DeepCopy()
+		p.DeletionTimestamp = &metav1.Time{Time: now}
+		return true, nil, cs.Tracker().Update(podsGVR, p, d.Namespace)
+	})
+	for _, pod := range []struct{ name, node string }{{"on-dead", "dead"}, {"on-gone", "gone"}, {"on-well", "well"}} {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: pod.name, Namespace: c.Namespace}, Spec: corev1.PodSpec{NodeName: pod.node}}
+		if _, err := cs.CoreV1().Pods(c.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.DeletePod(ctx, pod.name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The well node renews its lease while settle waits on its pod.
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		for sctx.Err() == nil {
+			time.Sleep(200 * time.Millisecond)
+			cs.CoordinationV1().Leases(corev1.NamespaceNodeLease).Update(sctx, nodeLease("well", time.Now(), 40), metav1.UpdateOptions{})
+		}
+	}()
+	var log strings.Builder
+	c.settle(sctx, []string{"on-dead", "on-gone", "on-well"}, &log)
+	cancel()
+	slices.Sort(forced)
+	if want := []string{"on-dead", "on-gone"}; !slices.Equal(forced, want) {
+		t.Errorf("force-deleted %v, want %v", forced, want)
+	}
+	for _, want := range []string{
+		"kube: pod " + c.Namespace + "/on-dead force-deleted at the run's end: node dead stopped answering: its kubelet last renewed its lease kube-node-lease/dead 1m0s ago (lease duration 40s)",
+		"kube: pod " + c.Namespace + "/on-gone force-deleted at the run's end: node gone is gone from the cluster (deleted)",
+	} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the log does not say %q:\n%s", want, log.String())
+		}
+	}
+	if p, err := cs.CoreV1().Pods(c.Namespace).Get(ctx, "on-well", metav1.GetOptions{}); err != nil || p.DeletionTimestamp == nil {
+		t.Errorf("the pod on the well node: %v, %v; want it left Terminating to its kubelet", p, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"sort"
@@ -17,7 +18,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
-	"k8s.io/client-go/util/retry"
 
 	"github.com/proctor-eval/proctor/env/kube/kubespec"
 	"github.com/proctor-eval/proctor/env/remote"
@@ -42,7 +42,16 @@ const (
 	// annotationSpec is on the pool's secret: the query its pods are
 	// made from (image=...&memory=...), without pods and wait.
 	annotationSpec = "proctor.dev/pool-spec"
-	poolPrefix     = "proctor-pool-"
+	// annotationSize and annotationMax are on the pool's secret: the
+	// pods it keeps (proctor kube pool up --pods), and how many it may
+	// have while runs need more (--max).
+	annotationSize = "proctor.dev/pool-size"
+	annotationMax  = "proctor.dev/pool-max"
+	// annotationGrown is on a pod a run made in the pool beyond its
+	// size, claimed from the start: the run deletes it, instead of
+	// giving it back, when it is done with it.
+	annotationGrown = "proctor.dev/grown"
+	poolPrefix      = "proctor-pool-"
 )
 
 // validPoolName refuses a pool name that cannot be in the names of its
@@ -61,12 +70,13 @@ func PoolSelector(pool string) string { return labels.SelectorFromSet(PoolLabels
 func PoolSecretName(pool string) string { return poolPrefix + pool }
 
 // PoolSpecQuery is the part of the query of --env kube:// that a pool's
-// pods are made from: q without pods, wait, connect and pool, encoded.
+// pods are made from: q without pods, wait, connect, pool and ttl
+// (the run's), encoded.
 func PoolSpecQuery(q url.Values) string {
 	o := url.Values{}
 	for k, v := range q {
 		switch k {
-		case "pods", "wait", "connect", "pool":
+		case "pods", "wait", "connect", "pool", "ttl":
 		default:
 			o[k] = v
 		}
@@ -82,6 +92,9 @@ var errNoPool = errors.New("no pool")
 type poolCredentials struct {
 	token, fingerprint string
 	spec               string // annotationSpec
+	// size and max are the pool's annotationSize and annotationMax
+	// (0: a pool made without them, which does not grow).
+	size, max int
 }
 
 // poolSecret reads a pool's secret.
@@ -100,7 +113,10 @@ func (c *Cluster) poolSecret(ctx context.Context, pool string) (*corev1.Secret, 
 	if _, err := x509.ParseCertificate(blk.Bytes); err != nil {
 		return nil, poolCredentials{}, fmt.Errorf("secret %s/%s: tls.crt: %w", c.Namespace, sec.Name, err)
 	}
-	return sec, poolCredentials{token: string(sec.Data["token"]), fingerprint: remote.Fingerprint(blk.Bytes), spec: sec.Annotations[annotationSpec]}, nil
+	size, _ := strconv.Atoi(sec.Annotations[annotationSize])
+	max, _ := strconv.Atoi(sec.Annotations[annotationMax])
+	return sec, poolCredentials{token: string(sec.Data["token"]), fingerprint: remote.Fingerprint(blk.Bytes), spec: sec.Annotations[annotationSpec],
+		size: size, max: max}, nil
 }
 
 // poolPods lists a pool's pods (that are not terminating), by index.
@@ -136,11 +152,29 @@ func poolPod(ns, pool string, i int, s Spec, sec *corev1.Secret) *corev1.Pod {
 // addPoolPod makes one pod of the pool at the lowest index no pod holds
 // (another maker may take an index first: the next is tried).
 func (c *Cluster) addPoolPod(ctx context.Context, pool string, s Spec, sec *corev1.Secret, taken map[int]bool) (*corev1.Pod, error) {
+	return c.addPoolPodUpTo(ctx, pool, s, sec, taken, 0, nil)
+}
+
+// errPoolFull: every index up to the pool's max is taken.
+var errPoolFull = errors.New("the pool has as many pods as it may")
+
+// addPoolPodUpTo is addPoolPod with indices up to limit (0: any), which
+// bounds the pool's pods however many runs grow it at once (each index
+// is one pod's name); change (nil: none) changes the pod before it is
+// made.
+func (c *Cluster) addPoolPodUpTo(ctx context.Context, pool string, s Spec, sec *corev1.Secret, taken map[int]bool, limit int, change func(*corev1.Pod)) (*corev1.Pod, error) {
 	for i := 1; ; i++ {
+		if limit > 0 && i > limit {
+			return nil, errPoolFull
+		}
 		if taken[i] {
 			continue
 		}
-		p, err := c.Client.CoreV1().Pods(c.Namespace).Create(ctx, poolPod(c.Namespace, pool, i, s, sec), metav1.CreateOptions{})
+		def := poolPod(c.Namespace, pool, i, s, sec)
+		if change != nil {
+			change(def)
+		}
+		p, err := c.Client.CoreV1().Pods(c.Namespace).Create(ctx, def, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
 			taken[i] = true
 			continue
@@ -159,16 +193,34 @@ func (c *Cluster) addPoolPod(ctx context.Context, pool string, s Spec, sec *core
 // s.Pods, or deletes unclaimed ones (the last first) down to s.Pods, and
 // waits (at most s.Wait) until s.Pods are Ready. query is
 // PoolSpecQuery's: a pool that exists keeps its own, and a different one
-// is refused. It returns how many pods it made and deleted.
-func (c *Cluster) PoolUp(ctx context.Context, pool string, s Spec, query string) (made, deleted int, err error) {
+// is refused. max (0: s.Pods) bounds the pods that runs which need more
+// than are free may grow the pool to. The pods runs grew it with are
+// theirs: up neither counts nor deletes them. It returns how many pods
+// it made and deleted.
+func (c *Cluster) PoolUp(ctx context.Context, pool string, s Spec, query string, max int) (made, deleted int, err error) {
 	if err := validPoolName(pool); err != nil {
 		return 0, 0, err
 	}
+	if max == 0 {
+		max = s.Pods
+	}
+	if max < s.Pods || max > kubespec.MaxPods {
+		return 0, 0, fmt.Errorf("pool %s: at most %d pods, fewer than the %d it keeps, or more than %d", pool, max, s.Pods, kubespec.MaxPods)
+	}
+	bounds := map[string]string{annotationSize: strconv.Itoa(s.Pods), annotationMax: strconv.Itoa(max)}
 	sec, cred, err := c.poolSecret(ctx, pool)
 	switch {
 	case err == nil:
 		if cred.spec != query {
 			return 0, 0, fmt.Errorf("pool %s exists with pods made from %q, not %q: proctor kube pool down %s first", pool, cred.spec, query, pool)
+		}
+		if cred.size != s.Pods || cred.max != max {
+			for k, v := range bounds {
+				sec.Annotations[k] = v
+			}
+			if sec, err = c.Client.CoreV1().Secrets(c.Namespace).Update(ctx, sec, metav1.UpdateOptions{}); err != nil {
+				return 0, 0, fmt.Errorf("set the size of pool %s: %w", pool, err)
+			}
 		}
 	case errors.Is(err, errNoPool):
 		r, err := NewRun()
@@ -178,6 +230,7 @@ func (c *Cluster) PoolUp(ctx context.Context, pool string, s Spec, query string)
 		def := r.Secret(c.Namespace)
 		def.Name, def.Labels = PoolSecretName(pool), PoolLabels(pool)
 		def.Annotations = map[string]string{annotationSpec: query}
+		maps.Copy(def.Annotations, bounds)
 		if sec, err = c.Client.CoreV1().Secrets(c.Namespace).Create(ctx, def, metav1.CreateOptions{}); err != nil {
 			return 0, 0, fmt.Errorf("create the secret of pool %s in namespace %s: %w", pool, c.Namespace, err)
 		}
@@ -191,6 +244,10 @@ func (c *Cluster) PoolUp(ctx context.Context, pool string, s Spec, query string)
 	taken := map[int]bool{}
 	var live []corev1.Pod
 	for _, p := range pods {
+		if p.Annotations[annotationGrown] != "" {
+			taken[podIndex(&p)] = true
+			continue // a run's, deleted when it is done with it
+		}
 		if f := PodFailure(&p); f != nil && f.Final && p.Labels[LabelClaim] == "" {
 			if err := c.DeletePod(ctx, p.Name); err != nil {
 				return made, deleted, fmt.Errorf("delete the failed pod %s (%s): %w", p.Name, f.Reason, err)
@@ -343,8 +400,15 @@ func (c *Cluster) PoolStatus(ctx context.Context, pool string) ([]PoolPod, strin
 // with an update that carries the resource version the pod was listed
 // at, so that of two runs that claim a pod at once the API server takes
 // one and refuses the other (a conflict: that run tries the next pod).
-// It returns the pods it claimed.
+// It returns the pods it claimed. Each claim carries a lease of the
+// default TTL (ClaimFor: of another).
 func (c *Cluster) Claim(ctx context.Context, pool, id string, n int) ([]*corev1.Pod, error) {
+	return c.ClaimFor(ctx, pool, id, n, DefaultTTL)
+}
+
+// ClaimFor is Claim with claims whose lease lapses ttl from now unless
+// the run renews it.
+func (c *Cluster) ClaimFor(ctx context.Context, pool, id string, n int, ttl time.Duration) ([]*corev1.Pod, error) {
 	free, err := labels.NewRequirement(LabelClaim, selection.DoesNotExist, nil)
 	if err != nil {
 		return nil, err
@@ -370,7 +434,9 @@ func (c *Cluster) Claim(ctx context.Context, pool, id string, n int) ([]*corev1.
 		if q.Annotations == nil {
 			q.Annotations = map[string]string{}
 		}
-		q.Annotations[annotationClaimed] = time.Now().UTC().Format(time.RFC3339)
+		now := time.Now()
+		q.Annotations[annotationClaimed] = now.UTC().Format(time.RFC3339)
+		q.Annotations[annotationExpires] = expiry(now, ttl)
 		u, err := c.Client.CoreV1().Pods(c.Namespace).Update(ctx, q, metav1.UpdateOptions{})
 		switch {
 		case apierrors.IsConflict(err) || apierrors.IsNotFound(err):
@@ -383,29 +449,22 @@ func (c *Cluster) Claim(ctx context.Context, pool, id string, n int) ([]*corev1.
 	return claimed, nil
 }
 
-// GiveBack frees a pod that the run id claimed: it takes the claim off
-// (again on a conflict), and does nothing to a pod that is gone or that
-// another run holds. It reports whether it freed the pod.
+// GiveBack frees a pod that the run id claimed: it takes the claim and
+// its lease off (again on a conflict), and does nothing to a pod that is
+// gone or that another run holds. A pod the run grew the pool with is
+// deleted instead: the pool shrinks back to its size. It reports whether
+// it freed the pod.
 func (c *Cluster) GiveBack(ctx context.Context, pod, id string) (bool, error) {
-	freed := false
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		p, err := c.Client.CoreV1().Pods(c.Namespace).Get(ctx, pod, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil
+	if p, err := c.Client.CoreV1().Pods(c.Namespace).Get(ctx, pod, metav1.GetOptions{}); err == nil && p.Labels[LabelClaim] == id && p.Annotations[annotationGrown] != "" {
+		if err := c.DeletePod(ctx, pod); err != nil {
+			return false, fmt.Errorf("delete pod %s/%s, grown for run %s: %w", c.Namespace, pod, id, err)
 		}
-		if err != nil {
-			return err
-		}
-		if p.Labels[LabelClaim] != id {
-			return nil
-		}
+		return true, nil
+	}
+	freed, err := c.updateClaimed(ctx, pod, id, func(p *corev1.Pod) {
 		delete(p.Labels, LabelClaim)
 		delete(p.Annotations, annotationClaimed)
-		if _, err := c.Client.CoreV1().Pods(c.Namespace).Update(ctx, p, metav1.UpdateOptions{}); err != nil {
-			return err
-		}
-		freed = true
-		return nil
+		delete(p.Annotations, annotationExpires)
 	})
 	if err != nil {
 		return false, fmt.Errorf("give back pod %s/%s: %w", c.Namespace, pod, err)
@@ -417,15 +476,7 @@ func (c *Cluster) GiveBack(ctx context.Context, pod, id string) (bool, error) {
 // claimed pool pod), as proctor kube clean does for a run that was
 // killed, and returns how many it freed.
 func (c *Cluster) GiveBackAll(ctx context.Context, id string) (int, error) {
-	req, err := labels.NewRequirement(LabelClaim, selection.Exists, nil)
-	if id != "" {
-		req, err = labels.NewRequirement(LabelClaim, selection.Equals, []string{id})
-	}
-	if err != nil {
-		return 0, err
-	}
-	sel := labels.SelectorFromSet(map[string]string{LabelManagedBy: managedBy, LabelName: guestName}).Add(*req)
-	pl, err := c.Client.CoreV1().Pods(c.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	pl, err := c.Client.CoreV1().Pods(c.Namespace).List(ctx, metav1.ListOptions{LabelSelector: claimSelector(id)})
 	if err != nil {
 		return 0, fmt.Errorf("list the claimed pool pods in namespace %s: %w", c.Namespace, err)
 	}
@@ -479,4 +530,71 @@ func poolIDs(pods []PoolPod) []string {
 		}
 	}
 	return ids
+}
+
+// PoolBounds returns the pods the pool keeps and how many runs may grow
+// it to (0, 0: a pool made without them, which does not grow).
+func (c *Cluster) PoolBounds(ctx context.Context, pool string) (size, max int, err error) {
+	if err := validPoolName(pool); err != nil {
+		return 0, 0, err
+	}
+	_, cred, err := c.poolSecret(ctx, pool)
+	return cred.size, cred.max, err
+}
+
+// grow makes up to n pods in the pool beyond the free ones, for the run
+// id, as far as the pool's max allows (no index above it): each claimed
+// from the start, with a lease of ttl, and marked grown. It waits (at
+// most wait) until they are Ready and returns those that are; a pod that
+// cannot become Ready is deleted and its error returned with the others.
+func (c *Cluster) grow(ctx context.Context, pool, id string, n int, ttl, wait time.Duration, sec *corev1.Secret, cred poolCredentials) ([]*corev1.Pod, error) {
+	if cred.max <= 0 || n <= 0 {
+		return nil, nil
+	}
+	s, err := ParseSpec(c.Namespace + "?" + cred.spec)
+	if err != nil {
+		return nil, fmt.Errorf("the pods' query of pool %s: %w", pool, err)
+	}
+	pl, err := c.Client.CoreV1().Pods(c.Namespace).List(ctx, metav1.ListOptions{LabelSelector: PoolSelector(pool)})
+	if err != nil {
+		return nil, fmt.Errorf("list the pods of pool %s in namespace %s: %w", pool, c.Namespace, err)
+	}
+	taken := map[int]bool{}
+	for i := range pl.Items {
+		taken[podIndex(&pl.Items[i])] = true
+	}
+	now := time.Now()
+	var made []string
+	for len(made) < n {
+		p, err := c.addPoolPodUpTo(ctx, pool, s, sec, taken, cred.max, func(p *corev1.Pod) {
+			p.Labels[LabelClaim] = id
+			p.Annotations = map[string]string{annotationGrown: "true",
+				annotationClaimed: now.UTC().Format(time.RFC3339), annotationExpires: expiry(now, ttl)}
+		})
+		if errors.Is(err, errPoolFull) {
+			break
+		}
+		if err != nil {
+			return c.grown(ctx, made, wait, err)
+		}
+		made = append(made, p.Name)
+	}
+	return c.grown(ctx, made, wait, nil)
+}
+
+// grown waits for the pods grow made; those that do not become Ready are
+// deleted, their errors joined to err.
+func (c *Cluster) grown(ctx context.Context, names []string, wait time.Duration, err error) ([]*corev1.Pod, error) {
+	errs := []error{err}
+	var ready []*corev1.Pod
+	for _, name := range names {
+		p, werr := c.waitPod(ctx, name, wait)
+		if werr != nil {
+			c.DeletePod(context.WithoutCancel(ctx), name)
+			errs = append(errs, werr)
+			continue
+		}
+		ready = append(ready, p)
+	}
+	return ready, errors.Join(errs...)
 }

@@ -101,7 +101,7 @@ func TestPoolUpDown(t *testing.T) {
 	c, cs := poolCluster(t, nil)
 	ctx := context.Background()
 	s := poolSpec(t, "pods=3&wait=2s&memory=512Mi")
-	made, deleted, err := c.PoolUp(ctx, "warm", s, "memory=512Mi")
+	made, deleted, err := c.PoolUp(ctx, "warm", s, "memory=512Mi", 0)
 	if err != nil || made != 3 || deleted != 0 {
 		t.Fatalf("PoolUp = %d made, %d deleted, %v; want 3, 0", made, deleted, err)
 	}
@@ -127,14 +127,14 @@ func TestPoolUpDown(t *testing.T) {
 
 	// Up again: nothing to do; a failed free pod is replaced; fewer pods
 	// delete the last free ones; a claimed pod stays.
-	if made, deleted, err := c.PoolUp(ctx, "warm", s, "memory=512Mi"); err != nil || made != 0 || deleted != 0 {
+	if made, deleted, err := c.PoolUp(ctx, "warm", s, "memory=512Mi", 0); err != nil || made != 0 || deleted != 0 {
 		t.Errorf("PoolUp of a full pool = %d made, %d deleted, %v", made, deleted, err)
 	}
 	p.Status.ContainerStatuses = []corev1.ContainerStatus{{State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "OOMKilled", ExitCode: 137}}}}
 	if _, err := cs.CoreV1().Pods("evals").Update(ctx, p, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if made, deleted, err := c.PoolUp(ctx, "warm", s, "memory=512Mi"); err != nil || made != 1 || deleted != 1 {
+	if made, deleted, err := c.PoolUp(ctx, "warm", s, "memory=512Mi", 0); err != nil || made != 1 || deleted != 1 {
 		t.Errorf("PoolUp with a failed pod = %d made, %d deleted, %v; want 1, 1", made, deleted, err)
 	}
 	if _, err := c.Claim(ctx, "warm", "run3", 3); err != nil {
@@ -147,13 +147,13 @@ func TestPoolUpDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	s1 := poolSpec(t, "pods=1&wait=2s")
-	if made, deleted, err := c.PoolUp(ctx, "warm", s1, "memory=512Mi"); err != nil || made != 0 || deleted != 2 {
+	if made, deleted, err := c.PoolUp(ctx, "warm", s1, "memory=512Mi", 0); err != nil || made != 0 || deleted != 2 {
 		t.Errorf("PoolUp down to 1 = %d made, %d deleted, %v; want 0, 2", made, deleted, err)
 	}
 	if got, want := poolPodNames(t, c, "warm"), []string{"proctor-pool-warm-3=run3"}; !slices.Equal(got, want) {
 		t.Errorf("after shrinking: %v, want %v (the claimed pod stays)", got, want)
 	}
-	if _, _, err := c.PoolUp(ctx, "warm", s, "memory=1Gi"); err == nil || !strings.Contains(err.Error(), `pool warm exists with pods made from "memory=512Mi", not "memory=1Gi"`) {
+	if _, _, err := c.PoolUp(ctx, "warm", s, "memory=1Gi", 0); err == nil || !strings.Contains(err.Error(), `pool warm exists with pods made from "memory=512Mi", not "memory=1Gi"`) {
 		t.Errorf("PoolUp with other parameters: %v", err)
 	}
 
@@ -173,7 +173,7 @@ func TestPoolUpDown(t *testing.T) {
 
 func TestPoolUpNotReady(t *testing.T) {
 	c, _ := poolCluster(t, func(name string) bool { return name == "proctor-pool-slow-2" })
-	_, _, err := c.PoolUp(context.Background(), "slow", poolSpec(t, "pods=2&wait=300ms"), "")
+	_, _, err := c.PoolUp(context.Background(), "slow", poolSpec(t, "pods=2&wait=300ms"), "", 0)
 	var pe *PodError
 	if !errors.As(err, &pe) || pe.Pod != "evals/proctor-pool-slow-2" || !strings.Contains(pe.Message, "not Ready within 300ms") {
 		t.Errorf("PoolUp with a pod that is not Ready: %v", err)
@@ -183,7 +183,7 @@ func TestPoolUpNotReady(t *testing.T) {
 func TestPoolManagedApart(t *testing.T) {
 	c, _ := poolCluster(t, nil)
 	ctx := context.Background()
-	if _, _, err := c.PoolUp(ctx, "warm", poolSpec(t, "pods=2&wait=2s"), ""); err != nil {
+	if _, _, err := c.PoolUp(ctx, "warm", poolSpec(t, "pods=2&wait=2s"), "", 0); err != nil {
 		t.Fatal(err)
 	}
 	r, err := NewRun()
@@ -206,7 +206,7 @@ func TestPoolManagedApart(t *testing.T) {
 func TestClaim(t *testing.T) {
 	c, _ := poolCluster(t, func(name string) bool { return name == "proctor-pool-warm-4" })
 	ctx := context.Background()
-	if _, _, err := c.PoolUp(ctx, "warm", poolSpec(t, "pods=3&wait=2s"), ""); err != nil {
+	if _, _, err := c.PoolUp(ctx, "warm", poolSpec(t, "pods=3&wait=2s"), "", 0); err != nil {
 		t.Fatal(err)
 	}
 	// A fourth pod that is not Ready is never claimed.
@@ -286,7 +286,7 @@ func TestClaim(t *testing.T) {
 func TestClaimConflict(t *testing.T) {
 	c, cs := poolCluster(t, nil)
 	ctx := context.Background()
-	if _, _, err := c.PoolUp(ctx, "warm", poolSpec(t, "pods=2&wait=2s"), ""); err != nil {
+	if _, _, err := c.PoolUp(ctx, "warm", poolSpec(t, "pods=2&wait=2s"), "", 0); err != nil {
 		t.Fatal(err)
 	}
 	// Another run's claim of pod 1 lands between this run's list and
@@ -323,7 +323,7 @@ func TestClaimConcurrent(t *testing.T) {
 	c, _ := poolCluster(t, nil)
 	ctx := context.Background()
 	const pods, runs = 12, 8
-	if _, _, err := c.PoolUp(ctx, "warm", poolSpec(t, "pods="+strconv.Itoa(pods)+"&wait=2s"), ""); err != nil {
+	if _, _, err := c.PoolUp(ctx, "warm", poolSpec(t, "pods="+strconv.Itoa(pods)+"&wait=2s"), "", 0); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
@@ -380,7 +380,7 @@ func TestClaimConcurrent(t *testing.T) {
 func TestReplace(t *testing.T) {
 	c, cs := poolCluster(t, nil)
 	ctx := context.Background()
-	if _, _, err := c.PoolUp(ctx, "warm", poolSpec(t, "pods=3&wait=2s&image=reg.example/guest:2"), "image=reg.example%2Fguest%3A2"); err != nil {
+	if _, _, err := c.PoolUp(ctx, "warm", poolSpec(t, "pods=3&wait=2s&image=reg.example/guest:2"), "image=reg.example%2Fguest%3A2", 0); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Claim(ctx, "warm", "run1", 3); err != nil {
@@ -433,12 +433,106 @@ func TestPoolSpecQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := PoolSpecQuery(map[string][]string{"pods": {"3"}, "wait": {"9s"}, "connect": {"ip"}, "image": {"reg.example/g:1"}, "memory": {"2Gi"}, "node": {"a=b"}})
+	q := PoolSpecQuery(map[string][]string{"pods": {"3"}, "wait": {"9s"}, "connect": {"ip"}, "ttl": {"1m"}, "image": {"reg.example/g:1"}, "memory": {"2Gi"}, "node": {"a=b"}})
 	if q != "image=reg.example%2Fg%3A1&memory=2Gi&node=a%3Db" {
 		t.Errorf("PoolSpecQuery = %q", q)
 	}
 	back, err := ParseSpec("evals?" + q)
 	if err != nil || back.Image != s.Image || back.Memory.Cmp(s.Memory) != 0 || back.NodeSelector["a"] != "b" {
 		t.Errorf("the query does not give back the pods' parameters: %+v %v", back, err)
+	}
+}
+
+// TestPoolGrows: a run that finds fewer free pods than it can use grows
+// the pool with pods of its own, up to the pool's max however many runs
+// grow it; those pods are deleted when given back, so that the pool
+// shrinks back to its size; pool up leaves them to their runs.
+func TestPoolGrows(t *testing.T) {
+	c, cs := poolCluster(t, nil)
+	ctx := context.Background()
+	s := poolSpec(t, "pods=2&wait=2s")
+	if _, _, err := c.PoolUp(ctx, "warm", s, "", 1); err == nil || !strings.Contains(err.Error(), "at most 1 pods, fewer than the 2 it keeps") {
+		t.Errorf("PoolUp with max below its size: %v", err)
+	}
+	if _, _, err := c.PoolUp(ctx, "warm", s, "", 4); err != nil {
+		t.Fatal(err)
+	}
+	if size, max, err := c.PoolBounds(ctx, "warm"); size != 2 || max != 4 || err != nil {
+		t.Errorf("PoolBounds = %d, %d, %v; want 2, 4", size, max, err)
+	}
+	if _, err := c.Claim(ctx, "warm", "other", 1); err != nil {
+		t.Fatal(err)
+	}
+	sec, cred, err := c.poolSecret(ctx, "warm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.ClaimFor(ctx, "warm", "run1", 3, time.Minute)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("run1 claimed %d pods, %v; want the 1 free", len(got), err)
+	}
+	grown, err := c.grow(ctx, "warm", "run1", 2, time.Minute, 2*time.Second, sec, cred)
+	if err != nil || len(grown) != 2 {
+		t.Fatalf("grow for run1 = %d pods, %v; want 2", len(grown), err)
+	}
+	for _, p := range grown {
+		if p.Labels[LabelClaim] != "run1" || p.Annotations[annotationGrown] == "" || p.Annotations[annotationExpires] == "" || !PodReady(p) {
+			t.Errorf("grown pod %s: labels %v, annotations %v", p.Name, p.Labels, p.Annotations)
+		}
+	}
+	// The pool is at its max: another run grows it no more.
+	if more, err := c.grow(ctx, "warm", "run2", 1, time.Minute, 2*time.Second, sec, cred); len(more) != 0 || err != nil {
+		t.Errorf("grow past the max = %d pods, %v", len(more), err)
+	}
+	want := []string{"proctor-pool-warm-1=other", "proctor-pool-warm-2=run1", "proctor-pool-warm-3=run1", "proctor-pool-warm-4=run1"}
+	if got := poolPodNames(t, c, "warm"); !slices.Equal(got, want) {
+		t.Errorf("pods %v, want %v", got, want)
+	}
+	// pool up counts the pool's own pods only.
+	if made, deleted, err := c.PoolUp(ctx, "warm", s, "", 4); made != 0 || deleted != 0 || err != nil {
+		t.Errorf("PoolUp of a grown pool = %d made, %d deleted, %v", made, deleted, err)
+	}
+	if ok, err := c.GiveBack(ctx, "proctor-pool-warm-3", "run1"); !ok || err != nil {
+		t.Errorf("GiveBack of a grown pod = %v, %v", ok, err)
+	}
+	if n, err := c.GiveBackAll(ctx, "run1"); n != 2 || err != nil {
+		t.Errorf("GiveBackAll(run1) = %d, %v", n, err)
+	}
+	want = []string{"proctor-pool-warm-1=other", "proctor-pool-warm-2"}
+	if got := poolPodNames(t, c, "warm"); !slices.Equal(got, want) {
+		t.Errorf("after run1 gave its pods back: %v, want %v", got, want)
+	}
+	// A pool made without bounds does not grow.
+	sec.Annotations = map[string]string{annotationSpec: ""}
+	if _, err := cs.CoreV1().Secrets("evals").Update(ctx, sec, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, cred, err = c.poolSecret(ctx, "warm"); err != nil {
+		t.Fatal(err)
+	}
+	if more, err := c.grow(ctx, "warm", "run3", 1, time.Minute, 2*time.Second, sec, cred); len(more) != 0 || err != nil {
+		t.Errorf("grow of a pool without bounds = %d pods, %v", len(more), err)
+	}
+}
+
+// TestPoolGrowNotReady: a pod made for a run that cannot become Ready is
+// deleted, and said.
+func TestPoolGrowNotReady(t *testing.T) {
+	c, _ := poolCluster(t, func(name string) bool { return name == "proctor-pool-warm-2" })
+	ctx := context.Background()
+	if _, _, err := c.PoolUp(ctx, "warm", poolSpec(t, "pods=1&wait=2s"), "", 2); err != nil {
+		t.Fatal(err)
+	}
+	sec, cred, err := c.poolSecret(ctx, "warm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	grown, err := c.grow(ctx, "warm", "run1", 1, time.Minute, 300*time.Millisecond, sec, cred)
+	var pe *PodError
+	if len(grown) != 0 || !errors.As(err, &pe) || pe.Pod != "evals/proctor-pool-warm-2" || !strings.Contains(pe.Message, "not Ready within 300ms") {
+		t.Errorf("grow with a pod that is not Ready = %d pods, %v", len(grown), err)
+	}
+	if got, want := poolPodNames(t, c, "warm"), []string{"proctor-pool-warm-1"}; !slices.Equal(got, want) {
+		t.Errorf("pods %v, want %v", got, want)
 	}
 }

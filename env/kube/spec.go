@@ -11,6 +11,7 @@ const (
 	Usage        = kubespec.Usage
 	DefaultImage = kubespec.DefaultImage
 	DefaultWait  = kubespec.DefaultWait
+	DefaultTTL   = kubespec.DefaultTTL
 )
 
 // ParseSpec reads what follows "kube://" (kubespec.Parse).

@@ -45,6 +45,11 @@ type Spec struct {
 	// Pool is the warm pool (proctor kube pool up) whose Ready pods the
 	// run claims instead of making its own; "": none.
 	Pool string
+	// TTL is how long what the run holds (its secret and pods, its
+	// claims on a pool's pods) outlives the run's last renewal: the
+	// run renews it every TTL/3, and once it lapses (the run was
+	// killed) proctor kube clean --expired, or the next run, removes it.
+	TTL time.Duration
 }
 
 // Usage is the form of the value.
@@ -55,16 +60,19 @@ const (
 	DefaultImage = "proctor-guest:latest"
 	DefaultWait  = 3 * time.Minute
 	MaxPods      = 256
+	DefaultTTL   = 10 * time.Minute
+	// MinTTL bounds ttl from below: the run renews every TTL/3.
+	MinTTL = 3 * time.Second
 )
 
 // Parse reads what follows "kube://": [CONTEXT/]NAMESPACE and the
 // query pods, image, pull, cpu, memory, cpu-limit, memory-limit, node
 // (KEY=VALUE, repeatable), toleration (KEY[=VALUE]:EFFECT, repeatable),
-// runtime-class, size (WIDTHxHEIGHT), wait (a duration) and connect
-// (forward or ip). The context is all before the last "/", since
+// runtime-class, size (WIDTHxHEIGHT), wait (a duration), connect
+// (forward or ip), pool and ttl (a duration, at least MinTTL). The context is all before the last "/", since
 // contexts' names may hold slashes and namespaces' may not.
 func Parse(arg string) (Spec, error) {
-	s := Spec{Pods: 1, Image: DefaultImage, Wait: DefaultWait,
+	s := Spec{Pods: 1, Image: DefaultImage, Wait: DefaultWait, TTL: DefaultTTL,
 		CPU: resource.MustParse("500m"), Memory: resource.MustParse("1Gi"),
 		Size: action.Size{W: 1920, H: 1080}}
 	where, query, _ := strings.Cut(arg, "?")
@@ -174,8 +182,14 @@ func Parse(arg string) (Spec, error) {
 					return Spec{}, bad("%v", err)
 				}
 				s.Pool = v
+			case "ttl":
+				d, err := time.ParseDuration(v)
+				if err != nil || d < MinTTL {
+					return Spec{}, bad("a duration of at least %s (10m, 1h)", MinTTL)
+				}
+				s.TTL = d
 			default:
-				return Spec{}, fmt.Errorf("unknown parameter %q (known: pods, image, pull, cpu, memory, cpu-limit, memory-limit, node, toleration, runtime-class, size, wait, connect, pool)", k)
+				return Spec{}, fmt.Errorf("unknown parameter %q (known: pods, image, pull, cpu, memory, cpu-limit, memory-limit, node, toleration, runtime-class, size, wait, connect, pool, ttl)", k)
 			}
 		}
 	}

@@ -15,7 +15,7 @@ func TestParse(t *testing.T) {
 		err  string
 	}{
 		{arg: "evals", want: func(t *testing.T, s Spec) {
-			if s.Context != "" || s.Namespace != "evals" || s.Pods != 1 || s.Image != DefaultImage || s.Wait != DefaultWait {
+			if s.Context != "" || s.Namespace != "evals" || s.Pods != 1 || s.Image != DefaultImage || s.Wait != DefaultWait || s.TTL != DefaultTTL {
 				t.Errorf("defaults: %+v", s)
 			}
 			if s.MemoryLimit.Cmp(s.Memory) != 0 || !s.CPULimit.IsZero() {
@@ -84,6 +84,18 @@ func TestParse(t *testing.T) {
 				t.Errorf("got %+v", s)
 			}
 		}},
+		{arg: "evals?ttl=90s&pool=warm", want: func(t *testing.T, s Spec) {
+			if s.TTL != 90*time.Second || s.Pool != "warm" {
+				t.Errorf("got %+v", s)
+			}
+		}},
+		{arg: "evals?ttl=3s", want: func(t *testing.T, s Spec) {
+			if s.TTL != MinTTL {
+				t.Errorf("got %+v", s)
+			}
+		}},
+		{arg: "evals?ttl=2s", err: "ttl=2s: a duration of at least 3s"},
+		{arg: "evals?ttl=soon", err: "ttl=soon: a duration of at least 3s"},
 		{arg: "evals?pool=warm&image=x", err: "image with pool=warm: the pool's pods were made with their own"},
 		{arg: "evals?pool=Warm_1", err: "pool=Warm_1: a pool's name is a DNS label"},
 		{arg: "evals?pool=" + strings.Repeat("a", 41), err: "at most 40 characters"},
@@ -108,7 +120,7 @@ func TestParse(t *testing.T) {
 // FuzzParse: what a user types never panics the parser, and what it
 // accepts is in bounds.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"evals", "ctx/evals?pods=3&image=x", "a/b/c?memory=1Gi&memory-limit=2Gi", "?wait=1s", "ns?toleration=k=v:NoExecute&node=a=b"} {
+	for _, s := range []string{"evals", "ctx/evals?pods=3&image=x", "a/b/c?memory=1Gi&memory-limit=2Gi", "?wait=1s", "ns?toleration=k=v:NoExecute&node=a=b", "ns?pool=w&ttl=1m"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, arg string) {
@@ -116,7 +128,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if s.Pods < 1 || s.Pods > MaxPods || s.Image == "" || s.Wait <= 0 || s.MemoryLimit.Cmp(s.Memory) < 0 {
+		if s.Pods < 1 || s.Pods > MaxPods || s.Image == "" || s.Wait <= 0 || s.TTL < MinTTL || s.MemoryLimit.Cmp(s.Memory) < 0 {
 			t.Errorf("Parse(%q) accepted %+v", arg, s)
 		}
 		if strings.Contains(s.Namespace, "/") {
