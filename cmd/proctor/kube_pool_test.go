@@ -197,6 +197,38 @@ func TestKubeBedPool(t *testing.T) {
 		}
 	})
 
+	t.Run("a pool grown for a run and shrunk back", func(t *testing.T) {
+		// A pool of 2 that may grow to 4: a run that can use 4 pods gets
+		// 2 made for it, and the pool is 2 pods again after the run.
+		out, errOut, code := runCLI(t, "", "kube", "pool", "up", "burst", "--pods", "2", "--max", "4", "--wait", "90s", "--namespace", "default")
+		if code != 0 || !strings.Contains(out, "pool burst in namespace default: 2 pods Ready") {
+			t.Fatalf("kube pool up burst exited %d: %s%s", code, out, errOut)
+		}
+		defer runCLI(t, "", "kube", "pool", "down", "burst", "--namespace", "default")
+		head, _ := poolState(t, "burst")
+		if !strings.Contains(head, "at most 4") {
+			t.Errorf("pool status does not show the max: %s", head)
+		}
+		dir := filepath.Join(t.TempDir(), "run")
+		out, errOut, code = runCLI(t, "", "run", "../../testdata/runner", "--agent", "replay", "--env", "kube://default?pool=burst&pods=4&wait=60s",
+			"--filter", "^(shell-write|count-lines)$", "--repeat", "4", "--parallel", "4", "--out", dir)
+		t.Logf("proctor run:\n%s%s", out, errOut)
+		if code != 0 || !strings.Contains(errOut, "claimed 4 Ready pods of pool burst in namespace default (2 of them made for it: pool burst grew to at most 4 pods") {
+			t.Fatalf("the run on pool burst exited %d, or did not grow it by 2", code)
+		}
+		rep, _, code := runCLI(t, "", "report", dir)
+		if code != 0 || !strings.Contains(rep, "episodes                     8") || !strings.Contains(rep, "success rate                 100.0%") {
+			t.Errorf("the report of the run on the grown pool:\n%s", rep)
+		}
+		if err := waitFor(60*time.Second, func() bool {
+			head, _ := poolState(t, "burst")
+			return strings.HasPrefix(head, "pool burst in namespace default: 2 pods, 2 Ready, 2 free, 0 claimed")
+		}); err != nil {
+			head, rows := poolState(t, "burst")
+			t.Errorf("the pool did not shrink back to 2 pods: %s\n%s", head, strings.Join(rows, "\n"))
+		}
+	})
+
 	out, errOut, code = runCLI(t, "", "kube", "pool", "down", "warm", "--namespace", "default")
 	if code != 0 || !strings.Contains(out, "deleted 3 pods and 1 secrets of pool warm in namespace default") {
 		t.Fatalf("kube pool down exited %d: %s%s", code, out, errOut)
