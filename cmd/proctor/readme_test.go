@@ -105,6 +105,7 @@ var readmeNotRun = map[string]string{
 	"images/guest/build.sh -o bin/proctor-guest.tar -t proctor-guest:1":                                                    "downloads Debian packages and takes minutes (its size is stated in docs/environments/kube.md)",
 	"bin/proctor kube pool up default --pods 4 --image registry.example/proctor-guest:1 --namespace evals":                 "needs a Kubernetes cluster and a pushed guest image; TestKubeBedPool makes a pool on the test bed",
 	"bin/proctor run --agent replay --env 'kube://evals?pool=default&pods=4'":                                              "needs the pool above; TestKubeBedPool runs tasks on a pool of the test bed",
+	"bin/proctor kube pool up burst --pods 2 --max 8 --namespace evals":                                                    "needs a Kubernetes cluster; TestKubeBedPool grows a pool of 2 with --max 4 on the test bed",
 	"bin/proctor kube pool status default --namespace evals":                                                               "needs the pool above; TestKubeBedPool reads its pool's status",
 	"bin/proctor kube pool down default --namespace evals":                                                                 "needs the pool above; TestKubeBedPool takes its pool down",
 }
