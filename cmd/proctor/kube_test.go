@@ -247,6 +247,20 @@ func startProctor(t *testing.T, args ...string) (*exec.Cmd, *bufio.Scanner) {
 
 // runLeftovers counts the pods (not terminating) and secrets of one run.
 func runLeftovers(t *testing.T, c *kube.Cluster, id string) (pods, secrets int) {
+	pods, _, secrets = runObjects(t, c, id)
+	return pods, secrets
+}
+
+// runObjectsLeft counts every pod (terminating ones too) and secret with
+// the run's label.
+func runObjectsLeft(t *testing.T, c *kube.Cluster, id string) int {
+	pods, terminating, secrets := runObjects(t, c, id)
+	return pods + terminating + secrets
+}
+
+// runObjects counts the pods with the run's label, those not terminating
+// and those terminating, and its secrets.
+func runObjects(t *testing.T, c *kube.Cluster, id string) (pods, terminating, secrets int) {
 	t.Helper()
 	ctx := context.Background()
 	opts := metav1.ListOptions{LabelSelector: (&kube.Run{ID: id}).Selector()}
@@ -261,9 +275,11 @@ func runLeftovers(t *testing.T, c *kube.Cluster, id string) (pods, secrets int) 
 	for _, p := range pl.Items {
 		if p.DeletionTimestamp == nil {
 			pods++
+		} else {
+			terminating++
 		}
 	}
-	return pods, len(sl.Items)
+	return pods, terminating, len(sl.Items)
 }
 
 // readyRun reads the run's lines until the provider says its pods are

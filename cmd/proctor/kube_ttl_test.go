@@ -27,23 +27,6 @@ func leaseOf(t *testing.T, c *kube.Cluster, id string) time.Time {
 	return at
 }
 
-// runObjectsLeft counts every pod (terminating ones too) and secret with
-// the run's label.
-func runObjectsLeft(t *testing.T, c *kube.Cluster, id string) int {
-	t.Helper()
-	ctx := context.Background()
-	opts := metav1.ListOptions{LabelSelector: (&kube.Run{ID: id}).Selector()}
-	pl, err := c.Client.CoreV1().Pods(c.Namespace).List(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sl, err := c.Client.CoreV1().Secrets(c.Namespace).List(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(pl.Items) + len(sl.Items)
-}
-
 // TestKubeBedTTL: what a run killed with SIGKILL leaves lapses with its
 // lease. A live run with ttl=9s renews its lease throughout. A run on its
 // own pods is killed; once its lease lapsed, the next run removes its

@@ -222,24 +222,10 @@ func (c *Cluster) RemoveExpired(ctx context.Context, now time.Time) ([]ExpiredRu
 // claim lapsed at now (the run that holds it was killed), and returns
 // how many.
 func (c *Cluster) GiveBackExpired(ctx context.Context, now time.Time) (int, error) {
-	pl, err := c.Client.CoreV1().Pods(c.Namespace).List(ctx, metav1.ListOptions{LabelSelector: claimSelector("")})
-	if err != nil {
-		return 0, fmt.Errorf("list the claimed pool pods in namespace %s: %w", c.Namespace, err)
-	}
-	n := 0
-	var errs []error
-	for _, p := range pl.Items {
-		if _, gone := lapsed(p.Annotations, now); !gone {
-			continue
-		}
-		ok, err := c.GiveBack(ctx, p.Name, p.Labels[LabelClaim])
-		if err != nil {
-			errs = append(errs, err)
-		} else if ok {
-			n++
-		}
-	}
-	return n, errors.Join(errs...)
+	return c.giveBackWhere(ctx, "", func(p *corev1.Pod) bool {
+		_, gone := lapsed(p.Annotations, now)
+		return gone
+	})
 }
 
 // Sweep is what SweepExpired looks for: the objects of runs, the claims

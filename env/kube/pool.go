@@ -476,13 +476,23 @@ func (c *Cluster) GiveBack(ctx context.Context, pod, id string) (bool, error) {
 // claimed pool pod), as proctor kube clean does for a run that was
 // killed, and returns how many it freed.
 func (c *Cluster) GiveBackAll(ctx context.Context, id string) (int, error) {
+	return c.giveBackWhere(ctx, id, func(*corev1.Pod) bool { return true })
+}
+
+// giveBackWhere gives back the pool pods claimed by run id (every run:
+// "") for which give holds, and returns how many.
+func (c *Cluster) giveBackWhere(ctx context.Context, id string, give func(*corev1.Pod) bool) (int, error) {
 	pl, err := c.Client.CoreV1().Pods(c.Namespace).List(ctx, metav1.ListOptions{LabelSelector: claimSelector(id)})
 	if err != nil {
 		return 0, fmt.Errorf("list the claimed pool pods in namespace %s: %w", c.Namespace, err)
 	}
 	n := 0
 	var errs []error
-	for _, p := range pl.Items {
+	for i := range pl.Items {
+		p := &pl.Items[i]
+		if !give(p) {
+			continue
+		}
 		ok, err := c.GiveBack(ctx, p.Name, p.Labels[LabelClaim])
 		if err != nil {
 			errs = append(errs, err)
