@@ -293,14 +293,27 @@ func home(p string) string {
 // session bus of OSWorld's user (DBUS_SESSION_BUS_ADDRESS set to
 // /run/user/1000/bus): commands run with the desktop's own.
 func homeCommand(s string) string {
-	s = osworldBus.ReplaceAllString(s, "")
+	s = busExport.ReplaceAllStringFunc(s, func(m string) string {
+		// The separator before the export stays, with one space.
+		if sep := busExport.FindStringSubmatch(m)[1]; sep != "" {
+			return sep + " "
+		}
+		return ""
+	})
+	s = busPrefix.ReplaceAllString(s, "$1")
 	return strings.ReplaceAll(s, "/home/user", "$HOME")
 }
 
-// osworldBus is an export of OSWorld's session bus address, as a line
-// or a command of its own (ended by a newline, ; or &&), or the variable
-// set before one command.
-var osworldBus = regexp.MustCompile(`(?m)(^[ \t]*export DBUS_SESSION_BUS_ADDRESS=('[^']*'|"[^"]*"|\S+)[ \t]*(\n|;|&&)?[ \t]*|DBUS_SESSION_BUS_ADDRESS=('[^']*'|"[^"]*"|\S+)[ \t]+)`)
+// busExport is an export of OSWorld's session bus address as a command
+// of its own (at a line's start or after ; or &&, ended by a newline, ;,
+// && or the end), and busPrefix the variable set before one command.
+var (
+	busExport = regexp.MustCompile(`(?m)(^|;|&&)[ \t]*export DBUS_SESSION_BUS_ADDRESS=` + busValue + `[ \t]*(\n|;|&&|$)[ \t]*`)
+	busPrefix = regexp.MustCompile(`(^|[\s;&|(])DBUS_SESSION_BUS_ADDRESS=` + busValue + `[ \t]+`)
+)
+
+// busValue is a shell word: quoted, or up to a blank, ; or &.
+const busValue = `('[^']*'|"[^"]*"|[^\s;&]+)`
 
 func str(v any) string {
 	switch x := v.(type) {

@@ -335,6 +335,9 @@ func TestHomeCommand(t *testing.T) {
 		{"export DBUS_SESSION_BUS_ADDRESS=\"unix:path=/run/user/1000/bus\" && xdg-open /home/user/project", "xdg-open $HOME/project"},
 		{"DBUS_SESSION_BUS_ADDRESS='unix:path=/run/user/1000/bus' gsettings set a b c", "gsettings set a b c"},
 		{"echo $DBUS_SESSION_BUS_ADDRESS", "echo $DBUS_SESSION_BUS_ADDRESS"},
+		{"cd /home/user; export DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus; gsettings get a b", "cd $HOME; gsettings get a b"},
+		{"cd /tmp && DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus gsettings get a b", "cd /tmp && gsettings get a b"},
+		{"true; export DBUS_SESSION_BUS_ADDRESS='x'", "true; "},
 	}
 	for _, tc := range tests {
 		if got := homeCommand(tc.in); got != tc.want {
