@@ -62,6 +62,9 @@ var Desktop = Fixture{
 	},
 }
 
+// callWait bounds each call of the suite on the environment.
+const callWait = 3 * time.Minute
+
 // Run runs the suite on the desktop e, which it resets as it goes. It
 // needs yad (a GTK 3 dialog tool) and xclip on the desktop.
 func Run(t *testing.T, e env.Env) { RunWith(t, e, Desktop) }
@@ -70,8 +73,11 @@ func Run(t *testing.T, e env.Env) { RunWith(t, e, Desktop) }
 // kind. The tests of a capability run where e declares it (Info.Caps);
 // where it does not, the suite checks that its use is refused.
 func RunWith(t *testing.T, e env.Env, fx Fixture) {
+	// Each call is bounded by callWait: a reset that starts a GNOME
+	// session waits up to 90 s for gnome-shell on its own, and a loaded
+	// machine takes that long.
 	ctx := func(t *testing.T) context.Context {
-		c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		c, cancel := context.WithTimeout(context.Background(), callWait)
 		t.Cleanup(cancel)
 		return c
 	}

@@ -210,8 +210,10 @@ func killOwner(t *testing.T, owner string) {
 		t.Fatal(err)
 	}
 	cmd.Wait()
+	// The watchdog waits up to staleXWait for a killed server's socket
+	// to close; a loaded machine takes seconds to end a GNOME session.
 	var left []string
-	for range 100 {
+	for end := time.Now().Add(staleXWait + 15*time.Second); time.Now().Before(end); {
 		left = nil
 		for _, p := range []string{sock, lock, base} {
 			if _, err := os.Lstat(p); err == nil {

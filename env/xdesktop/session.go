@@ -356,6 +356,10 @@ func (s *session) makeXauth() error {
 func xSocket(num string) string { return "/tmp/.X11-unix/X" + num }
 func xLock(num string) string   { return "/tmp/.X" + num + "-lock" }
 
+// staleXWait bounds how long removeStaleX waits for a killed X server's
+// socket to close.
+const staleXWait = 30 * time.Second
+
 // privateSocket lets only its owner open the X server's socket file (the
 // X server makes it open to all): another user is left with the abstract
 // socket, where the cookie is asked for.
@@ -376,13 +380,17 @@ func privateSocket(num string) error {
 
 // removeStaleX removes the socket and lock file of display num that a
 // server killed with SIGKILL leaves behind: the socket once nothing
-// listens on it, the lock once the process it names is gone.
+// listens on it, the lock once the process it names is gone. A killed
+// server's socket is served until the kernel closes its files, which on a
+// loaded machine (a GNOME session's dozens of processes ending at once)
+// takes seconds after its memory is gone: it waits for that up to
+// staleXWait, and leaves a socket still served after it (a live server's).
 func removeStaleX(num string) {
 	if _, err := strconv.ParseUint(num, 10, 16); err != nil {
 		return
 	}
 	sock := xSocket(num)
-	for range 20 {
+	for end := time.Now().Add(staleXWait); ; {
 		before, err := os.Lstat(sock)
 		if err != nil {
 			break
@@ -390,6 +398,9 @@ func removeStaleX(num string) {
 		c, err := net.Dial("unix", sock)
 		if err == nil { // still served: the server may be exiting
 			c.Close()
+			if time.Now().After(end) {
+				break
+			}
 			time.Sleep(100 * time.Millisecond)
 			continue
 		}
