@@ -11,7 +11,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/proctor-eval/proctor/env/kube"
@@ -191,6 +193,42 @@ func TestKubeBed(t *testing.T) {
 			}
 		})
 	}
+
+	// A container that fails with an exit code says why: the kubelet
+	// puts the end of its log in its status (the guest pods ask for that
+	// with FallbackToLogsOnError), and the error quotes it.
+	t.Run("a container that fails", func(t *testing.T) {
+		ctx := context.Background()
+		pods := c.Client.CoreV1().Pods(c.Namespace)
+		p, err := pods.Create(ctx, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "proctor-test-fails"},
+			Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{
+				Name: "guest", Image: kube.DefaultImage,
+				Command:                  []string{"sh", "-c", "echo starting; echo 'guest: no display: Xvfb ended' >&2; exit 3"},
+				TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+			}}},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pods.Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64(0))})
+		var f *kube.PodError
+		for range 600 {
+			if p, err = pods.Get(ctx, p.Name, metav1.GetOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if f = kube.PodFailure(p); f != nil {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if f == nil {
+			t.Fatalf("the pod did not end in a minute: %+v", p.Status)
+		}
+		if want := "Error: the container ended with exit code 3: starting\nguest: no display: Xvfb ended"; !strings.Contains(f.Error(), want) {
+			t.Errorf("the pod's failure: %v\nwant it to say %q", f, want)
+		}
+	})
 
 	t.Run("clean", func(t *testing.T) {
 		// What a killed run leaves: its secret and pods.

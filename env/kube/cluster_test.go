@@ -119,6 +119,9 @@ func TestMakeObjects(t *testing.T) {
 		if ctr := sp.Containers[0]; ctr.ImagePullPolicy != corev1.PullIfNotPresent {
 			t.Errorf("pod %s: pull policy %q", p.Name, ctr.ImagePullPolicy)
 		}
+		if ctr.TerminationMessagePolicy != corev1.TerminationMessageFallbackToLogsOnError {
+			t.Errorf("pod %s: termination message policy %q: a guest that fails would not say why", p.Name, ctr.TerminationMessagePolicy)
+		}
 		if ctr.Image != "reg.example/guest:1" || ctr.ReadinessProbe.TCPSocket.Port.IntValue() != GuestPort {
 			t.Errorf("pod %s: image %s, probe %+v", p.Name, ctr.Image, ctr.ReadinessProbe)
 		}

@@ -176,6 +176,10 @@ func (r *Run) Pod(ns string, i int, s Spec, owner *corev1.Secret) *corev1.Pod {
 				},
 				Resources:    res,
 				VolumeMounts: []corev1.VolumeMount{{Name: "proctor", MountPath: secretPath, ReadOnly: true}},
+				// A guest that fails says why in its last log lines: the
+				// kubelet puts them in the container's status, where the
+				// run's error quotes them.
+				TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 			}},
 			Volumes: []corev1.Volume{{Name: "proctor", VolumeSource: corev1.VolumeSource{
 				Secret: &corev1.SecretVolumeSource{SecretName: r.SecretName(), DefaultMode: new(int32(0o400))},

@@ -244,6 +244,12 @@ func (r *processRunner) waitContainer(p *podProc) {
 		code, reason = 137, "OOMKilled"
 	}
 	p.mu.Unlock()
+	var msg string
+	if code != 0 && fallbackToLogs(p.pod) {
+		if out, err := r.podman.logs(ctx, p.ctr); err == nil {
+			msg = logTail(out)
+		}
+	}
 	if _, err := r.podman.run(ctx, "rm", "--force", "--time", "0", p.ctr); err != nil {
 		log.Printf("pod %s/%s: %v", p.pod.Namespace, p.pod.Name, err)
 	}
@@ -257,7 +263,7 @@ func (r *processRunner) waitContainer(p *podProc) {
 			}
 		}
 	}
-	r.finish(p, code, reason)
+	r.finish(p, code, reason, msg)
 }
 
 // stop stops the container: SIGTERM, then SIGKILL after grace.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -361,12 +362,52 @@ func (r *processRunner) wait(p *podProc) {
 		p.cg.killAll()
 		p.cg.removeWait()
 	}
-	r.finish(p, code, reason)
+	var msg string
+	if code != 0 && fallbackToLogs(p.pod) {
+		if f, err := os.Open(filepath.Join(p.dir, "log")); err == nil {
+			msg = logTail(f)
+			f.Close()
+		}
+	}
+	r.finish(p, code, reason, msg)
+}
+
+// fallbackToLogs reports whether the pod's container asks for the end of
+// its log as the message of a failed end (FallbackToLogsOnError): a
+// process writes no termination message here.
+func fallbackToLogs(pod *corev1.Pod) bool {
+	return len(pod.Spec.Containers) > 0 && pod.Spec.Containers[0].TerminationMessagePolicy == corev1.TerminationMessageFallbackToLogsOnError
+}
+
+// logTail is the end of a container's log as the kubelet keeps it for a
+// termination message: the last 80 lines, at most 2048 bytes.
+func logTail(r io.Reader) string {
+	const maxBytes, maxLines = 2048, 80
+	if f, ok := r.(io.Seeker); ok {
+		if end, err := f.Seek(0, io.SeekEnd); err == nil {
+			f.Seek(max(0, end-maxBytes), io.SeekStart)
+		}
+	}
+	var ring []byte
+	chunk := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(chunk)
+		ring = append(ring, chunk[:n]...)
+		if len(ring) > maxBytes {
+			ring = append(ring[:0], ring[len(ring)-maxBytes:]...)
+		}
+		if err != nil {
+			break
+		}
+	}
+	lines := strings.Split(strings.TrimRight(string(ring), "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-maxLines):], "\n")
 }
 
 // finish records the end of the pod's container, with its exit code and
 // reason, and publishes it.
-func (r *processRunner) finish(p *podProc, code int, reason string) {
+// msg is the container's termination message ("": none).
+func (r *processRunner) finish(p *podProc, code int, reason, msg string) {
 	p.mu.Lock()
 	st := &p.pod.Status
 	started := metav1.Now()
@@ -375,7 +416,7 @@ func (r *processRunner) finish(p *podProc, code int, reason string) {
 	}
 	st.ContainerStatuses[0].Ready = false
 	st.ContainerStatuses[0].State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
-		ExitCode: int32(code), Reason: reason, StartedAt: started, FinishedAt: metav1.Now(),
+		ExitCode: int32(code), Reason: reason, Message: msg, StartedAt: started, FinishedAt: metav1.Now(),
 		ContainerID: st.ContainerStatuses[0].ContainerID}}
 	if code == 0 {
 		st.Phase = corev1.PodSucceeded
