@@ -271,10 +271,13 @@ func (s *session) startInfra(ctx context.Context) error {
 		w.Close()
 		return err
 	}
+	// What the server says is kept (its end), for the error when it
+	// does not start.
+	said := &tailWriter{max: 2048}
 	x, err := s.start("Xvfb", []string{"Xvfb", "-displayfd", "3", "-screen", "0",
 		fmt.Sprintf("%dx%dx24", s.width, s.height), "-nolisten", "tcp", "-noreset",
 		"-auth", s.xauth, "+extension", "XTEST"},
-		s.base, []*os.File{w}, io.Discard, nil)
+		s.base, []*os.File{w}, io.Discard, io.MultiWriter(s.logFile(), said))
 	w.Close()
 	if err != nil {
 		r.Close()
@@ -284,7 +287,13 @@ func (s *session) startInfra(ctx context.Context) error {
 	num, err := readLine(ctx, r, 15*time.Second, x)
 	r.Close()
 	if err != nil {
-		return fmt.Errorf("Xvfb did not report its display: %w", err)
+		// A server that ended is waited for, so that all it said is in.
+		select {
+		case <-x.done:
+			return fmt.Errorf("Xvfb did not report its display: %w (Xvfb ended: %v; it said: %s)", err, x.err, said.last(8))
+		case <-time.After(2 * time.Second):
+			return fmt.Errorf("Xvfb did not report its display: %w (it said: %s)", err, said.last(8))
+		}
 	}
 	num = strings.TrimSpace(num)
 	s.display = ":" + num
@@ -580,4 +589,34 @@ func (s *session) infraDown() error {
 		}
 	}
 	return nil
+}
+
+// tailWriter keeps the last max bytes written to it.
+type tailWriter struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (w *tailWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, b...)
+	if len(w.buf) > w.max {
+		w.buf = append(w.buf[:0], w.buf[len(w.buf)-w.max:]...)
+	}
+	return len(b), nil
+}
+
+// last returns the last n lines kept, on one line ("nothing" when none).
+func (w *tailWriter) last(n int) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(string(w.buf)), "\n")
+	lines = lines[max(0, len(lines)-n):]
+	s := strings.Join(lines, " | ")
+	if s == "" {
+		return "nothing"
+	}
+	return s
 }

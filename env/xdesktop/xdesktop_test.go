@@ -575,3 +575,22 @@ func TestResetEndsStrayClients(t *testing.T) {
 	}
 	t.Fatalf("the stray xterm (pid %d) outlived the reset", pid)
 }
+
+// TestXServerFailureSaysWhy: an X server that ends before it reports its
+// display is named in the error with what it said, and nothing of the
+// desktop is left.
+func TestXServerFailureSaysWhy(t *testing.T) {
+	need(t)
+	// Xvfb refuses a screen past the X protocol's 32767 pixels.
+	d, err := Start(context.Background(), Config{Width: 70000, Height: 70000})
+	if err == nil {
+		d.Close()
+		t.Fatal("a desktop of 70000x70000 started")
+	}
+	t.Log(err)
+	for _, want := range []string{"Xvfb did not report its display", "Xvfb ended", "Couldn't add screen 0"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
+	}
+}
