@@ -20,6 +20,9 @@ import (
 // the container's command.
 const podInitArg = "pod-init"
 
+// xkbDir is where X servers write the keymaps they compile.
+const xkbDir = "/var/lib/xkb"
+
 // podInit is "standin-kubelet pod-init [--cgroup DIR] [--mount SRC:DST[:ro]]... [--workdir DIR] -- COMMAND ARGS...".
 // With --cgroup it first moves itself into the cgroup folder DIR (the
 // pod's memory limit), before anything of the pod runs.
@@ -79,6 +82,16 @@ func podInit(args []string) {
 	// After the volumes, whose sources may be under /tmp.
 	if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
 		fail("mount /tmp: %v", err)
+	}
+	// So is the X server's folder of compiled keymaps, which a container
+	// has of its own too: each server on display :0 writes and then
+	// removes /var/lib/xkb/server-0.xkm, and servers of pods starting
+	// together read each other's half-written file and end ("Failed to
+	// activate virtual core keyboard").
+	if st, err := os.Stat(xkbDir); err == nil && st.IsDir() {
+		if err := unix.Mount("tmpfs", xkbDir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755"); err != nil {
+			fail("mount %s: %v", xkbDir, err)
+		}
 	}
 	if err := loopbackUp(); err != nil {
 		fail("loopback: %v", err)
