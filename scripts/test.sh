@@ -41,24 +41,33 @@ if [ -n "$unformatted" ]; then
 fi
 echo "== go vet [${SECONDS}s]"
 go vet ./...
-echo "== fuzz targets ($fuzztime inputs each) [${SECONDS}s]"
+# The fuzz targets run in the background, at low priority and with one
+# worker each, beside the validation phases below (which wait on
+# applications most of the time); the go test phase waits for them.
 # Each package's fuzz-instrumented test binary is built once and runs its
 # targets one after the other, from the package's folder (where its seed
 # corpus lives), with the generated corpus where go test keeps it.
+echo "== fuzz targets ($fuzztime inputs each), in the background [${SECONDS}s]"
 fuzzbin=$(mktemp -d)
 trap 'rm -rf "$fuzzbin"' EXIT
-for pkg in $(go list ./...); do
-	dir=$(go list -f '{{.Dir}}' "$pkg")
-	targets=$(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' || true)
-	[ -n "$targets" ] || continue
-	go test -c -fuzz '^Fuzz' -o "$fuzzbin/fuzz.test" "$pkg" >/tmp/proctor-fuzz.log 2>&1 || { cat /tmp/proctor-fuzz.log; exit 1; }
-	for target in $targets; do
-		echo "-- $pkg $target"
-		(cd "$dir" && "$fuzzbin/fuzz.test" -test.run '^$' -test.fuzz "^${target}\$" -test.fuzztime "$fuzztime" \
-			-test.fuzzminimizetime 5s -test.fuzzcachedir "$(go env GOCACHE)/fuzz/$pkg") >/tmp/proctor-fuzz.log 2>&1 ||
-			{ cat /tmp/proctor-fuzz.log; exit 1; }
+fuzz() {
+	for pkg in $(go list ./...); do
+		dir=$(go list -f '{{.Dir}}' "$pkg")
+		targets=$(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' || true)
+		[ -n "$targets" ] || continue
+		go test -c -fuzz '^Fuzz' -o "$fuzzbin/fuzz.test" "$pkg" >"$fuzzbin/log" 2>&1 || { cat "$fuzzbin/log"; return 1; }
+		for target in $targets; do
+			echo "-- $pkg $target [${SECONDS}s]"
+			(cd "$dir" && "$fuzzbin/fuzz.test" -test.run '^$' -test.fuzz "^${target}\$" -test.fuzztime "$fuzztime" -test.parallel 1 \
+				-test.fuzzminimizetime 5s -test.fuzzcachedir "$(go env GOCACHE)/fuzz/$pkg") >"$fuzzbin/log" 2>&1 ||
+				{ cat "$fuzzbin/log"; return 1; }
+		done
 	done
-done
+	echo "-- fuzz targets done [${SECONDS}s]"
+}
+fuzz >/tmp/proctor-fuzz.log 2>&1 &
+fuzzjob=$!
+renice -n 10 -p $fuzzjob >/dev/null
 echo "== proctor tasks lint testdata/example testdata/runner testdata/mem testdata/judged testdata/android suites/desktop suites/web suites/enterprise suites/science suites/safety [${SECONDS}s]"
 go run ./cmd/proctor tasks lint testdata/example testdata/runner testdata/mem testdata/judged testdata/android suites/desktop suites/web suites/enterprise suites/science suites/safety
 # The in-memory desktop (env/mem) through its provider, as docs/commands.md shows it (about 10 s).
@@ -113,6 +122,9 @@ go run ./cmd/proctor setup suites/science
 sci_subset='^(kalgebra-define-rate|kalgebra-dictionary-lookup|pymol-qa-waters|pymol-colour-chain-1tii-c-magenta|coq-prove-add-zero|coq-false-lemma-add-one|grass-extract-deep|grass-console-resolution|stellarium-centre-jupiter|stellarium-qa-saturn-constellation|texstudio-compile-heat|texstudio-save-as)$'
 echo "== proctor validate suites/science (CI subset: every application, kind and probe) [${SECONDS}s]"
 go run ./cmd/proctor validate suites/science --parallel 2 --filter "$sci_subset" >/dev/null
+echo "== wait for the fuzz targets [${SECONDS}s]"
+wait $fuzzjob || { cat /tmp/proctor-fuzz.log; echo "a fuzz target failed" >&2; exit 1; }
+tail -1 /tmp/proctor-fuzz.log
 echo "== wait for the Kubernetes test bed's build [${SECONDS}s]"
 wait $kubebed || { cat /tmp/proctor-kubebed.log; echo "tools/kubebed/build.sh failed" >&2; exit 1; }
 cat /tmp/proctor-kubebed.log
@@ -123,21 +135,29 @@ export PROCTOR_KUBEBED_BIN
 # (the runner, agents and the desktop's parts they drive have their own
 # race-enabled tests): the detector multiplies their time by two and a
 # half (env/xdesktop: 417 s), and they were CI's longest poles.
-echo "== go test -race (every package but cmd/proctor and env/xdesktop), go test ./cmd/proctor and go test ./env/xdesktop, side by side [${SECONDS}s]"
+echo "== go test -race (every package but cmd/proctor and env/xdesktop), go test ./cmd/proctor (two processes) and go test ./env/xdesktop, side by side [${SECONDS}s]"
 # TestTasksSetTheStateTheyNeed replays every Android task in every state
 # the others leave (some 50 episodes of phone screenshots): it skips itself
 # under the race detector, and runs here without it.
-(go test -count=1 -timeout 35m ./cmd/proctor &&
+# The command's tests wait on desktops, browsers and the test bed most of
+# the time (about 40 % of one machine's cores when run alone), so they run
+# as two processes: the Kubernetes test bed's and the phone's tests, and
+# the others.
+cmd_shard='^(TestKubeBed|TestAndroid|TestSafetyOnThePhone)'
+(go test -count=1 -timeout 35m -run "$cmd_shard" ./cmd/proctor &&
 	go test -count=1 -timeout 10m -run '^TestTasksSetTheStateTheyNeed$' ./env/android) >/tmp/proctor-cmd-test.log 2>&1 &
 cmdtest=$!
+go test -count=1 -timeout 35m -skip "$cmd_shard" ./cmd/proctor >/tmp/proctor-cmd2-test.log 2>&1 &
+cmdtest2=$!
 go test -count=1 -timeout 25m ./env/xdesktop >/tmp/proctor-xdesktop-test.log 2>&1 &
 xdesktop=$!
 race=0
 go test -race -count=1 -timeout 25m $(go list ./... | grep -v -e '/cmd/proctor$' -e '/env/xdesktop$') || race=$?
 cmd=0
 wait $cmdtest || cmd=$?
+wait $cmdtest2 || cmd=$?
 xd=0
 wait $xdesktop || xd=$?
-cat /tmp/proctor-cmd-test.log /tmp/proctor-xdesktop-test.log
+cat /tmp/proctor-cmd-test.log /tmp/proctor-cmd2-test.log /tmp/proctor-xdesktop-test.log
 echo "== done [${SECONDS}s]"
 [ "$race" = 0 ] && [ "$cmd" = 0 ] && [ "$xd" = 0 ]
