@@ -51,6 +51,11 @@ func (p *place) serves(j job) bool {
 	return p.fits(j) && !(p.src.Remote && len(j.local) > 0)
 }
 
+// kind tells places apart by the jobs they can serve.
+func (p *place) kind() string {
+	return fmt.Sprint(p.src.Type, p.src.Also, p.src.Size, p.src.Remote)
+}
+
 // fits reports whether the place has the job's environment type and size.
 func (p *place) fits(j job) bool {
 	if p.lost != nil || p.src.Type != j.typ() && !slices.Contains(p.src.Also, j.typ()) {
@@ -125,24 +130,29 @@ func (p *place) heal(ctx context.Context, pr *progress, lost func(reason string)
 // queue hands out the episodes; a worker takes the first its place can
 // serve, and one whose environment is gone puts its episode back. A
 // worker with nothing to take waits while episodes are in flight, since
-// one may come back to it.
+// one may come back to it, unless as many workers of its kind wait
+// already as there are episodes in flight: then it is not needed, and
+// its place is given back before the run ends.
 type queue struct {
 	mu       sync.Mutex
 	cond     sync.Cond
 	jobs     []job
 	inflight int
 	closed   bool
+	waiting  map[string]int // workers waiting, by the kind of their place
 }
 
 func newQueue(jobs []job) *queue {
-	q := &queue{jobs: jobs}
+	q := &queue{jobs: jobs, waiting: map[string]int{}}
 	q.cond.L = &q.mu
 	return q
 }
 
-// pop takes the first job ok accepts; false when there is none and none
-// can come back, or the queue was closed.
-func (q *queue) pop(ok func(job) bool) (job, bool) {
+// pop takes the first job ok accepts for a worker whose place is of
+// kind (places of one kind serve the same jobs); false when there is
+// none and none can come back, when the workers of its kind that wait
+// can take every job that comes back, or when the queue was closed.
+func (q *queue) pop(kind string, ok func(job) bool) (job, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for !q.closed {
@@ -153,10 +163,12 @@ func (q *queue) pop(ok func(job) bool) (job, bool) {
 				return j, true
 			}
 		}
-		if q.inflight == 0 {
+		if q.inflight == 0 || len(q.jobs) == 0 && q.waiting[kind] >= q.inflight {
 			break
 		}
+		q.waiting[kind]++
 		q.cond.Wait()
+		q.waiting[kind]--
 	}
 	return job{}, false
 }

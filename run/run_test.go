@@ -695,13 +695,13 @@ func TestPreflightKeepsLocalServicesLocal(t *testing.T) {
 func TestQueueKeepsWorkersForReturningJobs(t *testing.T) {
 	q := newQueue([]job{{repeat: 7}})
 	every := func(job) bool { return true }
-	a, ok := q.pop(every)
+	a, ok := q.pop("", every)
 	if !ok {
 		t.Fatal("the first worker got nothing")
 	}
 	got := make(chan job, 1)
 	go func() {
-		if j, ok := q.pop(every); ok {
+		if j, ok := q.pop("", every); ok {
 			got <- j
 			q.done()
 		}
@@ -716,8 +716,63 @@ func TestQueueKeepsWorkersForReturningJobs(t *testing.T) {
 	if j, ok := <-got; !ok || j.repeat != 7 {
 		t.Fatalf("the second worker got %+v, %v; want the job given back", j, ok)
 	}
-	if _, ok := q.pop(every); ok {
+	if _, ok := q.pop("", every); ok {
 		t.Fatal("a job was handed out twice")
+	}
+}
+
+// waiters returns how many workers of kind wait in pop.
+func (q *queue) waiters(kind string) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.waiting[kind]
+}
+
+// TestQueueLetsIdleWorkersGo: once nothing is queued, a worker waits only
+// while fewer workers of its kind wait than there are episodes in flight
+// (each may come back); the others are let go at once, so that their
+// places are given back before the run ends. A worker of another kind
+// does not stand in for one.
+func TestQueueLetsIdleWorkersGo(t *testing.T) {
+	q := newQueue([]job{{repeat: 1}, {repeat: 2}})
+	every := func(job) bool { return true }
+	a, _ := q.pop("pod", every)
+	if _, ok := q.pop("pod", every); !ok {
+		t.Fatal("the second worker got nothing")
+	}
+	// Two in flight: a third and a fourth worker of the kind wait.
+	got := make(chan job, 2)
+	for range 2 {
+		go func() {
+			if j, ok := q.pop("pod", every); ok {
+				got <- j
+				q.done()
+			}
+		}()
+	}
+	for q.waiters("pod") < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	// A worker of another kind waits too: it cannot take their jobs.
+	other := make(chan bool, 1)
+	go func() {
+		_, ok := q.pop("desktop", func(job) bool { return false })
+		other <- ok
+	}()
+	for q.waiters("desktop") < 1 {
+		time.Sleep(time.Millisecond)
+	}
+	// A fifth of the kind is not needed: it goes at once.
+	if _, ok := q.pop("pod", every); ok {
+		t.Fatal("the fifth worker got a job")
+	}
+	q.done()  // the second job ends: one in flight, two waiting
+	q.back(a) // the first job's place is lost: a waiting worker takes it
+	if j := <-got; j.repeat != 1 {
+		t.Fatalf("a waiting worker got %+v, want the job given back", j)
+	}
+	if ok := <-other; ok {
+		t.Fatal("the worker of another kind got a job")
 	}
 }
 
@@ -1109,5 +1164,54 @@ func TestLostPlaceCountsItsAttempts(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestIdlePlacesAreGivenBack: three episodes on three places; once two
+// have ended and nothing is queued, one of their places stays ready in
+// case the third's place is lost, and the other is closed and released
+// while the third still runs (a pod on a cluster goes back then, not at
+// the run's end). Every place is released when it is not needed.
+func TestIdlePlacesAreGivenBack(t *testing.T) {
+	var mu sync.Mutex
+	released := map[string]bool{}
+	first := make(chan struct{})
+	var calls atomic.Int32
+	cfg := config(t, only(suite(t), "count-lines"), scripted(func(step int) (agent.Turn, error) {
+		if calls.Add(1) == 3 {
+			select {
+			case <-first:
+			case <-time.After(time.Minute):
+				return agent.Turn{}, errors.New("no idle place was released while the last episode ran")
+			}
+		}
+		return agent.Turn{Actions: []action.Action{{Kind: action.Answer, Text: "3"}}}, nil
+	}))
+	cfg.Repeat = 3
+	for _, name := range []string{"pod 1", "pod 2", "pod 3"} {
+		cfg.Sources = append(cfg.Sources, env.Source{Name: name, Type: "x11", Remote: true,
+			Start: func(_ context.Context, size action.Size) (env.Env, error) { return mem.New(mem.WithSize(size)) },
+			Release: func() {
+				mu.Lock()
+				defer mu.Unlock()
+				if len(released) == 0 {
+					close(first)
+				}
+				released[name] = true
+			}})
+	}
+	rs, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if r.Outcome != "success" {
+			t.Errorf("repeat %d: %s (%s)", r.Repeat, r.Outcome, r.Reason)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(rs) != 3 || len(released) != 3 {
+		t.Fatalf("%d results, released %v; want 3 and every place", len(rs), released)
 	}
 }

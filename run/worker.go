@@ -41,8 +41,16 @@ func runJobs(ctx context.Context, cfg Config, jobs []job, pr *progress) error {
 		go func() {
 			defer wg.Done()
 			for ctx.Err() == nil {
-				j, ok := q.pop(p.serves)
+				j, ok := q.pop(p.kind(), p.serves)
 				if !ok {
+					if ctx.Err() == nil {
+						// Not needed any more: what the place holds (a
+						// pod) goes back now, not when the run ends.
+						p.close()
+						if p.src.Release != nil {
+							p.src.Release()
+						}
+					}
 					return
 				}
 				began := time.Now()
