@@ -252,3 +252,16 @@ func Load(path string) (*Suite, Problems) {
 
 // JSON renders the task in the format's JSON form (for `tasks show`).
 func (t *Task) JSON() ([]byte, error) { return json.MarshalIndent(t, "", "  ") }
+
+// Parse reads the tasks of one task or template file from its source, as
+// if it were a file called name in a suite with no assets and only the
+// built-in apps: what Load of a folder holding only that file gives.
+func Parse(name string, src []byte) ([]*Task, Problems) {
+	s := &Suite{assets: map[string]bool{}}
+	ls, ps := s.parse(name, src)
+	out := make([]*Task, len(ls))
+	for i, l := range ls {
+		out[i] = l.Task
+	}
+	return out, ps
+}

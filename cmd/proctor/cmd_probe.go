@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -20,6 +18,7 @@ import (
 	"github.com/proctor-eval/proctor/service"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/task"
+	"github.com/proctor-eval/proctor/task/probetext"
 	"github.com/spf13/cobra"
 )
 
@@ -77,7 +76,7 @@ type probeReport struct {
 }
 
 func runProbe(ctx context.Context, o probeOptions, suite, id, src string, stdout, stderr io.Writer) error {
-	p, err := parseProbe(src)
+	p, err := probetext.Parse(src)
 	if err != nil {
 		return err
 	}
@@ -126,7 +125,7 @@ func runProbe(ctx context.Context, o probeOptions, suite, id, src string, stdout
 	} else if found {
 		out := val
 		if p.Read == "ods" || p.Read == "odt" || p.Read == "image" {
-			if out, err = indentJSON(val); err != nil {
+			if out, err = probetext.IndentJSON(val); err != nil {
 				return fmt.Errorf("%s: %v", p, err)
 			}
 		}
@@ -140,77 +139,6 @@ func runProbe(ctx context.Context, o probeOptions, suite, id, src string, stdout
 		return exitError{1}
 	}
 	return nil
-}
-
-// parseProbe reads a probe written as in a task file. It is checked by the
-// task loader itself, inside a minimal task with one check that reads it,
-// so that it meets the schema and the checks' own rules, and each problem
-// is named by its field (probe.read) and its column in src.
-func parseProbe(src string) (*check.Probe, error) {
-	if strings.TrimSpace(src) == "" {
-		return nil, errors.New("the probe is empty: give one as in a task file, such as 'file: ~/out.txt'")
-	}
-	const head = "id: probe\ninstruction: Print a probe's value.\napp: xterm\nlevel: paper\nkind: state\ngold: [{kind: done}]\nchecks:\n  - kind: not_contains\n    value: proctor probe\n"
-	firstLine := strings.Count(head, "\n") + 1 // where src begins
-	var doc string
-	var colShift, lineShift int
-	if !strings.Contains(src, "\n") {
-		flow := src
-		prefix := "    probe: "
-		colShift = len(prefix)
-		if !strings.HasPrefix(strings.TrimSpace(src), "{") {
-			flow = "{" + src + "}"
-			colShift++
-		}
-		doc = head + prefix + flow + "\n"
-	} else {
-		lineShift = 1
-		colShift = 6
-		doc = head + "    probe:\n" + indentLines(src, "      ")
-	}
-	dir, err := os.MkdirTemp("", "proctor-probe-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	file := filepath.Join(dir, "probe.yaml")
-	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
-		return nil, err
-	}
-	s, ps := task.Load(file)
-	if len(ps) == 0 && (len(s.Tasks) != 1 || len(s.Tasks[0].Checks) != 1 || s.Tasks[0].Checks[0].Probe == nil) {
-		ps = task.Problems{{Msg: "not one probe"}}
-	}
-	if len(ps) > 0 {
-		lines := make([]string, len(ps))
-		for i, pr := range ps {
-			field := pr.Field
-			if rest, ok := strings.CutPrefix(field, "checks[0]."); ok {
-				field = rest
-			} else if field == "" || strings.HasPrefix(field, "checks[0]") {
-				field = "probe"
-			}
-			where := ""
-			if l := pr.Line - firstLine - lineShift + 1; l >= 1 && pr.Col > colShift {
-				if lineShift == 0 {
-					where = fmt.Sprintf(" (column %d)", pr.Col-colShift)
-				} else {
-					where = fmt.Sprintf(" (line %d, column %d)", l, pr.Col-colShift)
-				}
-			}
-			lines[i] = fmt.Sprintf("  %s: %s%s", field, pr.Msg, where)
-		}
-		return nil, fmt.Errorf("invalid probe %q:\n%s", src, strings.Join(lines, "\n"))
-	}
-	return s.Tasks[0].Checks[0].Probe, nil
-}
-
-func indentLines(s, prefix string) string {
-	var b strings.Builder
-	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
-		b.WriteString(prefix + l + "\n")
-	}
-	return b.String()
 }
 
 // prepared is an environment as an episode of a task left it, with what
@@ -390,122 +318,4 @@ func nothingToRead(p check.Probe, val string) string {
 		return "nothing to read: no element matches (a check fails)"
 	}
 	return "nothing to read"
-}
-
-// indentJSON lays a JSON document out for reading: objects one field a
-// line, arrays of plain values on one line (a row of a grid, a colour),
-// field order kept.
-func indentJSON(s string) (string, error) {
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	v, err := readJSON(dec)
-	if err != nil {
-		return "", err
-	}
-	var b bytes.Buffer
-	writeJSON(&b, v, "")
-	b.WriteByte('\n')
-	return b.String(), nil
-}
-
-// jsonNode is a JSON value with its object fields in order.
-type jsonNode struct {
-	scalar string // encoded, for a plain value
-	keys   []string
-	vals   []jsonNode
-	object bool
-	array  bool
-}
-
-func readJSON(dec *json.Decoder) (jsonNode, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return jsonNode{}, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		n := jsonNode{object: t == '{', array: t == '['}
-		for dec.More() {
-			if n.object {
-				kt, err := dec.Token()
-				if err != nil {
-					return n, err
-				}
-				n.keys = append(n.keys, kt.(string))
-			}
-			v, err := readJSON(dec)
-			if err != nil {
-				return n, err
-			}
-			n.vals = append(n.vals, v)
-		}
-		if _, err := dec.Token(); err != nil { // the closing delimiter
-			return n, err
-		}
-		return n, nil
-	case string:
-		return jsonNode{scalar: encodeJSONString(t)}, nil
-	case nil:
-		return jsonNode{scalar: "null"}, nil
-	default:
-		return jsonNode{scalar: fmt.Sprint(t)}, nil
-	}
-}
-
-func encodeJSONString(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(s)
-	return strings.TrimSuffix(b.String(), "\n")
-}
-
-func (n jsonNode) plain() bool { return !n.object && !n.array }
-
-func writeJSON(b *bytes.Buffer, n jsonNode, indent string) {
-	switch {
-	case n.plain():
-		b.WriteString(n.scalar)
-	case len(n.vals) == 0 && n.object:
-		b.WriteString("{}")
-	case len(n.vals) == 0:
-		b.WriteString("[]")
-	case n.array && allPlain(n.vals):
-		b.WriteByte('[')
-		for i, v := range n.vals {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(v.scalar)
-		}
-		b.WriteByte(']')
-	default:
-		open, end := byte('['), byte(']')
-		if n.object {
-			open, end = '{', '}'
-		}
-		b.WriteByte(open)
-		inner := indent + "  "
-		for i, v := range n.vals {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString("\n" + inner)
-			if n.object {
-				b.WriteString(encodeJSONString(n.keys[i]) + ": ")
-			}
-			writeJSON(b, v, inner)
-		}
-		b.WriteString("\n" + indent)
-		b.WriteByte(end)
-	}
-}
-
-func allPlain(ns []jsonNode) bool {
-	for _, n := range ns {
-		if !n.plain() {
-			return false
-		}
-	}
-	return true
 }

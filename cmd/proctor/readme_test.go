@@ -835,3 +835,12 @@ func proctorArgs(line string) (args []string, ok bool) {
 	}
 	return words[1:], true
 }
+
+// indentLines puts prefix before each line of s.
+func indentLines(s, prefix string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		b.WriteString(prefix + l + "\n")
+	}
+	return b.String()
+}
