@@ -125,17 +125,11 @@ export PROCTOR_KUBEBED_BIN
 # (the runner, agents and the desktop's parts they drive have their own
 # race-enabled tests): the detector multiplies their time by two and a
 # half (env/xdesktop: 417 s), and they were CI's longest poles.
-echo "== go test -race (every package but cmd/proctor and env/xdesktop), go test ./cmd/proctor (two processes) and go test ./env/xdesktop, side by side [${SECONDS}s]"
+echo "== go test -race (every package but cmd/proctor and env/xdesktop), go test ./cmd/proctor and go test ./env/xdesktop, side by side [${SECONDS}s]"
 # TestTasksSetTheStateTheyNeed replays every Android task in every state
 # the others leave (some 50 episodes of phone screenshots): it skips itself
 # under the race detector, and runs here without it.
-# The command's tests wait on desktops, browsers and the test bed most of
-# the time (about 40 % of one machine's cores when run alone), and were
-# the last to end, alone: they run as two processes, the Kubernetes test
-# bed's and the phone's tests from the start, the others once the
-# race-enabled tests are done (not before: the machine is full then).
-cmd_shard='^(TestKubeBed|TestAndroid|TestSafetyOnThePhone)'
-(go test -count=1 -timeout 35m -run "$cmd_shard" ./cmd/proctor &&
+(go test -count=1 -timeout 35m ./cmd/proctor &&
 	go test -count=1 -timeout 10m -run '^TestTasksSetTheStateTheyNeed$' ./env/android) >/tmp/proctor-cmd-test.log 2>&1 &
 cmdtest=$!
 go test -count=1 -timeout 25m ./env/xdesktop >/tmp/proctor-xdesktop-test.log 2>&1 &
@@ -144,10 +138,9 @@ race=0
 go test -race -count=1 -timeout 25m $(go list ./... | grep -v -e '/cmd/proctor$' -e '/env/xdesktop$') || race=$?
 echo "-- the race-enabled tests are done [${SECONDS}s]"
 cmd=0
-go test -count=1 -timeout 35m -skip "$cmd_shard" ./cmd/proctor >/tmp/proctor-cmd2-test.log 2>&1 || cmd=$?
 wait $cmdtest || cmd=$?
 xd=0
 wait $xdesktop || xd=$?
-cat /tmp/proctor-cmd-test.log /tmp/proctor-cmd2-test.log /tmp/proctor-xdesktop-test.log
+cat /tmp/proctor-cmd-test.log /tmp/proctor-xdesktop-test.log
 echo "== done [${SECONDS}s]"
 [ "$race" = 0 ] && [ "$cmd" = 0 ] && [ "$xd" = 0 ]
