@@ -63,7 +63,7 @@ var Desktop = Fixture{
 }
 
 // callWait bounds each call of the suite on the environment.
-const callWait = 3 * time.Minute
+const callWait = 5 * time.Minute
 
 // Run runs the suite on the desktop e, which it resets as it goes. It
 // needs yad (a GTK 3 dialog tool) and xclip on the desktop.
@@ -74,8 +74,8 @@ func Run(t *testing.T, e env.Env) { RunWith(t, e, Desktop) }
 // where it does not, the suite checks that its use is refused.
 func RunWith(t *testing.T, e env.Env, fx Fixture) {
 	// Each call is bounded by callWait: a reset that starts a GNOME
-	// session waits up to 90 s for gnome-shell on its own, and a loaded
-	// machine takes that long.
+	// session waits up to 3 min for gnome-shell on its own, and a loaded
+	// machine takes over 90 s.
 	ctx := func(t *testing.T) context.Context {
 		c, cancel := context.WithTimeout(context.Background(), callWait)
 		t.Cleanup(cancel)

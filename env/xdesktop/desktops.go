@@ -316,8 +316,8 @@ func (d *Desktop) startSession(ctx context.Context, name string) error {
 	if watch != nil {
 		select {
 		case <-watch.seen:
-		case <-time.After(90 * time.Second):
-			return fmt.Errorf("%s did not say %q in 90s", ds.procs[0][0], ds.started)
+		case <-time.After(sessionStartWait):
+			return fmt.Errorf("%s did not say %q in %s", ds.procs[0][0], ds.started, sessionStartWait)
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -415,3 +415,7 @@ func (d *Desktop) wantSession(asked string) string {
 	}
 	return task.SessionOpenbox
 }
+
+// sessionStartWait bounds how long a session's shell may take to say it
+// started: gnome-shell took over 90 s on a loaded 2-core machine.
+const sessionStartWait = 3 * time.Minute
