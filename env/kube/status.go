@@ -3,6 +3,7 @@ package kube
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -60,6 +61,9 @@ func PodFailure(p *corev1.Pod) *PodError {
 	// runtime that cannot make it.
 	for _, cs := range p.Status.ContainerStatuses {
 		if t := cs.State.Terminated; t != nil {
+			if endedByDeletion(p, t) {
+				return fail("Deleted", "the pod was deleted; then "+terminatedMessage(t), true)
+			}
 			return fail(orElse(t.Reason, "Terminated"), terminatedMessage(t), true)
 		}
 		if t := cs.LastTerminationState.Terminated; t != nil && t.Reason == "OOMKilled" {
@@ -83,6 +87,25 @@ func PodFailure(p *corev1.Pod) *PodError {
 		}
 	}
 	return nil
+}
+
+// endedByDeletion reports whether a container that ended did so because
+// its pod was deleted: it ended (to the second) no earlier than the
+// deletion was asked for, and not for memory. A deleted pod's container is
+// stopped by its kubelet, often with exit code 0 ("Completed"), and the
+// status saying so may come before the pod is gone.
+func endedByDeletion(p *corev1.Pod, t *corev1.ContainerStateTerminated) bool {
+	if p.DeletionTimestamp == nil || t.Reason == "OOMKilled" {
+		return false
+	}
+	if t.FinishedAt.IsZero() {
+		return true
+	}
+	asked := p.DeletionTimestamp.Time
+	if g := p.DeletionGracePeriodSeconds; g != nil {
+		asked = asked.Add(-time.Duration(*g) * time.Second)
+	}
+	return !t.FinishedAt.Time.Before(asked.Truncate(time.Second))
 }
 
 // terminatedMessage describes how a container ended.

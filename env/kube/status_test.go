@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,6 +24,18 @@ func TestPodFailure(t *testing.T) {
 	now := metav1.Now()
 	deleted := withStatus(corev1.PodStatus{Phase: corev1.PodRunning})
 	deleted.DeletionTimestamp = &now
+	// A pod whose deletion was asked for at ask (grace 2 s), and whose
+	// container ended at end.
+	deletedAndEnded := func(end time.Time, reason string, code int32) *corev1.Pod {
+		ask := now.Add(-time.Minute).Truncate(time.Second)
+		p := withStatus(corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{State: corev1.ContainerState{
+			Terminated: &corev1.ContainerStateTerminated{Reason: reason, ExitCode: code, FinishedAt: metav1.NewTime(end)}}}}})
+		at := metav1.NewTime(ask.Add(2 * time.Second))
+		grace := int64(2)
+		p.DeletionTimestamp, p.DeletionGracePeriodSeconds = &at, &grace
+		return p
+	}
+	asked := now.Add(-time.Minute).Truncate(time.Second)
 	tests := []struct {
 		name   string
 		pod    *corev1.Pod
@@ -58,6 +71,18 @@ func TestPodFailure(t *testing.T) {
 				Message: "The node was low on resource: memory. Threshold quantity: 100Mi, available: 52Mi."}),
 			reason: "Evicted", msg: "The node was low on resource: memory.", final: true},
 		{name: "deleted", pod: deleted, reason: "Deleted", msg: "the pod was deleted", final: true},
+		{name: "deleted, its container then stopped",
+			pod:    deletedAndEnded(asked.Add(time.Second), "Completed", 0),
+			reason: "Deleted", msg: "the pod was deleted; then the container ended with exit code 0", final: true},
+		{name: "deleted, its container stopped in the same second",
+			pod:    deletedAndEnded(asked, "Error", 143),
+			reason: "Deleted", msg: "the pod was deleted; then the container ended with exit code 143", final: true},
+		{name: "the container failed, then its pod was deleted",
+			pod:    deletedAndEnded(asked.Add(-3*time.Second), "Error", 1),
+			reason: "Error", msg: "exit code 1", final: true},
+		{name: "killed for memory as its pod was deleted",
+			pod:    deletedAndEnded(asked.Add(time.Second), "OOMKilled", 137),
+			reason: "OOMKilled", msg: "exit code 137", final: true},
 		{name: "ended without a reason", pod: withStatus(corev1.PodStatus{Phase: corev1.PodSucceeded}), reason: "PodSucceeded", final: true},
 		{name: "the daemon exited",
 			pod: withStatus(corev1.PodStatus{Phase: corev1.PodFailed, ContainerStatuses: []corev1.ContainerStatus{{State: corev1.ContainerState{
