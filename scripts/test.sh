@@ -34,7 +34,7 @@ go mod download
 GOFLAGS=-p=1 nice -n 19 bash tools/kubebed/build.sh >/tmp/proctor-kubebed.out 2>/tmp/proctor-kubebed.log &
 kubebed=$!
 # The race-enabled packages' builds (every dependency compiled with the
-# race detector: ~550 s of CPU on a fresh machine, client-go most of it)
+# race detector: ~550 s of CPU on a fresh machine)
 # and the other test packages' builds are made the same way, on the CPU
 # the phases below leave idle (SCHED_IDLE), so that the go test phase runs
 # tests, not compilers beside them: gnome-shell and Chromium's pages missed
