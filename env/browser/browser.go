@@ -40,6 +40,7 @@ import (
 	"github.com/proctor-eval/proctor/env/input"
 	"github.com/proctor-eval/proctor/env/setup"
 	"github.com/proctor-eval/proctor/internal/cdppipe"
+	"github.com/proctor-eval/proctor/internal/devtools"
 	"github.com/proctor-eval/proctor/observe"
 	"github.com/proctor-eval/proctor/task"
 )
@@ -533,16 +534,22 @@ func (b *Browser) openEpisode(ctx context.Context) (*episode, error) {
 	return ep, nil
 }
 
-// prepareTab sets a tab's viewport and listens to its dialogs and
-// requests.
+// prepareTab quiets a tab's page-driven events (devtools.Quiet), sets
+// its viewport and listens to its dialogs and requests.
 func (b *Browser) prepareTab(t *tab, ep *episode) error {
 	err := chromedp.Do(t.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		if err := devtools.Quiet(ctx, tg); err != nil {
+			return err
+		}
 		_, err := cdp.Call(ctx, tg, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
 			Width: int64(b.cfg.Width), Height: int64(b.cfg.Height), DeviceScaleFactor: 1})
-		return err
+		if err != nil {
+			return fmt.Errorf("set the viewport: %w", err)
+		}
+		return nil
 	}))
 	if err != nil {
-		return fmt.Errorf("set the viewport: %w", err)
+		return fmt.Errorf("prepare the tab: %w", err)
 	}
 	if err := b.watchRequests(t, ep); err != nil {
 		return err

@@ -438,14 +438,23 @@ func TestTabsAndNavigation(t *testing.T) {
 // waitTitle waits for the active tab's title.
 func waitTitle(t *testing.T, b *Browser, want string) {
 	t.Helper()
-	var got string
-	for range 50 {
-		if got = eval(t, b, "document.title"); got == want {
+	// A busy page (TestHugePage's) may take minutes on a loaded machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	for {
+		got, err := b.Eval(ctx, "document.title")
+		switch {
+		case err != nil:
+			t.Fatalf("the title, want %q: %v", want, err)
+		case got == want:
 			return
 		}
-		time.Sleep(100 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the title is %q, want %q", got, want)
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
-	t.Fatalf("the title is %q, want %q", got, want)
 }
 
 // TestFormControls: an option chosen by its text, keys and shortcuts in a

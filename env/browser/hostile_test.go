@@ -10,9 +10,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/proctor-eval/proctor/action"
 	"github.com/proctor-eval/proctor/env"
@@ -221,24 +224,6 @@ setTimeout(grow, 0);
 	}
 }
 
-// grown waits (up to 3 min) for the huge page to have added its nodes.
-func grown(t *testing.T, b *Browser) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	for {
-		v, err := b.Eval(ctx, "document.title")
-		if err == nil && v == "Huge, grown" {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("the page did not grow: title %q, %v", v, err)
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-}
-
 // TestHugePage: the tree of a page of 200,000 elements is left out, with
 // the reason told to the agent; read anyway (a bound set past it), the
 // read ends at the caller's deadline.
@@ -266,7 +251,7 @@ document.title = 'Huge, grown';
 			}
 			defer b.Close()
 			open(t, b, u+"/huge")
-			grown(t, b)
+			waitTitle(t, b, "Huge, grown")
 			if tc.nodes == 0 {
 				tr, err := b.Tree(testCtx(t))
 				if err != nil || len(tr.Apps) != 0 || len(tr.Errors) != 1 || !strings.Contains(tr.Errors[0], "more than the 100000") {
@@ -286,5 +271,67 @@ document.title = 'Huge, grown';
 				t.Fatalf("a tree read past its deadline: %v", err)
 			}
 		})
+	}
+}
+
+// TestFloodingPage: what a page does in numbers (nodes appended, console
+// lines) sends no event of its own to the tab, so that it cannot hold
+// the connection every tab shares (devtools.Quiet). Without it the page
+// below sends 40,000 events.
+func TestFloodingPage(t *testing.T) {
+	b := start(t)
+	u := site(t, map[string]string{"flood": `<!doctype html><title>Flood</title><body><script>
+function flood() {
+  for (let i = 0; i < 20000; i++) { const d = document.createElement('span'); d.textContent = 'node ' + i; document.body.appendChild(d); }
+  for (let i = 0; i < 20000; i++) console.log('line ' + i);
+  return 'flooded';
+}
+</script>`})
+	open(t, b, u+"/flood")
+	ep, err := b.episode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	events := map[string]int{}
+	if err := chromedp.Listen(ep.active.ctx, func(ev any) {
+		mu.Lock()
+		events[fmt.Sprintf("%T", ev)]++
+		mu.Unlock()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The reply comes after the page's events, on the same session.
+	if v := eval(t, b, "flood()"); v != "flooded" {
+		t.Fatalf("flood() = %q", v)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	n := 0
+	for _, c := range events {
+		n += c
+	}
+	if n > 1000 {
+		t.Fatalf("the tab got %d events from the page: %v", n, events)
+	}
+	t.Logf("the tab got %d events: %v", n, events)
+}
+
+// TestLoggingPage: a page that logs 20,000 lines as its document is
+// ready does not wedge the browser. Before devtools.Quiet the second
+// episode's navigation never ended: chromedp asked for the document on
+// DOM.documentUpdated and waited for a reply queued behind the page's
+// Runtime events, which waited for it, and every tab's commands waited
+// behind them.
+func TestLoggingPage(t *testing.T) {
+	b := start(t)
+	u := site(t, map[string]string{"log": `<!doctype html><title>Logged</title><body><script>
+addEventListener('DOMContentLoaded', () => { for (let i = 0; i < 20000; i++) console.log('line ' + i); });
+</script>`})
+	for i := range 3 {
+		open(t, b, u+"/log")
+		if v := eval(t, b, "document.title"); v != "Logged" {
+			t.Fatalf("episode %d: the title is %q", i, v)
+		}
 	}
 }

@@ -78,6 +78,9 @@ func (d *Desktop) Page(ctx context.Context, q observe.PageQuery) (string, bool, 
 		// Attached only for the read: the tab stays when the context ends.
 		tctx, cancel := chromedp.NewContext(bctx, chromedp.WithTargetID(in.TargetID), chromedp.WithDetachOnCancel())
 		r, err := chromedp.Run(tctx, func(ctx context.Context, t *chromedp.Target) (read, error) {
+			if err := devtools.Quiet(ctx, t); err != nil {
+				return read{}, err
+			}
 			vis, _, err := devtools.Eval(ctx, t, "document.visibilityState")
 			if err != nil || vis != "visible" {
 				return read{}, err
