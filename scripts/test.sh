@@ -25,6 +25,20 @@ need_pkgs xfwm4:xfwm4 xfce4-panel:xfce4-panel xfdesktop:xfdesktop4 xfconf-query:
 	dconf:dconf-cli /usr/lib/x86_64-linux-gnu/gio/modules/libdconfsettings.so:dconf-gsettings-backend gnome-shell:gnome-shell
 
 go mod download
+# A run that stops early (a phase fails, or it is interrupted) ends the
+# builds and tests it started in the background, with their children.
+fuzzbin=$(mktemp -d)
+killtree() {
+	local c
+	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do killtree "$c"; done
+	kill "$1" 2>/dev/null || true
+}
+cleanup() {
+	local p
+	for p in $(jobs -p); do killtree "$p"; done
+	rm -rf "$fuzzbin"
+}
+trap cleanup EXIT
 # The Kubernetes test bed (tools/kubebed: kube-apiserver, etcd and
 # kube-scheduler from the Go module proxy, and a stand-in kubelet) builds in
 # the background at low priority, one package at a time, while the phases
@@ -58,8 +72,6 @@ echo "== fuzz targets ($fuzztime inputs each) [${SECONDS}s]"
 # corpus lives), with the generated corpus where go test keeps it. (They
 # run before the validations, not beside them: Request Tracker's pages in
 # Chromium on the X desktop missed their 30 s bounds with both at once.)
-fuzzbin=$(mktemp -d)
-trap 'rm -rf "$fuzzbin"' EXIT
 for pkg in $(go list ./...); do
 	dir=$(go list -f '{{.Dir}}' "$pkg")
 	targets=$(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' || true)
