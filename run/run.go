@@ -74,8 +74,9 @@ type Config struct {
 	// Lost is told when a place of the pool is gone for good, or its
 	// environment died under an episode and was started again (a pod
 	// replaced), so that the run's record can name it; nil: only the
-	// progress says so.
-	Lost       func(name, reason string)
+	// progress says so. It is given the environment's name, the episode
+	// and the reason (which names the episode too) and the time.
+	Lost       func(store.Lost)
 	Store      *store.Store
 	RunID      string
 	Harness    string
@@ -139,6 +140,15 @@ func (j job) label(repeats int) string {
 		return fmt.Sprintf("%s (repeat %d of %d)", j.t.ID, j.repeat+1, repeats)
 	}
 	return j.t.ID
+}
+
+// lost tells cfg.Lost (when set) that the place named name was lost
+// while running j.
+func (cfg *Config) lost(name string, j job, reason string) {
+	if cfg.Lost != nil {
+		cfg.Lost(store.Lost{Name: name, Task: j.t.ID, Repeat: j.repeat,
+			Reason: fmt.Sprintf("while running %s: %s", j.label(cfg.Repeat), reason), At: time.Now()})
+	}
 }
 
 // typ is the environment type the job needs.

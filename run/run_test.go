@@ -381,8 +381,8 @@ func TestDeadDesktopIsReplaced(t *testing.T) {
 	}
 	var progress strings.Builder
 	cfg.Progress = &syncWriter{w: &progress}
-	var lost []string
-	cfg.Lost = func(name, reason string) { lost = append(lost, name+": "+reason) }
+	var lost []store.Lost
+	cfg.Lost = func(l store.Lost) { lost = append(lost, l) }
 	rs, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -390,11 +390,12 @@ func TestDeadDesktopIsReplaced(t *testing.T) {
 	// Each death is recorded, with the episode it killed, as the place's
 	// environment lost and started again.
 	if len(lost) != 3 {
-		t.Errorf("%d lost environments recorded, want one per death (3): %q", len(lost), lost)
+		t.Errorf("%d lost environments recorded, want one per death (3): %+v", len(lost), lost)
 	}
 	for _, l := range lost {
-		if !strings.HasPrefix(l, "local 1: while running impossible-printer") || !strings.HasSuffix(l, "(started again)") {
-			t.Errorf("lost environment %q: want local 1, the episode it died under and that it started again", l)
+		if l.Name != "local 1" || l.Task != "impossible-printer" || l.Repeat != 0 || l.At.IsZero() ||
+			!strings.HasPrefix(l.Reason, "while running impossible-printer") || !strings.HasSuffix(l.Reason, "(started again)") {
+			t.Errorf("lost environment %+v: want local 1, the episode it died under (task and repeat), when, and that it started again", l)
 		}
 	}
 	got := outcomes(rs)
@@ -1133,12 +1134,12 @@ func TestLostPlaceCountsItsAttempts(t *testing.T) {
 					return killableEnv{Env: d, kills: &kills}, err
 				}})
 			}
-			var lost []string
+			var lost []store.Lost
 			var mu sync.Mutex
-			cfg.Lost = func(name, reason string) {
+			cfg.Lost = func(l store.Lost) {
 				mu.Lock()
 				defer mu.Unlock()
-				lost = append(lost, name+": "+reason)
+				lost = append(lost, l)
 			}
 			rs, err := Run(context.Background(), cfg)
 			if err != nil {
@@ -1156,11 +1157,11 @@ func TestLostPlaceCountsItsAttempts(t *testing.T) {
 				t.Errorf("attempts %v, want %v", attempts, tc.attempts)
 			}
 			if len(lost) != tc.lost {
-				t.Fatalf("lost %q, want %d guests", lost, tc.lost)
+				t.Fatalf("lost %+v, want %d guests", lost, tc.lost)
 			}
 			for _, l := range lost {
-				if !strings.Contains(l, "while running count-lines (repeat ") {
-					t.Errorf("lost %q does not name the episode it was running", l)
+				if l.Task != "count-lines" || !strings.Contains(l.Reason, fmt.Sprintf("while running count-lines (repeat %d of 2)", l.Repeat+1)) {
+					t.Errorf("lost %+v does not name the episode it was running", l)
 				}
 			}
 		})

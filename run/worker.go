@@ -70,9 +70,7 @@ func runJobs(ctx context.Context, cfg Config, jobs []job, pr *progress) error {
 				if err != nil {
 					p.lost = err
 					pr.notef("environment %s left the pool: %v", p.src.Name, err)
-					if cfg.Lost != nil {
-						cfg.Lost(p.src.Name, fmt.Sprintf("while running %s: %v", j.label(cfg.Repeat), err))
-					}
+					cfg.lost(p.src.Name, j, err.Error())
 					if j.lost++; j.lost < 2 {
 						q.back(j) // another place of the pool takes it
 						return
@@ -199,11 +197,7 @@ func runEpisode(ctx context.Context, cfg Config, pl *place, j job, p *progress) 
 		}
 		// A dead environment started again is recorded as lost, with the
 		// episode it died under, as one that left the pool is.
-		lost := func(reason string) {
-			if cfg.Lost != nil {
-				cfg.Lost(pl.src.Name, fmt.Sprintf("while running %s: %s", j.label(cfg.Repeat), reason))
-			}
-		}
+		lost := func(reason string) { cfg.lost(pl.src.Name, j, reason) }
 		if err := pl.heal(ctx, p, lost); err != nil {
 			return store.Result{}, attempts - j.tried, err
 		}

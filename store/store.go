@@ -637,7 +637,12 @@ func (s *Store) Rescores() ([]Rescore, error) {
 // daemon that died), or died under an episode and was started again (a
 // pod replaced), and why.
 type Lost struct {
-	Name   string    `json:"name"`
+	Name string `json:"name"`
+	// Task and Repeat name the episode the environment was running when
+	// it was lost (Task is empty in run folders from before they were
+	// kept); Reason says so too, in words.
+	Task   string    `json:"task,omitempty"`
+	Repeat int       `json:"repeat,omitempty"`
 	Reason string    `json:"reason"`
 	At     time.Time `json:"at"`
 }

@@ -110,8 +110,8 @@ type Config struct {
 	Sources  []env.Source
 	Parallel int
 	NewEnv   func(ctx context.Context) (env.Env, error)
-	Lost     func(name, reason string) // told when a place leaves the pool
-	Store    *store.Store              // where the episodes are recorded
+	Lost     func(store.Lost) // told when a place leaves the pool
+	Store    *store.Store     // where the episodes are recorded
 	Progress io.Writer
 	// Judge decides the judge checks (a model, or an offline judge that
 	// replays recorded verdicts).

@@ -3,6 +3,7 @@ package viewer
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"math"
 	"net/http"
@@ -281,7 +282,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 		"Show": rq.Show, "Query": rq.Text, "LevelPlot": s.plot("level", []*run{rn}, levelPlot), "Judges": judgeRows(rn),
 		"ScorePlot": s.plot("scores", []*run{rn}, scorePlot), "AppPlot": s.plot("app", []*run{rn}, appPlot),
 		"RQ": rq, "Sorts": sorts, "Config": runConfig(rn.Report.Run), "Outcomes": outcomes, "Levels": slices.Sorted(maps.Keys(levels)), "Apps": slices.Sorted(maps.Keys(apps)),
-		"Personas": slices.Sorted(maps.Keys(personas)), "Lost": rn.Report.Lost,
+		"Personas": slices.Sorted(maps.Keys(personas)), "Lost": lostRows(rn),
 	})
 }
 
@@ -383,5 +384,27 @@ func flaky(rs []store.Result) []string {
 		}
 	}
 	slices.Sort(out)
+	return out
+}
+
+// lostRow is an environment lost from the run's pool, with a link to the
+// episode it was running (none in run folders from before it was kept).
+type lostRow struct {
+	store.Lost
+	Episode, URL string
+}
+
+func lostRows(rn *run) []lostRow {
+	var out []lostRow
+	for _, l := range rn.Report.Lost {
+		r := lostRow{Lost: l}
+		if l.Task != "" {
+			r.Episode, r.URL = l.Task, episodeURL(rn.ID, l.Task, l.Repeat)
+			if rn.Report.Run.Repeat > 1 {
+				r.Episode = fmt.Sprintf("%s (repeat %d)", l.Task, l.Repeat+1)
+			}
+		}
+		out = append(out, r)
+	}
 	return out
 }

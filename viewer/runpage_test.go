@@ -34,8 +34,13 @@ func guestRun(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	if err := st.SaveLost(store.Lost{Name: "guest https://10.0.0.5:7400", At: day.Add(90 * time.Second),
+	if err := st.SaveLost(store.Lost{Name: "guest https://10.0.0.5:7400", At: day.Add(90 * time.Second), Task: "file-expense",
 		Reason: "while running file-expense: no environment: guest https://10.0.0.5:7400 died and cannot be started again"}); err != nil {
+		t.Fatal(err)
+	}
+	// As a run folder from before the episode was kept apart records it.
+	if err := st.SaveLost(store.Lost{Name: "guest https://10.0.0.6:7400", At: day.Add(95 * time.Second),
+		Reason: "while running book-room: no environment: guest https://10.0.0.6:7400 died and cannot be started again"}); err != nil {
 		t.Fatal(err)
 	}
 	return root
@@ -50,13 +55,14 @@ func TestRunPageLostGuestsAttemptsPersonas(t *testing.T) {
 		target      string
 		want, never []string
 	}{
-		{"/run/run-g", []string{`<dd id="run-lost"><a href="#lost">1</a></dd>`, `<section id="lost">`,
-			`<td class="env-name">guest https://10.0.0.5:7400</td><td>2026-11-24 09:01:30</td>`,
+		{"/run/run-g", []string{`<dd id="run-lost"><a href="#lost">2</a></dd>`, `<section id="lost">`,
+			`<td class="env-name">guest https://10.0.0.5:7400</td><td>2026-11-24 09:01:30</td><td class="lost-episode"><a href="/run/run-g/episode?repeat=0&amp;task=file-expense">file-expense</a></td>`,
+			`<td class="env-name">guest https://10.0.0.6:7400</td><td>2026-11-24 09:01:35</td><td class="lost-episode">–</td>`,
 			"while running file-expense: no environment: guest https://10.0.0.5:7400 died",
 			`file-expense</a> <span class="attempts"`, ">2 attempts</span>",
 			`class="sort ">Persona</a>`, `<td class="persona">intern</td>`, `<select name="persona" id="f-persona"><option value="">any</option><option>intern</option><option>manager</option>`},
 			[]string{`approve-leave</a> <span class="attempts"`}},
-		{"/run/run-g?persona=manager", []string{"approve-leave", "book-room", "2 episodes", `<option selected>manager</option>`}, []string{">file-expense<"}},
+		{"/run/run-g?persona=manager", []string{"approve-leave", "book-room", "2 episodes", `<option selected>manager</option>`}, []string{`<td class="persona">intern</td>`}},
 		{"/run/run-g?sort=persona&desc=1", []string{`class="sort sorted-down">Persona</a>`}, nil},
 		{"/run/run-g/episode?task=file-expense&repeat=0", []string{`<span id="attempts" class="attempts">2 attempts</span>`}, nil},
 		{"/run/run-g/episode?task=book-room&repeat=0", nil, []string{`id="attempts"`}},

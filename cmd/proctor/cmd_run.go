@@ -627,9 +627,9 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	}
 	_, err = run.Run(ctx, run.Config{
 		Suite: s, Tasks: tasks, Agent: factory, AgentName: rc.Agent, Obs: obs, Sources: sources, Repeat: rc.Repeat,
-		Lost: func(name, reason string) {
-			fmt.Fprintf(out, "lost environment %s: %s\n", name, reason)
-			if err := st.SaveLost(store.Lost{Name: name, Reason: reason, At: time.Now()}); err != nil {
+		Lost: func(l store.Lost) {
+			fmt.Fprintf(out, "lost environment %s: %s\n", l.Name, l.Reason)
+			if err := st.SaveLost(l); err != nil {
 				fmt.Fprintf(out, "the run folder does not record it: %v\n", err)
 			}
 		},

@@ -163,7 +163,7 @@ than --judge-controls-tolerance wrong.`,
 				jm = notRecorded{recorded.Judge} // every check from the recorded file
 			}
 			rows, err := validate.Run(cmd.Context(), validate.Config{Suite: s, Tasks: tasks, Sources: sources,
-				Lost:  func(name, reason string) { lost = append(lost, name+": "+reason) },
+				Lost:  func(l store.Lost) { lost = append(lost, l.Name+": "+l.Reason) },
 				Store: st, Progress: cmd.ErrOrStderr(), Judge: jm})
 			if err != nil {
 				return withFlags(err)
