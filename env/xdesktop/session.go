@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/proctor-eval/proctor/internal/tail"
 )
 
 // MarkerVar is set in the environment of every process a desktop starts,
@@ -273,7 +275,7 @@ func (s *session) startInfra(ctx context.Context) error {
 	}
 	// What the server says is kept (its end), for the error when it
 	// does not start.
-	said := &tailWriter{max: 2048}
+	said := tail.New(2048)
 	x, err := s.start("Xvfb", []string{"Xvfb", "-displayfd", "3", "-screen", "0",
 		fmt.Sprintf("%dx%dx24", s.width, s.height), "-nolisten", "tcp", "-noreset",
 		"-auth", s.xauth, "+extension", "XTEST"},
@@ -290,9 +292,9 @@ func (s *session) startInfra(ctx context.Context) error {
 		// A server that ended is waited for, so that all it said is in.
 		select {
 		case <-x.done:
-			return fmt.Errorf("Xvfb did not report its display: %w (Xvfb ended: %v; it said: %s)", err, x.err, said.last(8))
+			return fmt.Errorf("Xvfb did not report its display: %w (Xvfb ended: %v; it said: %s)", err, x.err, said.Lines(8))
 		case <-time.After(2 * time.Second):
-			return fmt.Errorf("Xvfb did not report its display: %w (it said: %s)", err, said.last(8))
+			return fmt.Errorf("Xvfb did not report its display: %w (it said: %s)", err, said.Lines(8))
 		}
 	}
 	num = strings.TrimSpace(num)
@@ -589,34 +591,4 @@ func (s *session) infraDown() error {
 		}
 	}
 	return nil
-}
-
-// tailWriter keeps the last max bytes written to it.
-type tailWriter struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (w *tailWriter) Write(b []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, b...)
-	if len(w.buf) > w.max {
-		w.buf = append(w.buf[:0], w.buf[len(w.buf)-w.max:]...)
-	}
-	return len(b), nil
-}
-
-// last returns the last n lines kept, on one line ("nothing" when none).
-func (w *tailWriter) last(n int) string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	lines := strings.Split(strings.TrimSpace(string(w.buf)), "\n")
-	lines = lines[max(0, len(lines)-n):]
-	s := strings.Join(lines, " | ")
-	if s == "" {
-		return "nothing"
-	}
-	return s
 }

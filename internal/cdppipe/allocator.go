@@ -7,13 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
+
+	"github.com/proctor-eval/proctor/internal/tail"
 )
 
 // Allocator is a chromedp.Allocator that starts the browser at Path with
@@ -34,7 +35,7 @@ type Allocator struct {
 
 	wg    sync.WaitGroup
 	mu    sync.Mutex
-	tail  []byte                      // the output's last bytes, for the error of a failed start
+	tail  *tail.Buffer                // the output's last bytes, for the error of a failed start
 	conns map[*chromedp.Browser]*Conn // while each browser runs
 	group int                         // the process group of the browser started last
 }
@@ -66,7 +67,13 @@ func (a *Allocator) Allocate(ctx context.Context, opts ...chromedp.BrowserOption
 	}
 	cmd := exec.Command(a.Path, append(slices.Clone(a.Args), "--remote-debugging-pipe=cbor")...)
 	cmd.ExtraFiles = []*os.File{cmdR, resW}
-	out := io.Writer(tailWriter{a})
+	a.mu.Lock()
+	if a.tail == nil {
+		a.tail = tail.New(keepOutput)
+	}
+	t := a.tail
+	a.mu.Unlock()
+	out := io.Writer(t)
 	if a.Output != nil {
 		out = io.MultiWriter(a.Output, out)
 	}
@@ -168,21 +175,12 @@ func (a *Allocator) Wait() { a.wg.Wait() }
 // did not start gives.
 func (a *Allocator) Tail() string {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	return strings.TrimSpace(string(a.tail))
-}
-
-// tailWriter keeps the last keepOutput bytes written to it.
-type tailWriter struct{ a *Allocator }
-
-func (w tailWriter) Write(p []byte) (int, error) {
-	w.a.mu.Lock()
-	defer w.a.mu.Unlock()
-	w.a.tail = append(w.a.tail, p...)
-	if over := len(w.a.tail) - keepOutput; over > 0 {
-		w.a.tail = append(w.a.tail[:0], w.a.tail[over:]...)
+	t := a.tail
+	a.mu.Unlock()
+	if t == nil {
+		return ""
 	}
-	return len(p), nil
+	return t.String()
 }
 
 var (
