@@ -114,7 +114,7 @@ func TestConformance(t *testing.T) {
 // TestDesktopWithoutGuest attaches to a real VNC server without a guest:
 // a screen and input only, and everything else refused.
 func TestDesktopWithoutGuest(t *testing.T) {
-	need(t)
+	need(t, "xdotool")
 	e, d := attachDesktop(t, false)
 	ctx := testCtx(t)
 	info, err := e.Info(ctx)
@@ -134,17 +134,25 @@ func TestDesktopWithoutGuest(t *testing.T) {
 	if _, err := e.Do(ctx, []action.Action{{Kind: action.Move, Point: &action.Point{X: 321, Y: 234}}}); err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; ; i++ {
-		steps, err := d.Do(ctx, []action.Action{{Kind: action.MoveRel, Point: &action.Point{}}})
+	// Read with xdotool, which moves nothing: a probe that moved the
+	// pointer to where it read it (a relative move by nothing) could put
+	// it back over the VNC server's move, landed in between.
+	for {
+		cmd := exec.CommandContext(ctx, "xdotool", "getmouselocation", "--shell")
+		cmd.Env = append(os.Environ(), "DISPLAY="+d.Display(), "XAUTHORITY="+d.XAuthority())
+		out, err := cmd.Output()
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("xdotool getmouselocation: %v", err)
 		}
-		if at := *steps[0].At; at == [2]int{321, 234} {
+		at := strings.Fields(string(out))
+		if len(at) >= 2 && at[0] == "X=321" && at[1] == "Y=234" {
 			break
-		} else if i == 100 {
-			t.Fatalf("the desktop's pointer is at %v, not where the VNC move put it", at)
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the desktop's pointer is at %q, not where the VNC move put it (321,234)", at)
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 	// A screenshot over VNC shows what the desktop shows.
 	shot, err := e.Screenshot(ctx, env.ShotOptions{})
