@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+	"github.com/proctor-eval/proctor/internal/tail"
 	"github.com/proctor-eval/proctor/task"
 )
 
@@ -129,6 +130,7 @@ func (d *Desktop) runChecked(ctx context.Context, cmd string) error {
 // holding want was written.
 type lineWatch struct {
 	out  io.Writer
+	said *tail.Buffer // the end of the output, for the error of a late start
 	want []byte
 	seen chan struct{}
 	buf  []byte
@@ -139,6 +141,7 @@ func (w *lineWatch) Write(p []byte) (int, error) {
 	if w.out != nil {
 		w.out.Write(p)
 	}
+	w.said.Write(p)
 	w.buf = append(w.buf, p...)
 	if bytes.Contains(w.buf, w.want) {
 		w.once.Do(func() { close(w.seen) })
@@ -264,7 +267,7 @@ func (d *Desktop) startSession(ctx context.Context, name string) error {
 	for i, argv := range ds.procs {
 		var stderr io.Writer
 		if i == 0 && ds.started != "" {
-			watch = &lineWatch{out: s.logFile(), want: []byte(ds.started), seen: make(chan struct{})}
+			watch = &lineWatch{out: s.logFile(), said: tail.New(4096), want: []byte(ds.started), seen: make(chan struct{})}
 			stderr = watch
 		}
 		p, err := s.start(argv[0], argv, s.home, nil, nil, stderr)
@@ -317,7 +320,7 @@ func (d *Desktop) startSession(ctx context.Context, name string) error {
 		select {
 		case <-watch.seen:
 		case <-time.After(sessionStartWait):
-			return fmt.Errorf("%s did not say %q in %s", ds.procs[0][0], ds.started, sessionStartWait)
+			return fmt.Errorf("%s did not say %q in %s (it said: %s; %s)", ds.procs[0][0], ds.started, sessionStartWait, watch.said.Lines(8), machineLoad())
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -419,3 +422,32 @@ func (d *Desktop) wantSession(asked string) string {
 // sessionStartWait bounds how long a session's shell may take to say it
 // started: gnome-shell took over 90 s on a loaded 2-core machine.
 const sessionStartWait = 3 * time.Minute
+
+// machineLoad says how busy the machine is, for an error about a process
+// that was slow to start: the load averages and, where the kernel keeps
+// them, the share of time tasks waited for the CPU, I/O and memory over
+// the last minute (pressure stall information).
+func machineLoad() string {
+	parts := []string{}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(b)); len(f) >= 3 {
+			parts = append(parts, "load averages "+strings.Join(f[:3], " "))
+		}
+	}
+	for _, r := range []string{"cpu", "io", "memory"} {
+		b, err := os.ReadFile("/proc/pressure/" + r)
+		if err != nil {
+			continue
+		}
+		// some avg10=0.00 avg60=0.54 avg300=1.23 total=...
+		for _, f := range strings.Fields(strings.SplitN(string(b), "\n", 2)[0]) {
+			if v, ok := strings.CutPrefix(f, "avg60="); ok {
+				parts = append(parts, fmt.Sprintf("%s waited %s%%", r, v))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return "the machine's load unknown"
+	}
+	return "the machine: " + strings.Join(parts, ", ") + " (last minute)"
+}
