@@ -3,6 +3,7 @@ package xdesktop
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -223,12 +224,41 @@ func (d *Desktop) Session() string {
 
 // startSession starts a desktop session on the running X server and bus
 // and waits until its window manager manages the screen and its
-// processes answer on the bus.
+// processes answer on the bus. A shell that has not said it started
+// after sessionFirstWait is ended and started once more, for what is
+// left of sessionStartWait: gnome-shell now and then never says it on a
+// loaded machine (it did not in 3 minutes on CI, and starts in 3 s idle
+// and 22 s beside the whole test suite here).
 func (d *Desktop) startSession(ctx context.Context, name string) error {
 	if why := sessionMissing(name); why != "" {
 		return fmt.Errorf("%s", why)
 	}
+	began := time.Now()
+	err := d.startSessionOnce(ctx, name, sessionFirstWait, 1)
+	var late lateStart
+	if !errors.As(err, &late) {
+		return err
+	}
+	fmt.Fprintf(d.cfg.Log, "%v; the session is started again\n", err)
+	d.stopSession()
+	again := d.startSessionOnce(ctx, name, sessionStartWait-time.Since(began), 2)
+	if errors.As(again, &late) {
+		return fmt.Errorf("%w, and again once started again: %v", err, again)
+	}
+	return again
+}
+
+// lateStart is the error of a session's shell that did not say it
+// started in time.
+type lateStart struct{ msg string }
+
+func (e lateStart) Error() string { return e.msg }
+
+// startSessionOnce starts the session and waits up to wait for its shell
+// to say it started (the attempt counts from 1).
+func (d *Desktop) startSessionOnce(ctx context.Context, name string, wait time.Duration, attempt int) error {
 	ds := desktopSessions[name]
+	started := startedLine(ds.started, attempt)
 	s := d.s
 	for rel, src := range ds.files {
 		b, err := os.ReadFile(src)
@@ -266,8 +296,8 @@ func (d *Desktop) startSession(ctx context.Context, name string) error {
 	var watch *lineWatch
 	for i, argv := range ds.procs {
 		var stderr io.Writer
-		if i == 0 && ds.started != "" {
-			watch = &lineWatch{out: s.logFile(), said: tail.New(4096), want: []byte(ds.started), seen: make(chan struct{})}
+		if i == 0 && started != "" {
+			watch = &lineWatch{out: s.logFile(), said: tail.New(4096), want: []byte(started), seen: make(chan struct{})}
 			stderr = watch
 		}
 		p, err := s.start(argv[0], argv, s.home, nil, nil, stderr)
@@ -319,8 +349,8 @@ func (d *Desktop) startSession(ctx context.Context, name string) error {
 	if watch != nil {
 		select {
 		case <-watch.seen:
-		case <-time.After(sessionStartWait):
-			return fmt.Errorf("%s did not say %q in %s (it said: %s; %s)", ds.procs[0][0], ds.started, sessionStartWait, watch.said.Lines(8), machineLoad())
+		case <-time.After(wait):
+			return lateStart{fmt.Sprintf("%s did not say %q in %s (it said: %s; %s)", ds.procs[0][0], started, wait.Round(time.Second), watch.said.Lines(8), machineLoad())}
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -420,8 +450,14 @@ func (d *Desktop) wantSession(asked string) string {
 }
 
 // sessionStartWait bounds how long a session's shell may take to say it
-// started: gnome-shell took over 90 s on a loaded 2-core machine.
-const sessionStartWait = 3 * time.Minute
+// started, in all; after sessionFirstWait it is started again.
+var (
+	sessionStartWait = 3 * time.Minute
+	sessionFirstWait = time.Minute
+	// startedLine is the line a session's shell says once started, at
+	// each attempt (tests make a first attempt wait for a line never said).
+	startedLine = func(line string, attempt int) string { return line }
+)
 
 // machineLoad says how busy the machine is, for an error about a process
 // that was slow to start: the load averages and, where the kernel keeps

@@ -11,6 +11,7 @@ import (
 
 	"github.com/proctor-eval/proctor/env"
 	"github.com/proctor-eval/proctor/env/envtest"
+	"github.com/proctor-eval/proctor/internal/tail"
 	"github.com/proctor-eval/proctor/task"
 )
 
@@ -175,5 +176,61 @@ func TestResetSwitchesSession(t *testing.T) {
 	}
 	if err := d.Reset(context.Background(), env.Setup{Session: "kde"}); err == nil || !strings.Contains(err.Error(), `unknown desktop session "kde"`) {
 		t.Fatalf("an unknown session: %v", err)
+	}
+}
+
+// TestSessionStartedAgain: a GNOME Shell that has not said it started by
+// the first wait is ended and started again, and the session then works;
+// one that never says it fails the start, naming both attempts.
+func TestSessionStartedAgain(t *testing.T) {
+	needSession(t, task.SessionGNOME)
+	defer func(first, all time.Duration, line func(string, int) string) {
+		sessionFirstWait, sessionStartWait, startedLine = first, all, line
+	}(sessionFirstWait, sessionStartWait, startedLine)
+	tests := []struct {
+		name  string
+		never map[int]bool // the attempts that wait for a line never said
+		ok    bool
+	}{
+		{"the second start", map[int]bool{1: true}, true},
+		{"neither start", map[int]bool{1: true, 2: true}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sessionFirstWait, sessionStartWait = 3*time.Second, 3*time.Minute
+			if !tc.ok {
+				sessionStartWait = 10 * time.Second
+			}
+			startedLine = func(line string, attempt int) string {
+				if tc.never[attempt] {
+					return "a line GNOME Shell never says"
+				}
+				return line
+			}
+			log := tail.New(1 << 20)
+			d, err := Start(context.Background(), Config{Session: task.SessionGNOME, Width: 1280, Height: 800, Log: log})
+			if err == nil {
+				started = append(started, d.s.id)
+				defer d.Close()
+			}
+			if !tc.ok {
+				if err == nil || !strings.Contains(err.Error(), `"a line GNOME Shell never says" in 3s`) || !strings.Contains(err.Error(), "and again once started again") {
+					t.Fatalf("Start: %v; want both attempts named", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(log.String(), "the session is started again") {
+				t.Errorf("the log does not say the session was started again:\n%s", log.String())
+			}
+			if got := d.Session(); got != task.SessionGNOME {
+				t.Errorf("the session is %q", got)
+			}
+			if err := d.Reset(context.Background(), env.Setup{}); err != nil {
+				t.Fatalf("a reset of the session started again: %v", err)
+			}
+		})
 	}
 }
