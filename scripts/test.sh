@@ -39,6 +39,17 @@ cleanup() {
 	rm -rf "$fuzzbin"
 }
 trap cleanup EXIT
+# load prints how busy the machine is: the load averages and, where the
+# kernel keeps them, the share of the last minute that tasks waited for the
+# CPU, I/O and memory (a test that missed a bound is read against it).
+load() {
+	local r out
+	out="load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+	for r in cpu io memory; do
+		[ -r /proc/pressure/$r ] && out="$out, $r waited $(sed -n '1s/.*avg60=\([0-9.]*\).*/\1/p' /proc/pressure/$r)%"
+	done
+	echo "$out"
+}
 # The Kubernetes test bed (tools/kubebed: kube-apiserver, etcd and
 # kube-scheduler from the Go module proxy, and a stand-in kubelet) builds in
 # the background at low priority, one package at a time, while the phases
@@ -148,7 +159,7 @@ export PROCTOR_KUBEBED_BIN
 # (the runner, agents and the desktop's parts they drive have their own
 # race-enabled tests): the detector multiplies their time by two and a
 # half (env/xdesktop: 417 s), and they were CI's longest poles.
-echo "== wait for the test packages' builds [${SECONDS}s]"
+echo "== wait for the test packages' builds [${SECONDS}s] ($(load))"
 wait $prebuild || { cat /tmp/proctor-prebuild.log; echo "the test packages' builds failed" >&2; exit 1; }
 # The command's Kubernetes test-bed tests (about 280 s of the command's
 # 720 s, mostly waiting) run after the X desktop's tests, in a second
@@ -165,11 +176,11 @@ cmdtest=$!
 xdesktop=$!
 race=0
 go test -race -count=1 -timeout 25m $race_pkgs || race=$?
-echo "-- the race-enabled tests are done [${SECONDS}s]"
+echo "-- the race-enabled tests are done [${SECONDS}s] ($(load))"
 cmd=0
 wait $cmdtest || cmd=$?
 xd=0
 wait $xdesktop || xd=$?
 cat /tmp/proctor-cmd-test.log /tmp/proctor-xdesktop-test.log
-echo "== done [${SECONDS}s]"
+echo "== done [${SECONDS}s] ($(load))"
 [ "$race" = 0 ] && [ "$cmd" = 0 ] && [ "$xd" = 0 ]
